@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fatscope.c - the fatscope command: dispatch to a subcommand.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "probe", cmd_probe, "identify volumes and predict what each driver does with them" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
+	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes.\n\nCommands:\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, " %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
+	      "\nSee fatscope(8).\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	char *hv[] = { NULL, (char *)"--help", NULL };
+	const char *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+		usage(stdout);
+		return close_stdout_checked(0);
+	}
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("fatscope from fatscope %s\n", fsc_version());
+		return close_stdout_checked(0);
+	}
+	if (strcmp(cmd, "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return close_stdout_checked(0);
+		}
+		cmd = hv[0] = argv[2];
+		argc = 2;
+		argv = hv;
+	} else {
+		argc--;
+		argv++;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc, argv);
+	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
+	return EXIT_USAGE;
+}

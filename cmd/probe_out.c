@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * probe_out.c - render a probed volume: details, findings, the driver
+ * matrix (libsmartcols) and the verdict, as text or as JSON (schema in
+ * fatscope-probe(8)).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libsmartcols.h>
+
+#include "probe_out.h"
+
+static const struct { const char *name; double width; int flags; } columns[COL_COUNT] = {
+	[COL_DRIVER] = { "DRIVER", 0.1, 0 }, [COL_ACTION] = { "ACTION", 0.05, 0 },
+	[COL_AS] = { "AS", 0.05, 0 }, [COL_ERRNO] = { "ERRNO", 0.05, 0 },
+	[COL_WHY] = { "WHY", 0.5, SCOLS_FL_WRAP }, [COL_EFFECT] = { "EFFECT", 0.2, SCOLS_FL_WRAP },
+	[COL_WARNING] = { "WARNING", 0.2, SCOLS_FL_WRAP }, [COL_CURRENT] = { "CURRENT", 0.05, 0 },
+	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 },
+};
+
+int probe_parse_columns(struct probe_ctl *ctl, const char *list)
+{
+	char *dup = strdup(list), *save = NULL;
+
+	if (!dup)
+		return -1;
+	ctl->ncols = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+
+		for (int i = 0; i < COL_COUNT; i++)
+			if (strcasecmp(t, columns[i].name) == 0)
+				found = i;
+		if (found < 0 || ctl->ncols >= COL_COUNT) {
+			free(dup);
+			return -1;
+		}
+		ctl->cols[ctl->ncols++] = found;
+	}
+	free(dup);
+	return ctl->ncols ? 0 : -1;
+}
+
+static const char *errno_name(int e)
+{
+	return e == EIO ? "EIO" : e == EINVAL ? "EINVAL" : e ? "E?" : NULL;
+}
+
+static const char *cell(const struct fsc_verdict *v, int col, char *buf, size_t len)
+{
+	switch (col) {
+	case COL_DRIVER: return v->drv->id;
+	case COL_ACTION: return fsc_action_name(v->action);
+	case COL_AS: return v->action == FSC_REFUSES ? "" : fsc_type_name(v->as);
+	case COL_ERRNO: return errno_name(v->err) ? errno_name(v->err) : "";
+	case COL_WHY: return v->why;
+	case COL_EFFECT: return v->effect;
+	case COL_WARNING: return v->warning;
+	case COL_CURRENT: return v->drv->current ? "yes" : "no";
+	case COL_VERSIONS: snprintf(buf, len, "%s", v->drv->versions); return buf;
+	}
+	return "";
+}
+
+static void print_table(struct probe_ctl *ctl, const struct fsc_verdict *v, size_t nv)
+{
+	static const int defcols[] = { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY };
+	const int *cols = ctl->ncols ? ctl->cols : defcols;
+	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(defcols) / sizeof(defcols[0]);
+	struct libscols_table *tb = scols_new_table();
+	char buf[128];
+
+	if (!tb)
+		return;
+	scols_table_enable_raw(tb, ctl->raw);
+	scols_table_enable_noheadings(tb, ctl->noheadings);
+	for (size_t c = 0; c < ncols; c++)
+		scols_table_new_column(tb, columns[cols[c]].name, columns[cols[c]].width,
+				       columns[cols[c]].flags);
+	for (size_t i = 0; i < nv; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		for (size_t c = 0; ln && c < ncols; c++)
+			scols_line_set_data(ln, c, cell(&v[i], cols[c], buf, sizeof(buf)));
+	}
+	scols_print_table(tb);
+	scols_unref_table(tb);
+}
+
+static void human_size(uint64_t b, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned i = 0;
+	double v = (double)b;
+
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+/* Type-specific details, emitted through one sink for text and JSON. */
+struct sink {
+	struct probe_ctl *ctl;
+	void (*str)(struct sink *k, const char *key, const char *val);
+	void (*num)(struct sink *k, const char *key, uint64_t val);
+};
+
+static void text_str(struct sink *k, const char *key, const char *val)
+{
+	printf("  %-22s %s\n", key, val);
+}
+
+static void text_num(struct sink *k, const char *key, uint64_t val)
+{
+	printf("  %-22s %llu\n", key, (unsigned long long)val);
+}
+
+static void json_s(struct sink *k, const char *key, const char *val)
+{
+	json_str(&k->ctl->j, key, val);
+}
+
+static void json_n(struct sink *k, const char *key, uint64_t val)
+{
+	json_u64(&k->ctl->j, key, val);
+}
+
+static void hex(struct sink *k, const char *key, int digits, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%0*llx", digits, (unsigned long long)v);
+	k->str(k, key, buf);
+}
+
+static void details_exfat(struct sink *k, const struct fsc_probe *p)
+{
+	const struct fsc_exfat_boot *ex = &p->ex;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u.%02u", ex->revision >> 8, ex->revision & 0xFF);
+	k->str(k, "revision", buf);
+	k->num(k, "sector_shift", ex->sector_shift);
+	k->num(k, "cluster_shift", ex->cluster_shift);
+	k->num(k, "volume_length", ex->volume_length);
+	k->num(k, "partition_offset", ex->partition_offset);
+	k->num(k, "fat_offset", ex->fat_offset);
+	k->num(k, "fat_length", ex->fat_length);
+	k->num(k, "number_of_fats", ex->num_fats);
+	k->num(k, "cluster_heap_offset", ex->heap_offset);
+	k->num(k, "cluster_count", ex->cluster_count);
+	k->num(k, "root_cluster", ex->root_cluster);
+	hex(k, "volume_flags", 4, ex->volume_flags);
+	k->num(k, "percent_in_use", ex->percent_in_use);
+	if (ex->checksum_known) {
+		hex(k, "boot_checksum", 8, ex->checksum_stored);
+		hex(k, "boot_checksum_computed", 8, ex->checksum_computed);
+	}
+}
+
+static void details_fat(struct sink *k, const struct fsc_probe *p)
+{
+	const struct fsc_fat_bpb *b = &p->fat;
+
+	k->str(k, "bpb_style", b->bpb32 ? "fat32" : "fat12/16");
+	k->str(k, "type_by_bpb", fsc_type_name(b->bpb_type));
+	k->str(k, "oem_name", b->oem);
+	k->num(k, "bytes_per_sector", b->bytes_per_sector);
+	k->num(k, "sectors_per_cluster", b->sec_per_clus);
+	k->num(k, "reserved_sectors", b->reserved);
+	k->num(k, "number_of_fats", b->num_fats);
+	k->num(k, "fat_size", b->fat_size);
+	k->num(k, "root_entries", b->root_entries);
+	k->num(k, "total_sectors", b->total_sectors);
+	k->num(k, "clusters", b->clusters);
+	hex(k, "media", 2, b->media);
+	if (b->bpb32) {
+		k->num(k, "root_cluster", b->root_cluster);
+		k->num(k, "fsinfo_sector", b->fsinfo_sector);
+		k->num(k, "backup_boot_sector", b->backup_sector);
+	}
+	if (b->boot_sig == 0x29) {
+		k->str(k, "boot_label", b->boot_label);
+		k->str(k, "fs_type_string", b->fs_type);
+	}
+}
+
+static void details_mbr(struct sink *k, const struct fsc_probe *p)
+{
+	char key[16], val[96];
+
+	for (int i = 0; i < 4; i++) {
+		const struct fsc_mbr_entry *e = &p->mbr[i];
+
+		if (!e->type)
+			continue;
+		snprintf(key, sizeof(key), "entry_%d", i + 1);
+		snprintf(val, sizeof(val), "type 0x%02x, start %u, sectors %u%s", e->type, e->start,
+			 e->size, e->status == 0x80 ? ", bootable" : "");
+		k->str(k, key, val);
+	}
+}
+
+static void details(struct sink *k, const struct fsc_probe *p)
+{
+	if (p->type == FSC_TYPE_EXFAT)
+		details_exfat(k, p);
+	else if (fsc_type_is_fat(p->type))
+		details_fat(k, p);
+	else if (p->type == FSC_TYPE_MBR || p->type == FSC_TYPE_GPT)
+		details_mbr(k, p);
+	else if (p->type == FSC_TYPE_NTFS)
+		k->str(k, "blkid_ntfs", p->ntfs_blkid_ok ? "accepted" : p->ntfs_blkid_why);
+}
+
+static void print_findings_text(const struct fsc_probe *p)
+{
+	char msg[256], loc[96];
+
+	if (!p->findings.n) {
+		puts("  findings:   none");
+		return;
+	}
+	puts("  findings:");
+	for (size_t i = 0; i < p->findings.n; i++) {
+		const struct fsc_finding *f = &p->findings.v[i];
+		const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+
+		fsc_finding_message(f, msg, sizeof(msg));
+		fsc_finding_location(f, loc, sizeof(loc));
+		printf("    %-7s %s: %s [%s]\n", fsc_severity_name(pi->severity), pi->name, msg, loc);
+	}
+}
+
+static const char *type_title(enum fsc_type t)
+{
+	static const char *const titles[FSC_TYPE_COUNT] = {
+		[FSC_TYPE_UNKNOWN] = "unknown (no exFAT, FAT, NTFS or partition table signature)",
+		[FSC_TYPE_BLANK] = "blank", [FSC_TYPE_EXFAT] = "exFAT", [FSC_TYPE_FAT12] = "FAT12",
+		[FSC_TYPE_FAT16] = "FAT16", [FSC_TYPE_FAT32] = "FAT32", [FSC_TYPE_NTFS] = "NTFS",
+		[FSC_TYPE_MBR] = "MBR partition table", [FSC_TYPE_GPT] = "GPT (protective MBR)",
+	};
+	return titles[t];
+}
+
+struct judged {
+	struct fsc_verdict v[32];
+	size_t nv;
+	struct fsc_risk r[64];
+	size_t nr;
+};
+
+static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct judged *jd)
+{
+	jd->nv = 0;
+	for (size_t i = 0; i < fsc_driver_count() && jd->nv < 32; i++)
+		if (ctl->drv_sel[i])
+			fsc_driver_judge(p, fsc_driver_at(i), &jd->v[jd->nv++]);
+	jd->nr = fsc_risks(p, jd->v, jd->nv, jd->r, 64);
+	if (jd->nr > 64)
+		jd->nr = 64;
+}
+
+static void report_text(struct probe_ctl *ctl, const char *path, const struct fsc_partition *part,
+			const struct fsc_probe *p, const struct judged *jd)
+{
+	struct sink k = { ctl, text_str, text_num };
+	char size[32];
+
+	human_size(p->dev_size, size, sizeof(size));
+	if (part)
+		printf("%s: partition %d (type %s, offset %llu): %s\n", path, part->partno, part->type,
+		       (unsigned long long)part->offset, type_title(p->type));
+	else
+		printf("%s: %s\n", path, type_title(p->type));
+	printf("  %-22s %llu bytes (%s), %u-byte device sectors\n", "size",
+	       (unsigned long long)p->dev_size, size, p->dev_sector_size);
+	if (p->has_label)
+		printf("  %-22s %s\n", "label", p->label);
+	if (p->has_serial)
+		printf("  %-22s %s\n", "serial", p->serial);
+	details(&k, p);
+	print_findings_text(p);
+	puts("  drivers:");
+	fflush(stdout);
+	print_table(ctl, jd->v, jd->nv);
+	if (!jd->nr) {
+		puts("  verdict: no driver at risk\n");
+		return;
+	}
+	printf("  verdict: AT RISK (%zu)\n", jd->nr);
+	for (size_t i = 0; i < jd->nr; i++)
+		printf("    %s [%s%s]: %s\n", jd->r[i].drv->id, fsc_risk_kind_name(jd->r[i].kind),
+		       jd->r[i].drv->current ? "" : ", historical", jd->r[i].why);
+	putchar('\n');
+}
+
+static void json_findings(struct json *j, const struct fsc_probe *p)
+{
+	static const char *const kinds[] = { "volume", "byte", "sector", "cluster" };
+	char msg[256], loc[96];
+
+	json_open(j, "findings", '[');
+	for (size_t i = 0; i < p->findings.n; i++) {
+		const struct fsc_finding *f = &p->findings.v[i];
+		const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+
+		fsc_finding_message(f, msg, sizeof(msg));
+		fsc_finding_location(f, loc, sizeof(loc));
+		json_open(j, NULL, '{');
+		json_str(j, "id", pi->name);
+		json_str(j, "severity", fsc_severity_name(pi->severity));
+		json_str(j, "message", msg);
+		json_open(j, "location", '{');
+		json_str(j, "kind", kinds[f->loc_kind]);
+		if (f->loc_kind != FSC_LOC_NONE)
+			json_u64(j, "value", f->loc);
+		json_str(j, "field", f->field[0] ? f->field : NULL);
+		json_str(j, "text", loc);
+		json_close(j, '}');
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void json_drivers(struct json *j, const struct judged *jd)
+{
+	json_open(j, "drivers", '[');
+	for (size_t i = 0; i < jd->nv; i++) {
+		const struct fsc_verdict *v = &jd->v[i];
+
+		json_open(j, NULL, '{');
+		json_str(j, "id", v->drv->id);
+		json_str(j, "action", fsc_action_name(v->action));
+		json_str(j, "as", v->action == FSC_REFUSES ? NULL : fsc_type_name(v->as));
+		json_str(j, "errno", errno_name(v->err));
+		json_str(j, "why", v->why);
+		json_str(j, "effect", v->effect[0] ? v->effect : NULL);
+		json_str(j, "warning", v->warning[0] ? v->warning : NULL);
+		json_bool(j, "current", v->drv->current);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_open(j, "risks", '[');
+	for (size_t i = 0; i < jd->nr; i++) {
+		json_open(j, NULL, '{');
+		json_str(j, "driver", jd->r[i].drv->id);
+		json_str(j, "kind", fsc_risk_kind_name(jd->r[i].kind));
+		json_str(j, "why", jd->r[i].why);
+		json_bool(j, "current", jd->r[i].drv->current);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
+			const struct fsc_partition *part, const struct fsc_probe *p,
+			const struct judged *jd)
+{
+	struct json *j = &ctl->j;
+	struct sink k = { ctl, json_s, json_n };
+
+	json_open(j, NULL, '{');
+	json_str(j, "path", path);
+	json_u64(j, "offset", fsc_dev_offset(dev));
+	if (part)
+		json_int(j, "partition", part->partno);
+	else
+		json_null(j, "partition");
+	json_u64(j, "size", p->dev_size);
+	json_u64(j, "device_sector_size", p->dev_sector_size);
+	json_str(j, "type", fsc_type_name(p->type));
+	json_str(j, "label", p->has_label ? p->label : NULL);
+	json_str(j, "serial", p->has_serial ? p->serial : NULL);
+	json_open(j, "details", '{');
+	details(&k, p);
+	json_close(j, '}');
+	json_findings(j, p);
+	json_drivers(j, jd);
+	json_bool(j, "risk", jd->nr > 0);
+	json_close(j, '}');
+}
+
+int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
+		 const struct fsc_partition *part, const struct fsc_probe *p)
+{
+	struct judged *jd = calloc(1, sizeof(*jd));
+	int code;
+
+	if (!jd) {
+		errmsg(path, "out of memory");
+		return EXIT_OPERROR;
+	}
+	judge_all(ctl, p, jd);
+	if (ctl->json)
+		report_json(ctl, path, dev, part, p, jd);
+	else
+		report_text(ctl, path, part, p, jd);
+	ctl->last_type = p->type;
+	code = jd->nr ? EXIT_PROBE_RISK :
+	       (p->type == FSC_TYPE_EXFAT || fsc_type_is_fat(p->type)) ? EXIT_PROBE_OK : EXIT_PROBE_NOTFS;
+	free(jd);
+	return code;
+}

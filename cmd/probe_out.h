@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* probe_out.h - fatscope probe's state and its two renderers. */
+#ifndef FSC_PROBE_OUT_H
+#define FSC_PROBE_OUT_H
+
+#include "common.h"
+#include "json.h"
+
+enum probe_col { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY, COL_EFFECT,
+		 COL_WARNING, COL_CURRENT, COL_VERSIONS, COL_COUNT };
+
+struct probe_ctl {
+	bool json, noheadings, raw;
+	int cols[COL_COUNT];
+	size_t ncols;
+	bool drv_sel[32];
+	struct vol_select sel;
+	struct json j;
+	enum fsc_type last_type;	/* of the last volume reported */
+};
+
+int probe_parse_columns(struct probe_ctl *ctl, const char *list);
+/* Print one probed volume (text or JSON); returns its exit code. */
+int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
+		 const struct fsc_partition *part, const struct fsc_probe *p);
+
+#endif

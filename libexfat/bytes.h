@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bytes.h - little-endian readers and writers at a byte offset.
+ *
+ * Consumes: raw on-disk buffers. Produces: native integers.
+ * On-disk data is never accessed through packed structs or pointer casts.
+ */
+#ifndef FSC_BYTES_H
+#define FSC_BYTES_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+static inline uint8_t get_u8(const uint8_t *b, size_t off)
+{
+	return b[off];
+}
+
+static inline uint16_t get_le16(const uint8_t *b, size_t off)
+{
+	return (uint16_t)(b[off] | (uint16_t)b[off + 1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *b, size_t off)
+{
+	return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 |
+	       (uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *b, size_t off)
+{
+	return (uint64_t)get_le32(b, off) | (uint64_t)get_le32(b, off + 4) << 32;
+}
+
+static inline void put_le16(uint8_t *b, size_t off, uint16_t v)
+{
+	b[off] = (uint8_t)v;
+	b[off + 1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *b, size_t off, uint32_t v)
+{
+	put_le16(b, off, (uint16_t)v);
+	put_le16(b, off + 2, (uint16_t)(v >> 16));
+}
+
+static inline void put_le64(uint8_t *b, size_t off, uint64_t v)
+{
+	put_le32(b, off, (uint32_t)v);
+	put_le32(b, off + 4, (uint32_t)(v >> 32));
+}
+
+/* True when every byte of b[off .. off+len) equals val. */
+static inline int bytes_all(const uint8_t *b, size_t off, size_t len, uint8_t val)
+{
+	for (size_t i = 0; i < len; i++)
+		if (b[off + i] != val)
+			return 0;
+	return 1;
+}
+
+static inline int is_pow2_u32(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline unsigned ilog2_u32(uint32_t v)
+{
+	unsigned r = 0;
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+#endif

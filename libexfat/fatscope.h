@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fatscope.h - the public API of libexfat (prefix fsc_).
+ *
+ * Layers: device I/O -> boot sector classification (probe) -> driver
+ * models -> verdict.  Errors are negative errno values; what is wrong
+ * with a volume is a list of findings, never a message printed here.
+ */
+#ifndef FATSCOPE_H
+#define FATSCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Device I/O                                                          */
+
+struct fsc_dev;
+
+#define FSC_DEV_WRITE	0x1	/* open read-write (default: read-only) */
+
+/*
+ * Open an image file or a block device.  Regular files and block devices
+ * only (-EISDIR for a directory, -EINVAL for other kinds).  The device's
+ * logical sector size is read from a block device; an image counts as
+ * 512-byte sectors (a loop device's default) until fsc_dev_set_sector_size.
+ * On success *out owns the handle; free it with fsc_dev_close().
+ */
+int fsc_dev_open(const char *path, int flags, struct fsc_dev **out);
+
+/*
+ * A read-only device over caller memory (tests, fuzzers).  The buffer is
+ * not copied and must outlive the handle.
+ */
+int fsc_dev_open_mem(const void *buf, size_t len, struct fsc_dev **out);
+
+void fsc_dev_close(struct fsc_dev *dev);
+
+/*
+ * Restrict every later read to [offset, offset+size) of the underlying
+ * file (size 0: to its end).  -ERANGE when the window is not inside.
+ */
+int fsc_dev_set_window(struct fsc_dev *dev, uint64_t offset, uint64_t size);
+
+/* Override the logical sector size (512, 1024, 2048 or 4096). */
+int fsc_dev_set_sector_size(struct fsc_dev *dev, uint32_t size);
+
+uint64_t fsc_dev_size(const struct fsc_dev *dev);	/* window size */
+uint64_t fsc_dev_offset(const struct fsc_dev *dev);	/* window start */
+uint64_t fsc_dev_full_size(const struct fsc_dev *dev);	/* whole file */
+uint32_t fsc_dev_sector_size(const struct fsc_dev *dev);
+int fsc_dev_fd(const struct fsc_dev *dev);		/* -1 for memory */
+bool fsc_dev_is_blockdev(const struct fsc_dev *dev);
+
+/*
+ * Read len bytes at off inside the window.  0 on success; -ENXIO when
+ * any byte lies outside the window (nothing partial is returned); -EIO or
+ * another -errno on an I/O error.
+ */
+int fsc_dev_read(struct fsc_dev *dev, uint64_t off, void *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Problems and findings                                               */
+
+enum fsc_severity { FSC_SEV_INFO, FSC_SEV_WARN, FSC_SEV_ERROR, FSC_SEV_FATAL };
+
+enum fsc_problem {
+#define PROBLEM(name, sev, fix, flags, msg, expl) FSC_PR_##name,
+#include "problems.def"
+#undef PROBLEM
+	FSC_PR_COUNT
+};
+
+struct fsc_problem_info {
+	const char *name;
+	enum fsc_severity severity;
+	const char *fix;
+	bool preen;
+	const char *message;		/* template */
+	const char *explanation;
+};
+
+const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
+/* The problem with this name, or -1. */
+int fsc_problem_lookup(const char *name);
+const char *fsc_severity_name(enum fsc_severity sev);
+
+enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER };
+
+struct fsc_finding {
+	enum fsc_problem id;
+	enum fsc_loc_kind loc_kind;
+	uint64_t loc;			/* byte offset in the volume, sector or cluster */
+	char field[24];			/* on-disk field name, or "" */
+	char actual[48];
+	char expected[48];
+	char detail[96];
+};
+
+struct fsc_findings {
+	struct fsc_finding *v;
+	size_t n, cap;
+};
+
+/* Render a finding's message (template filled in) into buf. */
+void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len);
+/* Render its location ("byte 106 (VolumeFlags)", "cluster 5") into buf. */
+void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len);
+bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id);
+/* Highest severity present, or -1 when there are none. */
+int fsc_findings_worst(const struct fsc_findings *fs);
+void fsc_findings_free(struct fsc_findings *fs);
+
+/* ------------------------------------------------------------------ */
+/* Probe: what is this volume                                          */
+
+enum fsc_type {
+	FSC_TYPE_UNKNOWN, FSC_TYPE_BLANK, FSC_TYPE_EXFAT, FSC_TYPE_FAT12,
+	FSC_TYPE_FAT16, FSC_TYPE_FAT32, FSC_TYPE_NTFS, FSC_TYPE_MBR,
+	FSC_TYPE_GPT, FSC_TYPE_COUNT
+};
+const char *fsc_type_name(enum fsc_type t);	/* "exfat", "fat16", ... */
+bool fsc_type_is_fat(enum fsc_type t);
+
+struct fsc_exfat_boot {
+	uint8_t jump[3];
+	char fs_name[9];
+	uint32_t mbz_first;		/* first non-zero byte in 11..63, or 0 */
+	uint64_t partition_offset;
+	uint64_t volume_length;		/* sectors */
+	uint32_t fat_offset, fat_length, heap_offset, cluster_count;
+	uint32_t root_cluster, serial;
+	uint16_t revision, volume_flags;
+	uint8_t sector_shift, cluster_shift, num_fats, drive_select;
+	uint8_t percent_in_use;
+	uint16_t signature;
+	uint32_t checksum_stored, checksum_computed;	/* main region */
+	bool checksum_known;		/* the 12 sectors could be read */
+};
+
+/* What a directory scan of the exFAT root found (probe-level view). */
+struct fsc_exfat_root {
+	bool read;			/* scanned at all */
+	char error[96];			/* why not, or why the chain broke */
+	bool chain_ok;
+	uint32_t clusters;		/* clusters in the root chain */
+	bool bitmap_found;		/* first 0x81 with BitmapFlags bit 0 clear */
+	bool bitmap_after_end;		/* only found past a 0x00 entry */
+	uint32_t bitmap_cluster;
+	uint64_t bitmap_length;
+	bool bitmap_self_allocated;	/* its own clusters are marked used */
+	bool bitmap_self_checked;
+	bool upcase_found;
+	bool upcase_after_end;
+	uint32_t upcase_cluster;
+	uint64_t upcase_length;
+	uint32_t upcase_checksum_stored, upcase_checksum_computed;
+	bool upcase_read;		/* table read and checksummed */
+	uint32_t upcase_coverage;	/* code points covered */
+	bool label_found;		/* first 0x83 before the end marker */
+	uint8_t label_chars;
+	char label[48];			/* UTF-8 */
+	bool guid_found;
+	uint8_t guid[16];
+	uint8_t fuse_bad_type;		/* first in-use type exfat-fuse rejects, 0 if none */
+	char fuse_error[96];		/* first entry-set error exfat-fuse reports */
+};
+
+struct fsc_fat_bpb {
+	uint8_t jump[3];
+	char oem[9];
+	uint16_t bytes_per_sector;
+	uint8_t sec_per_clus;
+	uint16_t reserved;
+	uint8_t num_fats;
+	uint16_t root_entries, total16, fat_size16;
+	uint8_t media;
+	uint32_t hidden, total32, fat_size32;
+	uint16_t ext_flags, fs_version, fsinfo_sector, backup_sector;
+	uint32_t root_cluster;
+	uint8_t drive, state, boot_sig;
+	uint32_t serial;
+	char boot_label[12];
+	char fs_type[9];
+	uint16_t signature;
+	/* derived */
+	bool bpb32;			/* FATSz16 == 0 (how Linux/Windows/blkid decide) */
+	uint32_t fat_size, total_sectors, root_dir_sectors;
+	uint64_t data_start;		/* sectors */
+	uint64_t clusters;		/* data clusters */
+	enum fsc_type spec_type;	/* by cluster count (fatgen103) */
+	enum fsc_type bpb_type;		/* by FATSz16 == 0 */
+	bool root_label_found;
+	char root_label[12];
+	bool geometry_ok;		/* data area inside the volume */
+	bool fsinfo_read;
+	uint32_t fsinfo_lead, fsinfo_struc;	/* FSInfo signatures at 0 and 484 */
+};
+
+struct fsc_mbr_entry {
+	uint8_t status, type;
+	uint32_t start, size;		/* 512-byte sectors */
+};
+
+struct fsc_partition {
+	int partno;
+	uint64_t offset, size;		/* bytes */
+	char type[40];			/* MBR type "0x7" or GPT type GUID */
+	char name[40];
+};
+
+struct fsc_probe {
+	enum fsc_type type;
+	uint32_t dev_sector_size;
+	uint64_t dev_size;
+	uint8_t sector0[4096];		/* first min(4096, size) bytes */
+	size_t sector0_len;
+	struct fsc_findings findings;
+	bool has_label, has_serial;
+	char label[48];
+	char serial[24];		/* as blkid's UUID shows it */
+	struct fsc_exfat_boot ex;
+	struct fsc_exfat_root root;	/* volume geometry from the boot sector */
+	struct fsc_exfat_root root_dev;	/* geometry in device sectors (staging) */
+	bool root_dev_differs;
+	struct fsc_fat_bpb fat;
+	struct fsc_mbr_entry mbr[4];
+	uint64_t ntfs_serial;
+	bool ntfs_blkid_ok;		/* passes blkid's ntfs prober */
+	char ntfs_blkid_why[80];
+};
+
+/*
+ * Read the start of the volume behind dev (inside its window), classify
+ * it, decode every field, record findings and read what the driver models
+ * need (exFAT root directory, FAT root label).  Damage is a finding, not
+ * an error.  Returns 0, -ENODATA when the volume is shorter than 512
+ * bytes, or -errno for an I/O error.  Free *out with fsc_probe_free().
+ */
+int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
+void fsc_probe_free(struct fsc_probe *p);
+
+/*
+ * Partitions of a whole-disk image (MBR or GPT) through libblkid.
+ * Returns the count (0 when there is no table) and a malloc'd array in
+ * *out, or -errno.
+ */
+int fsc_partitions(struct fsc_dev *dev, struct fsc_partition **out);
+
+/* ------------------------------------------------------------------ */
+/* Driver models and verdict                                           */
+
+enum fsc_family { FSC_FAM_EXFAT, FSC_FAM_FAT, FSC_FAM_BLKID };
+
+struct fsc_driver {
+	const char *id;			/* stable, e.g. "staging-5.4-vfat" */
+	const char *name;		/* one-line description */
+	const char *versions;		/* Linux / package versions modelled */
+	const char *source;		/* commits the model follows */
+	enum fsc_family family;
+	bool current;			/* in today's kernels / Debian 12 */
+};
+
+enum fsc_action { FSC_MOUNTS, FSC_REFUSES, FSC_MISREADS };
+const char *fsc_action_name(enum fsc_action a);
+
+struct fsc_verdict {
+	const struct fsc_driver *drv;
+	enum fsc_action action;
+	enum fsc_type as;		/* FSC_TYPE_UNKNOWN when refused */
+	int err;			/* errno user space sees, 0 if mounted */
+	char why[256];
+	char effect[160];		/* what the driver does to the volume, or "" */
+	char warning[160];		/* what it warns about at mount, or "" */
+};
+
+size_t fsc_driver_count(void);
+const struct fsc_driver *fsc_driver_at(size_t i);
+/* Index of the driver with this ID, or -1. */
+int fsc_driver_lookup(const char *id);
+
+/* Apply one model to a probed volume. */
+void fsc_driver_judge(const struct fsc_probe *p, const struct fsc_driver *drv,
+		      struct fsc_verdict *out);
+
+enum fsc_risk_kind { FSC_RISK_WRONG_DRIVER, FSC_RISK_MISREADS, FSC_RISK_ACCEPTS_CORRUPT };
+const char *fsc_risk_kind_name(enum fsc_risk_kind k);
+
+struct fsc_risk {
+	const struct fsc_driver *drv;
+	enum fsc_risk_kind kind;
+	char why[320];
+};
+
+/*
+ * The verdict: every risk carried by the given verdicts (all of them
+ * judged on p).  Writes at most max risks to out; returns how many there
+ * are in all.
+ */
+size_t fsc_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t nv,
+		 struct fsc_risk *out, size_t max);
+
+/* Whether the specification accepts the volume as its type. */
+bool fsc_probe_spec_valid(const struct fsc_probe *p);
+
+/* ------------------------------------------------------------------ */
+/* exFAT checksums (EXSPEC 3.4, 6.3.3, 7.2.2)                          */
+
+uint32_t fsc_exfat_boot_checksum(const uint8_t *sectors, size_t sector_size);
+uint16_t fsc_exfat_set_checksum(const uint8_t *entries, size_t count);
+uint32_t fsc_exfat_table_checksum(const uint8_t *data, size_t len, uint32_t sum);
+
+const char *fsc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * internal.h - helpers shared inside libexfat; not installed.
+ */
+#ifndef FSC_INTERNAL_H
+#define FSC_INTERNAL_H
+
+#include "fatscope.h"
+
+#define FSC_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Append a finding.  Any of field/actual/expected/detail may be NULL.
+ * Allocation failure drops the finding (the list stays valid).
+ */
+struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
+				enum fsc_loc_kind kind, uint64_t loc, const char *field);
+void finding_actual(struct fsc_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void finding_expected(struct fsc_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void finding_detail(struct fsc_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* bootsec.c -> exfat_boot.c, exfat_root.c, fat_bpb.c */
+void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);
+void exfat_boot_check(struct fsc_dev *dev, struct fsc_probe *p);
+bool exfat_lookalike(const uint8_t *s);
+void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
+		     unsigned sector_shift, struct fsc_exfat_root *r);
+void exfat_root_findings(struct fsc_probe *p);
+
+bool fat_bpb_plausible(const uint8_t *s);
+void fat_bpb_decode(const uint8_t *s, struct fsc_fat_bpb *b);
+void fat_bpb_check(struct fsc_dev *dev, struct fsc_probe *p);
+
+/* UTF-16LE -> UTF-8, invalid units as U+FFFD; always NUL-terminates. */
+void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * io.c - devices: image files, block devices and memory, behind one
+ * handle with a byte window (--offset, a partition).
+ *
+ * Consumes: a path or a buffer.  Produces: bounded reads.  Opens read-only
+ * unless FSC_DEV_WRITE; a read never strays out of the window and a short
+ * read is an error, never undefined bytes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "internal.h"
+#include "bytes.h"
+
+struct fsc_dev {
+	int fd;				/* -1 for memory */
+	const uint8_t *mem;
+	uint64_t full_size;
+	uint64_t win_off, win_size;
+	uint32_t sector_size;
+	bool blockdev;
+};
+
+static struct fsc_dev *dev_new(void)
+{
+	struct fsc_dev *d = calloc(1, sizeof(*d));
+
+	if (d) {
+		d->fd = -1;
+		d->sector_size = 512;
+	}
+	return d;
+}
+
+FSC_EXPORT int fsc_dev_open(const char *path, int flags, struct fsc_dev **out)
+{
+	struct stat st;
+	struct fsc_dev *d;
+	int oflags = (flags & FSC_DEV_WRITE) ? O_RDWR : O_RDONLY;
+	int fd, err;
+
+	*out = NULL;
+	fd = open(path, oflags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	d = dev_new();
+	if (!d) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	d->fd = fd;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t bytes = 0;
+		int ssz = 512;
+
+		d->blockdev = true;
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
+			err = -errno;
+			free(d);
+			goto fail;
+		}
+		if (ioctl(fd, BLKSSZGET, &ssz) == 0 && ssz >= 512 && ssz <= 65536)
+			d->sector_size = (uint32_t)ssz;
+		d->full_size = bytes;
+	} else {
+		d->full_size = (uint64_t)st.st_size;
+	}
+	d->win_size = d->full_size;
+	*out = d;
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+FSC_EXPORT int fsc_dev_open_mem(const void *buf, size_t len, struct fsc_dev **out)
+{
+	struct fsc_dev *d = dev_new();
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	d->mem = buf;
+	d->full_size = d->win_size = len;
+	*out = d;
+	return 0;
+}
+
+FSC_EXPORT void fsc_dev_close(struct fsc_dev *dev)
+{
+	if (!dev)
+		return;
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev);
+}
+
+FSC_EXPORT int fsc_dev_set_window(struct fsc_dev *dev, uint64_t offset, uint64_t size)
+{
+	if (offset > dev->full_size)
+		return -ERANGE;
+	if (size == 0)
+		size = dev->full_size - offset;
+	if (size > dev->full_size - offset)
+		return -ERANGE;
+	dev->win_off = offset;
+	dev->win_size = size;
+	return 0;
+}
+
+FSC_EXPORT int fsc_dev_set_sector_size(struct fsc_dev *dev, uint32_t size)
+{
+	if (size < 512 || size > 4096 || !is_pow2_u32(size))
+		return -EINVAL;
+	dev->sector_size = size;
+	return 0;
+}
+
+FSC_EXPORT uint64_t fsc_dev_size(const struct fsc_dev *dev) { return dev->win_size; }
+FSC_EXPORT uint64_t fsc_dev_offset(const struct fsc_dev *dev) { return dev->win_off; }
+FSC_EXPORT uint64_t fsc_dev_full_size(const struct fsc_dev *dev) { return dev->full_size; }
+FSC_EXPORT uint32_t fsc_dev_sector_size(const struct fsc_dev *dev) { return dev->sector_size; }
+FSC_EXPORT int fsc_dev_fd(const struct fsc_dev *dev) { return dev->fd; }
+FSC_EXPORT bool fsc_dev_is_blockdev(const struct fsc_dev *dev) { return dev->blockdev; }
+
+FSC_EXPORT int fsc_dev_read(struct fsc_dev *dev, uint64_t off, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	if (off > dev->win_size || len > dev->win_size - off)
+		return -ENXIO;
+	off += dev->win_off;
+	if (dev->mem) {
+		memcpy(p, dev->mem + off, len);
+		return 0;
+	}
+	while (len) {
+		size_t chunk = len > (size_t)INT_MAX ? (size_t)INT_MAX : len;
+		ssize_t r = pread(dev->fd, p, chunk, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;	/* the file shrank under us */
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
