@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * builder.h - build volumes in memory for the unit tests: healthy exFAT
+ * and FAT12/16/32 volumes that every model accepts, NTFS, MBR and GPT
+ * sectors, and small byte patches on top of them.
+ */
+#ifndef FSC_TEST_BUILDER_H
+#define FSC_TEST_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fatscope.h"
+
+struct img {
+	uint8_t *buf;
+	size_t len;
+	uint32_t dev_sector;		/* device logical sector size, 512 by default */
+	/* exFAT layout, filled by build_exfat */
+	uint32_t ss, cb;		/* sector and cluster bytes */
+	uint64_t fat_byte, heap_byte;
+	uint32_t cluster_count;
+	uint64_t root_byte;		/* first root directory cluster */
+};
+
+/* exFAT, size bytes, 2^bps-byte sectors, 2^spc sectors per cluster, label "TEST". */
+void build_exfat(struct img *im, size_t size, unsigned bps, unsigned spc);
+/* Recompute the main boot checksum; copy the main region to the backup. */
+void exfat_resign(struct img *im);
+/* Recompute the main boot checksum only (the backup keeps its bytes). */
+void exfat_resign_main(struct img *im);
+/* Recompute the backup region's own checksum. */
+void exfat_resign_backup(struct img *im);
+/* Byte offset of root directory entry slot n. */
+uint8_t *exfat_root_entry(struct img *im, unsigned n);
+/* Set exFAT FAT entry of cluster c. */
+void exfat_set_fat(struct img *im, uint32_t c, uint32_t v);
+
+/* FAT12 floppy (1440 KiB), FAT16 (8 MiB), FAT32 (34 MiB): mkfs.fat-like. */
+void build_fat(struct img *im, int bits);
+/*
+ * A FAT volume with the given BPB numbers (bits: 12/16 use FATSz16 and a
+ * fixed root; 32 uses FATSz16 = 0).
+ */
+void build_fat_custom(struct img *im, int bits, uint32_t total, uint8_t spc, uint16_t rsvd,
+		      uint16_t root_entries, uint32_t fat_size);
+
+void build_ntfs(struct img *im);
+/* An MBR with boot code in bytes 0..445 (byte 16 = b16) and one partition. */
+void build_mbr(struct img *im, uint8_t b16);
+void build_gpt_pmbr(struct img *im);
+/* size bytes of zeros; with_sig puts 0x55AA at 510. */
+void build_zero(struct img *im, size_t size, int with_sig);
+
+void img_free(struct img *im);
+
+/* Probe the image (as a memory device with im->dev_sector). */
+struct fsc_probe *img_probe(struct img *im);
+
+#endif

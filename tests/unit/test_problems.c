@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_problems.c - the problem table is sound (unique names, known
+ * severities, only known placeholders), every healthy volume the builder
+ * makes has no finding, and every problem ID is triggered by a patch of a
+ * healthy volume.  A new ID without a case here fails test_every_id.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "builder.h"
+#include "bytes.h"
+
+static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
+
+static void ex_set8(struct img *im, size_t off, uint8_t v) { im->buf[off] = v; exfat_resign(im); }
+static void ex_set32(struct img *im, size_t off, uint32_t v) { put_le32(im->buf, off, v); exfat_resign(im); }
+
+/* ---- exFAT boot region ---- */
+static void p_backup_checksum(struct img *im) { ex(im); im->buf[12 * 512 + 200] ^= 1; }
+static void p_backup_differs(struct img *im) { ex(im); im->buf[12 * 512 + 100] ^= 1; exfat_resign_backup(im); }
+static void p_backup_unreadable(struct img *im) { ex(im); im->len = 13 * 512; }
+static void p_boot_checksum(struct img *im) { ex(im); im->buf[200] ^= 1; }
+static void p_cluster_count(struct img *im) { ex(im); ex_set32(im, 92, im->cluster_count - 1); }
+static void p_cluster_shift(struct img *im) { ex(im); ex_set8(im, 109, 17); }
+static void p_ext_signature(struct img *im) { ex(im); put_le32(im->buf, 4 * 512 - 4, 0); exfat_resign(im); }
+static void p_fat_length(struct img *im) { ex(im); ex_set32(im, 84, 1); }
+static void p_fat_offset(struct img *im) { ex(im); ex_set32(im, 80, 20); }
+static void p_fsname(struct img *im) { ex(im); memcpy(im->buf + 3, "EXFAX   ", 8); exfat_resign(im); }
+static void p_heap_offset(struct img *im) { ex(im); ex_set32(im, 88, get_le32(im->buf, 80)); }
+static void p_jump(struct img *im) { ex(im); ex_set8(im, 1, 0x58); }
+static void p_media_failure(struct img *im) { ex(im); im->buf[106] |= 4; }
+static void p_mustbezero(struct img *im) { ex(im); ex_set8(im, 40, 1); }
+static void p_num_fats(struct img *im) { ex(im); ex_set8(im, 110, 0); }
+static void p_percent(struct img *im) { ex(im); im->buf[112] = 200; }
+static void p_revision(struct img *im) { ex(im); ex_set8(im, 105, 2); }
+static void p_root_cluster(struct img *im) { ex(im); ex_set32(im, 96, im->cluster_count + 5); }
+static void p_sector_shift(struct img *im) { ex(im); ex_set8(im, 108, 8); }
+static void p_signature(struct img *im) { ex(im); put_le16(im->buf, 510, 0); exfat_resign(im); }
+static void p_texfat(struct img *im) { ex(im); ex_set8(im, 110, 2); }
+static void p_truncated(struct img *im) { ex(im); im->len = 6 * 512; }
+static void p_dirty(struct img *im) { ex(im); im->buf[106] |= 2; }
+static void p_flags(struct img *im) { ex(im); im->buf[106] |= 0x10; }
+static void p_volume_length(struct img *im) { ex(im); put_le64(im->buf, 72, 1000); exfat_resign(im); }
+static void p_dev_sector(struct img *im) { build_exfat(im, 8 << 20, 12, 0); }
+static void p_beyond(struct img *im) { ex(im); im->len -= 4096; }
+
+/* ---- exFAT root directory ---- */
+static void p_bitmap_free(struct img *im) { ex(im); im->buf[im->heap_byte] &= (uint8_t)~1; }
+static void p_bitmap_missing(struct img *im) { ex(im); exfat_root_entry(im, 1)[0] = 0x01; }
+static void p_bitmap_size(struct img *im) { ex(im); put_le64(exfat_root_entry(im, 1), 24, 1); }
+static void p_label_length(struct img *im) { ex(im); exfat_root_entry(im, 0)[1] = 12; }
+static void p_root_chain(struct img *im) { ex(im); exfat_set_fat(im, 4, 0); }
+static void p_root_unreadable(struct img *im) { ex(im); im->len = im->heap_byte + 2 * im->cb; }
+static void p_upcase_checksum(struct img *im) { ex(im); exfat_root_entry(im, 2)[4] ^= 1; }
+static void p_upcase_missing(struct img *im) { ex(im); exfat_root_entry(im, 2)[0] = 0x02; }
+
+static void p_upcase_short(struct img *im)
+{
+	uint8_t *e, *t;
+
+	ex(im);
+	e = exfat_root_entry(im, 2);
+	t = im->buf + im->heap_byte + im->cb;
+	put_le16(t, 2 * 29, 100);	/* the final identity run: 65413 -> 100 */
+	put_le32(e, 4, fsc_exfat_table_checksum(t, get_le64(e, 24), 0));
+}
+
+/* ---- FAT ---- */
+static void f12(struct img *im) { build_fat(im, 12); }
+static void f16(struct img *im) { build_fat(im, 16); }
+static void f32(struct img *im) { build_fat(im, 32); }
+
+static void p_f32_backup(struct img *im) { f32(im); im->buf[6 * 512 + 100] ^= 1; }
+static void p_f32_fsinfo(struct img *im) { f32(im); put_le32(im->buf, 512, 0); }
+static void p_f32_fsver(struct img *im) { f32(im); im->buf[42] = 1; }
+static void p_f32_root(struct img *im) { f32(im); put_le32(im->buf, 44, 0x0FFFFFF0); }
+static void p_data_start(struct img *im) { f12(im); put_le16(im->buf, 19, 20); }
+static void p_fat_size(struct img *im) { f16(im); put_le16(im->buf, 22, 10); }
+static void p_fstype(struct img *im) { f16(im); memcpy(im->buf + 54, "FAT32   ", 8); }
+static void p_fat_jump(struct img *im) { f16(im); im->buf[0] = 0; }
+static void p_media(struct img *im) { f16(im); im->buf[21] = 0x12; }
+static void p_numfats(struct img *im) { f16(im); im->buf[16] = 1; }
+static void p_root_entries(struct img *im) { f16(im); put_le16(im->buf, 17, 17); }
+static void p_fat_sig(struct img *im) { f16(im); put_le16(im->buf, 510, 0); }
+static void p_total(struct img *im) { f16(im); put_le16(im->buf, 19, 0); }
+static void p_edge(struct img *im) { build_fat_custom(im, 12, 4084 + 1 + 24 + 14, 1, 1, 224, 12); }
+static void p_fat_dirty(struct img *im) { f16(im); im->buf[37] |= 1; }
+static void p_mismatch(struct img *im) { build_fat_custom(im, 32, 32768, 1, 32, 0, 252); }
+static void p_fat_beyond(struct img *im) { f16(im); im->len -= 100 * 512; }
+static void p_mbr_overlap(struct img *im) { build_mbr(im, 0x5B); }
+
+static const struct { const char *id; void (*make)(struct img *); } cases[] = {
+	{ "EXFAT_BACKUP_CHECKSUM", p_backup_checksum },
+	{ "EXFAT_BACKUP_DIFFERS", p_backup_differs },
+	{ "EXFAT_BACKUP_UNREADABLE", p_backup_unreadable },
+	{ "EXFAT_BOOT_CHECKSUM", p_boot_checksum },
+	{ "EXFAT_BOOT_CLUSTER_COUNT", p_cluster_count },
+	{ "EXFAT_BOOT_CLUSTER_SHIFT", p_cluster_shift },
+	{ "EXFAT_BOOT_EXT_SIGNATURE", p_ext_signature },
+	{ "EXFAT_BOOT_FAT_LENGTH", p_fat_length },
+	{ "EXFAT_BOOT_FAT_OFFSET", p_fat_offset },
+	{ "EXFAT_BOOT_FSNAME", p_fsname },
+	{ "EXFAT_BOOT_HEAP_OFFSET", p_heap_offset },
+	{ "EXFAT_BOOT_JUMP", p_jump },
+	{ "EXFAT_BOOT_MEDIA_FAILURE", p_media_failure },
+	{ "EXFAT_BOOT_MUSTBEZERO", p_mustbezero },
+	{ "EXFAT_BOOT_NUM_FATS", p_num_fats },
+	{ "EXFAT_BOOT_PERCENT_IN_USE", p_percent },
+	{ "EXFAT_BOOT_REVISION", p_revision },
+	{ "EXFAT_BOOT_ROOT_CLUSTER", p_root_cluster },
+	{ "EXFAT_BOOT_SECTOR_SHIFT", p_sector_shift },
+	{ "EXFAT_BOOT_SIGNATURE", p_signature },
+	{ "EXFAT_BOOT_TEXFAT", p_texfat },
+	{ "EXFAT_BOOT_TRUNCATED", p_truncated },
+	{ "EXFAT_BOOT_VOLUME_DIRTY", p_dirty },
+	{ "EXFAT_BOOT_VOLUME_FLAGS", p_flags },
+	{ "EXFAT_BOOT_VOLUME_LENGTH", p_volume_length },
+	{ "EXFAT_DEVICE_SECTOR_SIZE", p_dev_sector },
+	{ "EXFAT_VOLUME_BEYOND_DEVICE", p_beyond },
+	{ "EXFAT_BITMAP_CLUSTERS_FREE", p_bitmap_free },
+	{ "EXFAT_BITMAP_MISSING", p_bitmap_missing },
+	{ "EXFAT_BITMAP_SIZE", p_bitmap_size },
+	{ "EXFAT_LABEL_LENGTH", p_label_length },
+	{ "EXFAT_ROOT_CHAIN", p_root_chain },
+	{ "EXFAT_ROOT_UNREADABLE", p_root_unreadable },
+	{ "EXFAT_UPCASE_CHECKSUM", p_upcase_checksum },
+	{ "EXFAT_UPCASE_MISSING", p_upcase_missing },
+	{ "EXFAT_UPCASE_SHORT", p_upcase_short },
+	{ "FAT32_BACKUP_DIFFERS", p_f32_backup },
+	{ "FAT32_FSINFO_SIGNATURE", p_f32_fsinfo },
+	{ "FAT32_FSVER", p_f32_fsver },
+	{ "FAT32_ROOT_CLUSTER", p_f32_root },
+	{ "FAT_BOOT_DATA_START", p_data_start },
+	{ "FAT_BOOT_FAT_SIZE", p_fat_size },
+	{ "FAT_BOOT_FSTYPE", p_fstype },
+	{ "FAT_BOOT_JUMP", p_fat_jump },
+	{ "FAT_BOOT_MEDIA", p_media },
+	{ "FAT_BOOT_NUM_FATS", p_numfats },
+	{ "FAT_BOOT_ROOT_ENTRIES", p_root_entries },
+	{ "FAT_BOOT_SIGNATURE", p_fat_sig },
+	{ "FAT_BOOT_TOTAL_SECTORS", p_total },
+	{ "FAT_CLUSTER_COUNT_EDGE", p_edge },
+	{ "FAT_DIRTY", p_fat_dirty },
+	{ "FAT_TYPE_MISMATCH", p_mismatch },
+	{ "FAT_VOLUME_BEYOND_DEVICE", p_fat_beyond },
+	{ "MBR_BPB_OVERLAP", p_mbr_overlap },
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static void test_table(void **state)
+{
+	for (int i = 0; i < FSC_PR_COUNT; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)i);
+		const char *t = pi->message;
+
+		assert_non_null(pi->name);
+		assert_true(pi->severity <= FSC_SEV_FATAL);
+		assert_true(strlen(pi->explanation) > 20);
+		assert_int_equal(fsc_problem_lookup(pi->name), i);	/* unique */
+		while ((t = strchr(t, '{')) != NULL) {
+			if (strncmp(t, "{actual}", 8) && strncmp(t, "{expected}", 10) && strncmp(t, "{detail}", 8)) {
+				print_error("%s: unknown placeholder in '%s'\n", pi->name, pi->message);
+				fail();
+			}
+			t++;
+		}
+	}
+	assert_int_equal(fsc_problem_lookup("NO_SUCH_PROBLEM"), -1);
+}
+
+static void expect_clean(void (*make)(struct img *), const char *what)
+{
+	struct img im;
+	struct fsc_probe *p;
+	char msg[256];
+
+	make(&im);
+	p = img_probe(&im);
+	assert_non_null(p);
+	for (size_t i = 0; i < p->findings.n; i++) {
+		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
+		print_error("%s: unexpected %s: %s\n", what, fsc_problem_info(p->findings.v[i].id)->name, msg);
+	}
+	assert_int_equal(p->findings.n, 0);
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
+static void test_healthy_clean(void **state)
+{
+	expect_clean(ex, "exFAT");
+	expect_clean(f12, "FAT12");
+	expect_clean(f16, "FAT16");
+	expect_clean(f32, "FAT32");
+	expect_clean(build_ntfs, "NTFS");
+	expect_clean(build_gpt_pmbr, "GPT");
+}
+
+static void test_every_id(void **state)
+{
+	bool covered[FSC_PR_COUNT] = { false };
+
+	for (size_t i = 0; i < NCASES; i++) {
+		int id = fsc_problem_lookup(cases[i].id);
+		struct img im;
+		struct fsc_probe *p;
+
+		assert_true(id >= 0);
+		cases[i].make(&im);
+		p = img_probe(&im);
+		assert_non_null(p);
+		if (!fsc_findings_has(&p->findings, (enum fsc_problem)id)) {
+			print_error("%s not triggered (%zu other findings)\n", cases[i].id, p->findings.n);
+			for (size_t k = 0; k < p->findings.n; k++)
+				print_error("  got %s\n", fsc_problem_info(p->findings.v[k].id)->name);
+			fail();
+		}
+		covered[id] = true;
+		fsc_probe_free(p);
+		img_free(&im);
+	}
+	for (int i = 0; i < FSC_PR_COUNT; i++)
+		if (!covered[i]) {
+			print_error("problem %s has no triggering test\n", fsc_problem_info((enum fsc_problem)i)->name);
+			fail();
+		}
+	print_message("%zu problem IDs triggered\n", NCASES);
+}
+
+static void test_rendering(void **state)
+{
+	struct img im;
+	struct fsc_probe *p;
+	char msg[256], loc[96];
+
+	p_dirty(&im);
+	p = img_probe(&im);
+	assert_int_equal(p->findings.n, 1);
+	fsc_finding_message(&p->findings.v[0], msg, sizeof(msg));
+	fsc_finding_location(&p->findings.v[0], loc, sizeof(loc));
+	assert_string_equal(msg, "VolumeFlags has VolumeDirty set");
+	assert_string_equal(loc, "byte 106 (VolumeFlags)");
+	fsc_probe_free(p);
+	img_free(&im);
+
+	p_boot_checksum(&im);
+	p = img_probe(&im);
+	assert_true(fsc_findings_has(&p->findings, FSC_PR_EXFAT_BOOT_CHECKSUM));
+	fsc_finding_message(&p->findings.v[0], msg, sizeof(msg));
+	assert_non_null(strstr(msg, "boot checksum in sector 11 is 0x"));
+	assert_null(strchr(msg, '{'));
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_healthy_clean),
+		cmocka_unit_test(test_every_id),
+		cmocka_unit_test(test_rendering),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
