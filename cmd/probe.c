@@ -24,17 +24,17 @@ static void probe_help(void)
 	      "Identify the volume and predict what each Linux-era driver does with it.\n\n"
 	      "Options:\n"
 	      " -J, --json              JSON output\n"
-	      " -o, --output COLUMNS    driver table columns (see below)\n"
-	      " -n, --noheadings        no table headings\n"
-	      " -r, --raw               raw table output\n"
+	      " -o, --output COLUMNS    print only the driver table, with these columns\n"
+	      " -n, --noheadings        print only the driver table, without headings\n"
+	      " -r, --raw               print only the driver table, raw\n"
 	      "     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n"
 	      "     --offset BYTES      the volume starts at this byte of the image\n"
 	      "     --partition N       probe partition N of a whole-disk image\n"
 	      "     --sector-size N     the device's logical sector size (default: the device's, 512 for images)\n"
 	      " -h, --help              display this help\n"
 	      " -V, --version           display version\n\n"
-	      "Columns: DRIVER ACTION AS ERRNO WHY EFFECT WARNING CURRENT VERSIONS\n"
-	      "         (default: DRIVER,ACTION,AS,ERRNO,WHY)\n\n"
+	      "Columns: VOLUME TYPE RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING CURRENT VERSIONS\n"
+	      "         (report: DRIVER,ACTION,AS,ERRNO,WHY; table only: VOLUME,TYPE,DRIVER,ACTION,AS,ERRNO,RISK)\n\n"
 	      "Drivers:\n", stdout);
 	for (size_t i = 0; i < fsc_driver_count(); i++)
 		printf(" %-17s %s (%s)\n", fsc_driver_at(i)->id, fsc_driver_at(i)->name,
@@ -121,6 +121,7 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("probe", "no device or image specified");
+	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings);
 	if (ctl->sel.has_offset && ctl->sel.partition)
 		return usage_error("probe", "--offset and --partition are mutually exclusive");
 	return 0;
@@ -222,6 +223,7 @@ int cmd_probe(int argc, char **argv)
 
 		code = code < 0 ? c : worse(code, c);
 	}
+	probe_table_flush(&ctl);
 	if (ctl.json) {
 		json_close(&ctl.j, ']');
 		json_close(&ctl.j, '}');

@@ -15,10 +15,12 @@
 #include "probe_out.h"
 
 static const struct { const char *name; double width; int flags; } columns[COL_COUNT] = {
+	[COL_VOLUME] = { "VOLUME", 0.1, 0 }, [COL_TYPE] = { "TYPE", 0.05, 0 },
+	[COL_RISK] = { "RISK", 0.1, 0 },
 	[COL_DRIVER] = { "DRIVER", 0.1, 0 }, [COL_ACTION] = { "ACTION", 0.05, 0 },
 	[COL_AS] = { "AS", 0.05, 0 }, [COL_ERRNO] = { "ERRNO", 0.05, 0 },
-	[COL_WHY] = { "WHY", 0.5, SCOLS_FL_WRAP }, [COL_EFFECT] = { "EFFECT", 0.2, SCOLS_FL_WRAP },
-	[COL_WARNING] = { "WARNING", 0.2, SCOLS_FL_WRAP }, [COL_CURRENT] = { "CURRENT", 0.05, 0 },
+	[COL_WHY] = { "WHY", 0.5, 0 }, [COL_EFFECT] = { "EFFECT", 0.2, 0 },
+	[COL_WARNING] = { "WARNING", 0.2, 0 }, [COL_CURRENT] = { "CURRENT", 0.05, 0 },
 	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 },
 };
 
@@ -50,9 +52,29 @@ static const char *errno_name(int e)
 	return e == EIO ? "EIO" : e == EINVAL ? "EINVAL" : e ? "E?" : NULL;
 }
 
-static const char *cell(const struct fsc_verdict *v, int col, char *buf, size_t len)
+/* What one row of the driver table shows. */
+struct row_ctx {
+	const char *volume;
+	const struct fsc_probe *p;
+	const struct fsc_verdict *v;
+	const struct fsc_risk *risks;
+	size_t nrisks;
+};
+
+static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len)
 {
+	const struct fsc_verdict *v = rc->v;
+
 	switch (col) {
+	case COL_VOLUME: return rc->volume;
+	case COL_TYPE: return fsc_type_name(rc->p->type);
+	case COL_RISK:
+		buf[0] = '\0';
+		for (size_t i = 0; i < rc->nrisks; i++)
+			if (rc->risks[i].drv == v->drv)
+				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+					 fsc_risk_kind_name(rc->risks[i].kind));
+		return buf;
 	case COL_DRIVER: return v->drv->id;
 	case COL_ACTION: return fsc_action_name(v->action);
 	case COL_AS: return v->action == FSC_REFUSES ? "" : fsc_type_name(v->as);
@@ -61,34 +83,93 @@ static const char *cell(const struct fsc_verdict *v, int col, char *buf, size_t 
 	case COL_EFFECT: return v->effect;
 	case COL_WARNING: return v->warning;
 	case COL_CURRENT: return v->drv->current ? "yes" : "no";
-	case COL_VERSIONS: snprintf(buf, len, "%s", v->drv->versions); return buf;
+	case COL_VERSIONS: return v->drv->versions;
 	}
 	return "";
 }
 
-static void print_table(struct probe_ctl *ctl, const struct fsc_verdict *v, size_t nv)
+static const int text_cols[] = { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY };
+static const int table_cols[] = { COL_VOLUME, COL_TYPE, COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_RISK };
+
+static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, size_t ncols)
 {
-	static const int defcols[] = { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY };
-	const int *cols = ctl->ncols ? ctl->cols : defcols;
-	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(defcols) / sizeof(defcols[0]);
 	struct libscols_table *tb = scols_new_table();
-	char buf[128];
 
 	if (!tb)
-		return;
+		return NULL;
 	scols_table_enable_raw(tb, ctl->raw);
 	scols_table_enable_noheadings(tb, ctl->noheadings);
 	for (size_t c = 0; c < ncols; c++)
 		scols_table_new_column(tb, columns[cols[c]].name, columns[cols[c]].width,
 				       columns[cols[c]].flags);
+	return tb;
+}
+
+static void add_rows(struct libscols_table *tb, const int *cols, size_t ncols, struct row_ctx *rc,
+		     const struct fsc_verdict *v, size_t nv)
+{
+	char buf[160];
+
 	for (size_t i = 0; i < nv; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
+		rc->v = &v[i];
 		for (size_t c = 0; ln && c < ncols; c++)
-			scols_line_set_data(ln, c, cell(&v[i], cols[c], buf, sizeof(buf)));
+			scols_line_set_data(ln, c, cell(rc, cols[c], buf, sizeof(buf)));
 	}
-	scols_print_table(tb);
-	scols_unref_table(tb);
+}
+
+/* The report's driver matrix: fixed columns sized to their contents. */
+static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
+{
+	int w[4] = { 6, 6, 2, 5 };	/* DRIVER ACTION AS ERRNO, at least the headings */
+	char buf[160];
+
+	for (size_t i = 0; i < nv; i++) {
+		rc->v = &v[i];
+		for (int c = 0; c < 4; c++) {
+			int n = (int)strlen(cell(rc, text_cols[c], buf, sizeof(buf)));
+
+			if (n > w[c])
+				w[c] = n;
+		}
+	}
+	printf("    %-*s %-*s %-*s %-*s %s\n", w[0], "DRIVER", w[1], "ACTION", w[2], "AS", w[3],
+	       "ERRNO", "WHY");
+	for (size_t i = 0; i < nv; i++) {
+		rc->v = &v[i];
+		printf("    %-*s %-*s %-*s %-*s %s\n", w[0], v[i].drv->id, w[1],
+		       fsc_action_name(v[i].action), w[2], cell(rc, COL_AS, buf, sizeof(buf)), w[3],
+		       cell(rc, COL_ERRNO, buf, sizeof(buf)), v[i].why);
+	}
+	for (size_t i = 0; i < nv; i++) {
+		if (v[i].warning[0])
+			printf("    %s warns: %s\n", v[i].drv->id, v[i].warning);
+		if (v[i].effect[0])
+			printf("    %s writes: %s\n", v[i].drv->id, v[i].effect);
+	}
+}
+
+static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
+{
+	const int *cols = ctl->ncols ? ctl->cols : table_cols;
+	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(table_cols) / sizeof(table_cols[0]);
+
+	if (!ctl->tb)
+		ctl->tb = new_table(ctl, cols, ncols);
+	if (ctl->tb)
+		add_rows(ctl->tb, cols, ncols, rc, v, nv);
+}
+
+void probe_table_flush(struct probe_ctl *ctl)
+{
+	free(ctl->judged);
+	ctl->judged = NULL;
+	if (!ctl->tb)
+		return;
+	scols_print_table(ctl->tb);
+	scols_unref_table(ctl->tb);
+	ctl->tb = NULL;
 }
 
 static void human_size(uint64_t b, char *buf, size_t len)
@@ -267,8 +348,9 @@ static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct j
 		jd->nr = 64;
 }
 
-static void report_text(struct probe_ctl *ctl, const char *path, const struct fsc_partition *part,
-			const struct fsc_probe *p, const struct judged *jd)
+static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *path,
+			const struct fsc_partition *part, const struct fsc_probe *p,
+			const struct judged *jd)
 {
 	struct sink k = { ctl, text_str, text_num };
 	char size[32];
@@ -288,8 +370,7 @@ static void report_text(struct probe_ctl *ctl, const char *path, const struct fs
 	details(&k, p);
 	print_findings_text(p);
 	puts("  drivers:");
-	fflush(stdout);
-	print_table(ctl, jd->v, jd->nv);
+	print_matrix(rc, jd->v, jd->nv);
 	if (!jd->nr) {
 		puts("  verdict: no driver at risk\n");
 		return;
@@ -390,21 +471,29 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		 const struct fsc_partition *part, const struct fsc_probe *p)
 {
-	struct judged *jd = calloc(1, sizeof(*jd));
+	struct judged *jd = ctl->judged;
+	struct row_ctx rc;
+	char volume[4096 + 24];
 	int code;
 
+	if (!jd)
+		jd = ctl->judged = malloc(sizeof(*jd));
 	if (!jd) {
 		errmsg(path, "out of memory");
 		return EXIT_OPERROR;
 	}
 	judge_all(ctl, p, jd);
+	snprintf(volume, sizeof(volume), part ? "%s@%llu" : "%s", path,
+		 (unsigned long long)fsc_dev_offset(dev));
+	rc = (struct row_ctx){ volume, p, NULL, jd->r, jd->nr };
 	if (ctl->json)
 		report_json(ctl, path, dev, part, p, jd);
+	else if (ctl->table_mode)
+		table_rows(ctl, &rc, jd->v, jd->nv);
 	else
-		report_text(ctl, path, part, p, jd);
+		report_text(ctl, &rc, path, part, p, jd);
 	ctl->last_type = p->type;
 	code = jd->nr ? EXIT_PROBE_RISK :
 	       (p->type == FSC_TYPE_EXFAT || fsc_type_is_fat(p->type)) ? EXIT_PROBE_OK : EXIT_PROBE_NOTFS;
-	free(jd);
 	return code;
 }

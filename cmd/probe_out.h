@@ -6,7 +6,7 @@
 #include "common.h"
 #include "json.h"
 
-enum probe_col { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY, COL_EFFECT,
+enum probe_col { COL_VOLUME, COL_TYPE, COL_RISK, COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY, COL_EFFECT,
 		 COL_WARNING, COL_CURRENT, COL_VERSIONS, COL_COUNT };
 
 struct probe_ctl {
@@ -17,11 +17,19 @@ struct probe_ctl {
 	struct vol_select sel;
 	struct json j;
 	enum fsc_type last_type;	/* of the last volume reported */
+	bool table_mode;		/* -o/-r/-n: only the driver table, all volumes */
+	struct libscols_table *tb;
+	struct judged *judged;		/* verdicts of the current volume, reused */
 };
+
+struct libscols_table;
+struct judged;
 
 int probe_parse_columns(struct probe_ctl *ctl, const char *list);
 /* Print one probed volume (text or JSON); returns its exit code. */
 int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		 const struct fsc_partition *part, const struct fsc_probe *p);
+/* Table mode: print the table gathered over all volumes; free what was kept. */
+void probe_table_flush(struct probe_ctl *ctl);
 
 #endif

@@ -42,11 +42,13 @@ FSC_EXPORT uint32_t fsc_exfat_boot_checksum(const uint8_t *sectors, size_t secto
 {
 	uint32_t sum = 0;
 
-	for (size_t i = 0; i < 11 * sector_size; i++) {
-		if (i == 106 || i == 107 || i == 112)
-			continue;
-		sum = ((sum & 1) ? 0x80000000u : 0) + (sum >> 1) + sectors[i];
-	}
+	/* Bytes 106, 107 (VolumeFlags) and 112 (PercentInUse) are left out. */
+	for (size_t i = 0; i < 106; i++)
+		sum = (sum << 31 | sum >> 1) + sectors[i];
+	for (size_t i = 108; i < 112; i++)
+		sum = (sum << 31 | sum >> 1) + sectors[i];
+	for (size_t i = 113; i < 11 * sector_size; i++)
+		sum = (sum << 31 | sum >> 1) + sectors[i];
 	return sum;
 }
 
@@ -57,7 +59,7 @@ FSC_EXPORT uint16_t fsc_exfat_set_checksum(const uint8_t *entries, size_t count)
 	for (size_t i = 0; i < count * 32; i++) {
 		if (i == 2 || i == 3)
 			continue;
-		sum = (uint16_t)(((sum & 1) ? 0x8000u : 0) + (sum >> 1) + entries[i]);
+		sum = (uint16_t)((sum << 15 | sum >> 1) + entries[i]);
 	}
 	return sum;
 }
@@ -65,7 +67,7 @@ FSC_EXPORT uint16_t fsc_exfat_set_checksum(const uint8_t *entries, size_t count)
 FSC_EXPORT uint32_t fsc_exfat_table_checksum(const uint8_t *data, size_t len, uint32_t sum)
 {
 	for (size_t i = 0; i < len; i++)
-		sum = ((sum & 1) ? 0x80000000u : 0) + (sum >> 1) + data[i];
+		sum = (sum << 31 | sum >> 1) + data[i];
 	return sum;
 }
 

@@ -140,9 +140,9 @@ static void check_fields(struct fsc_probe *p)
 	if (!b->total16 && !b->total32) {
 		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
 		finding_detail(f, "BPB_TotSec16 and BPB_TotSec32 are both 0");
-	} else if (b->bpb32 && b->total16) {
+	} else if (b->spec_type == FSC_TYPE_FAT32 && b->total16) {
 		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
-		finding_detail(f, "BPB_TotSec16 is %u, must be 0 with a FAT32 BPB", b->total16);
+		finding_detail(f, "BPB_TotSec16 is %u, must be 0 on FAT32", b->total16);
 	} else if (b->total16 && b->total32 && b->total16 != b->total32) {
 		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
 		finding_detail(f, "BPB_TotSec16 %u and BPB_TotSec32 %u disagree", b->total16, b->total32);

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_probe.c - fuzz harness for classification, every driver model and
+ * the verdict, through the memory backend.  Built three ways:
+ *   - with AFL++ (CC=afl-cc, ./configure --enable-fuzz): persistent mode;
+ *   - with libFuzzer (-DFSC_LIBFUZZER): LLVMFuzzerTestOneInput only;
+ *   - otherwise as a replay program: every file named, or found in the
+ *     directories named, is run once (make check does this under ASan and
+ *     UBSan over fuzz/corpus and every test fixture).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fatscope.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_verdict v[16];
+	struct fsc_risk r[32];
+	size_t n = fsc_driver_count();
+	char buf[256];
+
+	if (fsc_dev_open_mem(data, len, &dev) < 0)
+		return 0;
+	if (fsc_probe_volume(dev, &p) == 0) {
+		for (size_t i = 0; i < n && i < 16; i++)
+			fsc_driver_judge(p, fsc_driver_at(i), &v[i]);
+		fsc_risks(p, v, n < 16 ? n : 16, r, 32);
+		for (size_t i = 0; i < p->findings.n; i++) {
+			fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
+			fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
+		}
+		fsc_probe_free(p);
+	}
+	fsc_dev_close(dev);
+	return 0;
+}
+
+#ifndef FSC_LIBFUZZER
+#ifdef __AFL_FUZZ_TESTCASE_LEN
+__AFL_FUZZ_INIT();
+
+int main(void)
+{
+	__AFL_INIT();
+	unsigned char *buf = __AFL_FUZZ_TESTCASE_BUF;
+
+	while (__AFL_LOOP(10000))
+		LLVMFuzzerTestOneInput(buf, (size_t)__AFL_FUZZ_TESTCASE_LEN);
+	return 0;
+}
+#else
+static int run_file(const char *path, unsigned *count)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data = NULL;
+	size_t len = 0, cap = 0, r;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	do {
+		if (len == cap) {
+			uint8_t *nd = realloc(data, cap = cap ? 2 * cap : 65536);
+
+			if (!nd) {
+				fclose(f);
+				free(data);
+				return 1;
+			}
+			data = nd;
+		}
+		r = fread(data + len, 1, cap - len, f);
+		len += r;
+	} while (r);
+	fclose(f);
+	LLVMFuzzerTestOneInput(data, len);
+	free(data);
+	(*count)++;
+	return 0;
+}
+
+static int run_path(const char *path, unsigned *count)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int bad = 0;
+
+	if (stat(path, &st) < 0) {
+		perror(path);
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return run_file(path, count);
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((de = readdir(d)) != NULL) {
+		char sub[4096];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		bad |= run_path(sub, count);
+	}
+	closedir(d);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned count = 0;
+	int bad = 0;
+
+	for (int i = 1; i < argc; i++)
+		bad |= run_path(argv[i], &count);
+	printf("replayed %u inputs\n", count);
+	return bad;
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh - sourced by the command-line tests: paths, fixtures, helpers.
+# Exit codes as automake reads them: 0 pass, 77 skip, 99 hard error.
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${FATSCOPE:=$top_builddir/fatscope}"
+FIXTURES="$top_srcdir/tests/fixtures/img"
+WORK="$top_builddir/tests/work"
+EXPECTED="$top_srcdir/tests/cli/expected"
+export LC_ALL=C
+
+[ -x "$FATSCOPE" ] || { echo "no fatscope binary at $FATSCOPE" >&2; exit 99; }
+mkdir -p "$WORK/img"
+
+# Decompress every fixture once into $WORK/img (kept between runs).
+prepare_fixtures() {
+	local f n
+	for f in "$FIXTURES"/*.img.xz; do
+		n=$(basename "$f" .xz)
+		if [ ! -f "$WORK/img/$n" ] || [ "$f" -nt "$WORK/img/$n" ]; then
+			xz -dc "$f" > "$WORK/img/$n.tmp" && mv "$WORK/img/$n.tmp" "$WORK/img/$n"
+		fi
+	done
+}
+
+fixture_names() {
+	local f
+	for f in "$FIXTURES"/*.img.xz; do basename "$f" .img.xz; done
+}
+
+# The recorded sha256 of an uncompressed fixture.
+fixture_hash() {
+	awk -v n="$1.img" '$2 == n || $2 == "*" n || $2 == "img/" n { print $1 }' \
+		"$top_srcdir/tests/fixtures/SHA256SUMS"
+}
+
+fails=0
+passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+finish() {
+	echo "$passes passed, $fails failed"
+	[ "$fails" -eq 0 ]
+}

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# probe-golden.sh - fatscope probe on every fixture, text and JSON, against
+# the reviewed transcripts in tests/cli/expected/ (output and exit status),
+# and proof that probing changed no byte of any image.
+# FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review them before committing).
+. "$(dirname "$0")/lib.sh"
+
+prepare_fixtures
+cd "$WORK/img"
+for name in $(fixture_names); do
+	for mode in txt json; do
+		args=()
+		[ "$mode" = json ] && args=(-J)
+		got=$("$FATSCOPE" probe "${args[@]}" "$name.img" 2>&1; echo "exit status: $?")
+		want="$EXPECTED/$name.$mode"
+		if [ "${FSC_UPDATE_GOLDEN:-0}" = 1 ]; then
+			printf '%s\n' "$got" > "$want"
+		fi
+		if [ ! -f "$want" ]; then
+			bad "$name.$mode: no expected transcript"
+		elif ! diff -u "$want" <(printf '%s\n' "$got"); then
+			bad "$name.$mode differs from the transcript"
+		else
+			ok
+		fi
+	done
+	sum=$(sha256sum "$name.img" | cut -d' ' -f1)
+	if [ "$sum" = "$(fixture_hash "$name")" ]; then ok; else bad "$name.img changed"; fi
+done
+finish
