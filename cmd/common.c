@@ -78,7 +78,8 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-static int select_partition(const char *path, struct fsc_dev *dev, int partno)
+static int select_partition(const char *path, struct fsc_dev *dev, int partno,
+			    struct fsc_partition *part)
 {
 	struct fsc_partition *parts;
 	int n = fsc_partitions(dev, &parts), rc = -1;
@@ -88,8 +89,10 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno)
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		if (parts[i].partno == partno)
+		if (parts[i].partno == partno) {
 			rc = fsc_dev_set_window(dev, parts[i].offset, parts[i].size);
+			*part = parts[i];
+		}
 	if (rc < 0)
 		errmsg(path, n ? "no partition %d (the table has %d)" :
 		       "no partition %d: no partition table found", partno, n);
@@ -97,10 +100,12 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno)
 	return rc;
 }
 
-int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev)
+int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		struct fsc_partition *part)
 {
 	int r = fsc_dev_open(path, 0, dev);
 
+	memset(part, 0, sizeof(*part));
 	if (r < 0) {
 		if (r == -EISDIR)
 			errmsg(path, "is a directory");
@@ -119,7 +124,7 @@ int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev *
 		       (unsigned long long)sel->offset, (unsigned long long)fsc_dev_full_size(*dev));
 		goto fail;
 	}
-	if (sel->partition && select_partition(path, *dev, sel->partition) < 0)
+	if (sel->partition && select_partition(path, *dev, sel->partition, part) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -31,11 +31,12 @@ struct vol_select {
 };
 
 /*
- * Open path read-only with sel applied.  On failure prints one line and
- * returns the exit code to use (EXIT_OPERROR, or EXIT_PROBE_NOTFS for a
- * file too short to hold a boot sector when notfs_code is set).
+ * Open path read-only with sel applied; with --partition, *part describes
+ * the partition (part->partno is 0 otherwise).  On failure prints one line
+ * and returns EXIT_OPERROR.
  */
-int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev);
+int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		struct fsc_partition *part);
 
 /* Close stdout, reporting a write error (full disk, closed pipe). */
 int close_stdout_checked(int code);

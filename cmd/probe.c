@@ -189,14 +189,15 @@ static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *d
 static int probe_path(struct probe_ctl *ctl, const char *path)
 {
 	struct fsc_dev *dev;
-	int code = open_volume(path, &ctl->sel, &dev);
+	struct fsc_partition part;
+	int code = open_volume(path, &ctl->sel, &dev, &part);
 	bool whole;
 
 	if (code)
 		return code;
 	whole = !ctl->sel.has_offset && !ctl->sel.partition;
 	ctl->last_type = FSC_TYPE_UNKNOWN;
-	code = probe_window(ctl, path, dev, NULL);
+	code = probe_window(ctl, path, dev, part.partno ? &part : NULL);
 	if (whole && (ctl->last_type == FSC_TYPE_MBR || ctl->last_type == FSC_TYPE_GPT))
 		code = probe_disk(ctl, path, dev, code);
 	fsc_dev_close(dev);
