@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# probe-options.sh - the options of fatscope probe do what fatscope-probe(8)
+# says: --help/--version, -o/-n/-r table mode, --drivers, --offset,
+# --partition, --sector-size, -J fields, exit codes over several images.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+cd "$WORK/img"
+
+check() {	# check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
+}
+
+out=$("$FATSCOPE" probe --help); rc=$?
+check "--help exit" 0 "$rc"
+check "--help usage line" " fatscope probe [options] DEVICE|IMAGE..." "$(sed -n 2p <<< "$out")"
+out=$("$FATSCOPE" probe -V)
+check "-V" "fatscope probe from fatscope" "$(cut -d' ' -f1-4 <<< "$out")"
+check "help probe" "$("$FATSCOPE" probe --help)" "$("$FATSCOPE" help probe)"
+
+# Table mode: one row per driver, only the columns asked for, no headings.
+out=$("$FATSCOPE" probe -n -r -o DRIVER,ACTION,AS --drivers current exfat.img)
+check "--drivers current rows" 5 "$(wc -l <<< "$out")"
+check "row linux-exfat" "linux-exfat mounts exfat" "$(grep '^linux-exfat ' <<< "$out")"
+out=$("$FATSCOPE" probe -r -o DRIVER,RISK --drivers staging-5.4-vfat,linux-vfat fat16.img)
+check "RISK column" $'DRIVER RISK\nstaging-5.4-vfat wrong-driver\nlinux-vfat ' "$out"
+
+# --offset and --partition select the same FAT32 partition of the MBR disk.
+a=$("$FATSCOPE" probe -n -r -o TYPE,DRIVER,ACTION --offset 9437184 mbr-disk.img)
+b=$("$FATSCOPE" probe -n -r -o TYPE,DRIVER,ACTION --partition 2 mbr-disk.img)
+check "--offset = --partition" "$a" "$b"
+check "partition 2 type" fat32 "$(head -1 <<< "$b" | cut -d' ' -f1)"
+check "--offset 9M suffix" "$a" "$("$FATSCOPE" probe -n -r -o TYPE,DRIVER,ACTION --offset 9MiB mbr-disk.img)"
+
+# A whole-disk image is listed partition by partition.
+out=$("$FATSCOPE" probe -n -r -o VOLUME,TYPE --drivers blkid gpt-disk.img)
+check "gpt listing" $'gpt-disk.img gpt\ngpt-disk.img@1048576 exfat\ngpt-disk.img@5242880 fat16' "$out"
+
+# --sector-size 4096: a 512-byte-sector exFAT volume on a 4Kn device.
+out=$("$FATSCOPE" probe -n -r -o DRIVER,ACTION,ERRNO --drivers linux-exfat --sector-size 4096 exfat.img)
+check "4Kn device" "linux-exfat refuses EIO" "$out"
+
+# JSON carries the documented fields.
+out=$("$FATSCOPE" probe -J exfat-bad-checksum.img)
+for key in '"path": "exfat-bad-checksum.img"' '"partition": null' '"type": "exfat"' '"label": "DEMO"' \
+	'"serial": "1234-ABCD"' '"id": "EXFAT_BOOT_CHECKSUM"' '"severity": "error"' \
+	'"kind": "accepts-corrupt"' '"errno": "EINVAL"' '"risk": true'; do
+	if grep -qF "$key" <<< "$out"; then ok; else bad "JSON lacks $key"; fi
+done
+if command -v jq > /dev/null; then
+	check "JSON parses" 1 "$(jq '.volumes | length' <<< "$out")"
+fi
+
+# Exit codes: 0 clean, 1 risk, 2 not a volume; several images: the worst.
+"$FATSCOPE" probe exfat.img > /dev/null; check "exit clean" 0 $?
+"$FATSCOPE" probe fat16.img > /dev/null; check "exit risk" 1 $?
+"$FATSCOPE" probe --drivers current fat16.img > /dev/null; check "exit current only" 0 $?
+"$FATSCOPE" probe ntfs.img > /dev/null; check "exit not exFAT/FAT" 2 $?
+"$FATSCOPE" probe exfat.img ntfs.img > /dev/null; check "exit 0+2" 2 $?
+"$FATSCOPE" probe ntfs.img fat16.img > /dev/null; check "exit 2+1" 1 $?
+"$FATSCOPE" probe --bogus exfat.img > /dev/null 2>&1; check "bad option" 16 $?
+"$FATSCOPE" probe --drivers nosuch exfat.img > /dev/null 2>&1; check "bad driver" 16 $?
+"$FATSCOPE" probe --offset 1 --partition 1 exfat.img > /dev/null 2>&1; check "offset+partition" 16 $?
+"$FATSCOPE" probe > /dev/full 2>&1 --help; check "write error" 8 $?
+finish
