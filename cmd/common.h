@@ -42,5 +42,6 @@ int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev *
 int close_stdout_checked(int code);
 
 int cmd_probe(int argc, char **argv);
+int cmd_fsck(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "probe", cmd_probe, "identify volumes and predict what each driver does with them" },
+	{ "fsck", cmd_fsck, "check an exFAT volume (fsck(8) options and exit codes)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -13,6 +13,7 @@
 #include <libsmartcols.h>
 
 #include "probe_out.h"
+#include "report.h"
 
 static const struct { const char *name; double width; int flags; } columns[COL_COUNT] = {
 	[COL_VOLUME] = { "VOLUME", 0.1, 0 }, [COL_TYPE] = { "TYPE", 0.05, 0 },
@@ -300,25 +301,6 @@ static void details(struct sink *k, const struct fsc_probe *p)
 		k->str(k, "blkid_ntfs", p->ntfs_blkid_ok ? "accepted" : p->ntfs_blkid_why);
 }
 
-static void print_findings_text(const struct fsc_probe *p)
-{
-	char msg[256], loc[96];
-
-	if (!p->findings.n) {
-		puts("  findings:   none");
-		return;
-	}
-	puts("  findings:");
-	for (size_t i = 0; i < p->findings.n; i++) {
-		const struct fsc_finding *f = &p->findings.v[i];
-		const struct fsc_problem_info *pi = fsc_problem_info(f->id);
-
-		fsc_finding_message(f, msg, sizeof(msg));
-		fsc_finding_location(f, loc, sizeof(loc));
-		printf("    %-7s %s: %s [%s]\n", fsc_severity_name(pi->severity), pi->name, msg, loc);
-	}
-}
-
 static const char *type_title(enum fsc_type t)
 {
 	static const char *const titles[FSC_TYPE_COUNT] = {
@@ -368,7 +350,7 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	if (p->has_serial)
 		printf("  %-22s %s\n", "serial", p->serial);
 	details(&k, p);
-	print_findings_text(p);
+	report_findings_text(&p->findings, "  ");
 	puts("  drivers:");
 	print_matrix(rc, jd->v, jd->nv);
 	if (!jd->nr) {
@@ -382,33 +364,6 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	putchar('\n');
 }
 
-static void json_findings(struct json *j, const struct fsc_probe *p)
-{
-	static const char *const kinds[] = { "volume", "byte", "sector", "cluster" };
-	char msg[256], loc[96];
-
-	json_open(j, "findings", '[');
-	for (size_t i = 0; i < p->findings.n; i++) {
-		const struct fsc_finding *f = &p->findings.v[i];
-		const struct fsc_problem_info *pi = fsc_problem_info(f->id);
-
-		fsc_finding_message(f, msg, sizeof(msg));
-		fsc_finding_location(f, loc, sizeof(loc));
-		json_open(j, NULL, '{');
-		json_str(j, "id", pi->name);
-		json_str(j, "severity", fsc_severity_name(pi->severity));
-		json_str(j, "message", msg);
-		json_open(j, "location", '{');
-		json_str(j, "kind", kinds[f->loc_kind]);
-		if (f->loc_kind != FSC_LOC_NONE)
-			json_u64(j, "value", f->loc);
-		json_str(j, "field", f->field[0] ? f->field : NULL);
-		json_str(j, "text", loc);
-		json_close(j, '}');
-		json_close(j, '}');
-	}
-	json_close(j, ']');
-}
 
 static void json_drivers(struct json *j, const struct judged *jd)
 {
@@ -462,7 +417,7 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 	json_open(j, "details", '{');
 	details(&k, p);
 	json_close(j, '}');
-	json_findings(j, p);
+	report_findings_json(j, &p->findings);
 	json_drivers(j, jd);
 	json_bool(j, "risk", jd->nr > 0);
 	json_close(j, '}');

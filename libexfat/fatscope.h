@@ -58,6 +58,14 @@ int fsc_dev_fd(const struct fsc_dev *dev);		/* -1 for memory */
 bool fsc_dev_is_blockdev(const struct fsc_dev *dev);
 
 /*
+ * A read-only view of len bytes at off inside the window: a pointer into
+ * a mapping of the image (or into the memory buffer), valid until the
+ * device is closed.  -ENXIO when outside the window; where mapping fails
+ * the bytes are read into a buffer the device owns.
+ */
+int fsc_dev_map(struct fsc_dev *dev, uint64_t off, size_t len, const uint8_t **out);
+
+/*
  * Read len bytes at off inside the window.  0 on success; -ENXIO when
  * any byte lies outside the window (nothing partial is returned); -EIO or
  * another -errno on an I/O error.
@@ -90,13 +98,15 @@ const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
 int fsc_problem_lookup(const char *name);
 const char *fsc_severity_name(enum fsc_severity sev);
 
-enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER };
+enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER, FSC_LOC_ENTRY };
 
 struct fsc_finding {
 	enum fsc_problem id;
 	enum fsc_loc_kind loc_kind;
 	uint64_t loc;			/* byte offset in the volume, sector or cluster */
+	uint32_t entry;			/* FSC_LOC_ENTRY: entry index in cluster loc */
 	char field[24];			/* on-disk field name, or "" */
+	char *path;			/* file or directory concerned (owned), or NULL */
 	char actual[48];
 	char expected[48];
 	char detail[96];
@@ -109,7 +119,10 @@ struct fsc_findings {
 
 /* Render a finding's message (template filled in) into buf. */
 void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len);
-/* Render its location ("byte 106 (VolumeFlags)", "cluster 5") into buf. */
+/*
+ * Render its location ("byte 106 (VolumeFlags)", "cluster 5",
+ * "cluster 5 entry 3: /DCIM/X.JPG") into buf.
+ */
 void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len);
 bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id);
 /* Highest severity present, or -1 when there are none. */
@@ -309,11 +322,47 @@ size_t fsc_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t 
 bool fsc_probe_spec_valid(const struct fsc_probe *p);
 
 /* ------------------------------------------------------------------ */
+/* Checking (fsck)                                                     */
+
+struct fsc_check_summary {
+	uint64_t files, dirs;
+	uint64_t clusters_total;
+	uint64_t clusters_used;		/* owned by files, directories and metadata */
+	uint64_t clusters_marked;	/* set in the allocation bitmap */
+	uint64_t lost_clusters;		/* marked but owned by nobody */
+	uint64_t fragmented;		/* files and directories not in one run */
+	uint64_t suppressed;		/* findings not listed (per-problem cap) */
+};
+
+/* Progress: pass p of n, done of total units. */
+typedef void (*fsc_progress_fn)(void *ctx, int pass, int npasses, uint64_t done, uint64_t total);
+
+struct fsc_check_opts {
+	fsc_progress_fn progress;	/* may be NULL */
+	void *ctx;
+	unsigned max_per_problem;	/* 0: 100 findings of one ID, then a count */
+};
+
+/*
+ * Check an exFAT volume probed as p (p->type must be FSC_TYPE_EXFAT):
+ * FAT, allocation bitmap, up-case table, the whole directory tree and the
+ * allocation as a whole.  Findings are appended to p->findings, after the
+ * boot region findings of the probe.  Reads only; memory is two bits per
+ * cluster plus the up-case table and one directory's names at a time.
+ * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
+ * when p is not exFAT, -ENOMEM.
+ */
+int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
+		    struct fsc_check_summary *sum);
+
+/* ------------------------------------------------------------------ */
 /* exFAT checksums (EXSPEC 3.4, 6.3.3, 7.2.2)                          */
 
 uint32_t fsc_exfat_boot_checksum(const uint8_t *sectors, size_t sector_size);
 uint16_t fsc_exfat_set_checksum(const uint8_t *entries, size_t count);
 uint32_t fsc_exfat_table_checksum(const uint8_t *data, size_t len, uint32_t sum);
+/* NameHash of a name of n UTF-16 units, up-cased with upcase (65536 entries). */
+uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const uint16_t *upcase);
 
 const char *fsc_version(void);
 

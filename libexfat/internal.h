@@ -21,6 +21,8 @@ void finding_expected(struct fsc_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void finding_detail(struct fsc_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Attach a copy of path (the file or directory concerned). */
+void finding_path(struct fsc_finding *f, const char *path);
 
 /* bootsec.c -> exfat_boot.c, exfat_root.c, fat_bpb.c */
 void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -29,6 +30,9 @@ struct fsc_dev {
 	uint64_t win_off, win_size;
 	uint32_t sector_size;
 	bool blockdev;
+	const uint8_t *map;		/* whole file mapped read-only, or NULL */
+	bool map_failed;
+	struct fallback { uint8_t *buf; struct fallback *next; } *fallbacks;
 };
 
 static struct fsc_dev *dev_new(void)
@@ -112,6 +116,15 @@ FSC_EXPORT void fsc_dev_close(struct fsc_dev *dev)
 {
 	if (!dev)
 		return;
+	if (dev->map)
+		munmap((void *)dev->map, dev->full_size);
+	while (dev->fallbacks) {
+		struct fallback *f = dev->fallbacks;
+
+		dev->fallbacks = f->next;
+		free(f->buf);
+		free(f);
+	}
 	if (dev->fd >= 0)
 		close(dev->fd);
 	free(dev);
@@ -171,5 +184,46 @@ FSC_EXPORT int fsc_dev_read(struct fsc_dev *dev, uint64_t off, void *buf, size_t
 		off += (uint64_t)r;
 		len -= (size_t)r;
 	}
+	return 0;
+}
+
+FSC_EXPORT int fsc_dev_map(struct fsc_dev *dev, uint64_t off, size_t len, const uint8_t **out)
+{
+	struct fallback *f;
+	int r;
+
+	if (off > dev->win_size || len > dev->win_size - off)
+		return -ENXIO;
+	if (dev->mem) {
+		*out = dev->mem + dev->win_off + off;
+		return 0;
+	}
+	if (!dev->map && !dev->map_failed && dev->full_size && dev->full_size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)dev->full_size, PROT_READ, MAP_SHARED, dev->fd, 0);
+
+		if (m == MAP_FAILED) {
+			dev->map_failed = true;
+		} else {
+			dev->map = m;
+		}
+	}
+	if (dev->map) {
+		*out = dev->map + dev->win_off + off;
+		return 0;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->buf = malloc(len ? len : 1))) {
+		free(f);
+		return -ENOMEM;
+	}
+	r = fsc_dev_read(dev, off, f->buf, len);
+	if (r < 0) {
+		free(f->buf);
+		free(f);
+		return r;
+	}
+	f->next = dev->fallbacks;
+	dev->fallbacks = f;
+	*out = f->buf;
 	return 0;
 }

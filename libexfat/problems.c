@@ -44,6 +44,8 @@ FSC_EXPORT const char *fsc_severity_name(enum fsc_severity sev)
 	return (unsigned)sev < 4 ? names[sev] : "?";
 }
 
+static struct fsc_finding sink;	/* where findings go when memory runs out */
+
 struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 				enum fsc_loc_kind kind, uint64_t loc, const char *field)
 {
@@ -53,11 +55,8 @@ struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 		size_t cap = fs->cap ? fs->cap * 2 : 16;
 		struct fsc_finding *v = realloc(fs->v, cap * sizeof(*v));
 
-		if (!v) {
-			static struct fsc_finding sink;	/* dropped, but callers may fill it */
-
+		if (!v)
 			return memset(&sink, 0, sizeof(sink));
-		}
 		fs->v = v;
 		fs->cap = cap;
 	}
@@ -82,6 +81,12 @@ void finding_##member(struct fsc_finding *f, const char *fmt, ...)	\
 FINDING_SETTER(actual)
 FINDING_SETTER(expected)
 FINDING_SETTER(detail)
+
+void finding_path(struct fsc_finding *f, const char *path)
+{
+	if (f != &sink && path && !f->path)
+		f->path = strdup(path);
+}
 
 FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len)
 {
@@ -114,15 +119,21 @@ FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size
 
 FSC_EXPORT void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len)
 {
-	static const char *const kinds[] = { "volume", "byte", "sector", "cluster" };
-	const char *kind = (unsigned)f->loc_kind < 4 ? kinds[f->loc_kind] : "?";
+	static const char *const kinds[] = { "volume", "byte", "sector", "cluster", "cluster" };
+	const char *kind = (unsigned)f->loc_kind < 5 ? kinds[f->loc_kind] : "?";
 	bool field = f->field[0] != '\0';
+	char ent[24] = "";
+	int n;
 
+	if (f->loc_kind == FSC_LOC_ENTRY)
+		snprintf(ent, sizeof(ent), " entry %u", f->entry);
 	if (f->loc_kind == FSC_LOC_NONE)
-		snprintf(buf, len, "%s", field ? f->field : kind);
+		n = snprintf(buf, len, "%s", field ? f->field : f->path ? "" : kind);
 	else
-		snprintf(buf, len, "%s %llu%s%s%s", kind, (unsigned long long)f->loc,
-			 field ? " (" : "", f->field, field ? ")" : "");
+		n = snprintf(buf, len, "%s %llu%s%s%s%s", kind, (unsigned long long)f->loc, ent,
+			     field ? " (" : "", f->field, field ? ")" : "");
+	if (f->path && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%s", n ? ": " : "", f->path);
 }
 
 FSC_EXPORT bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id)
@@ -148,6 +159,8 @@ FSC_EXPORT int fsc_findings_worst(const struct fsc_findings *fs)
 
 FSC_EXPORT void fsc_findings_free(struct fsc_findings *fs)
 {
+	for (size_t i = 0; i < fs->n; i++)
+		free(fs->v[i].path);
 	free(fs->v);
 	fs->v = NULL;
 	fs->n = fs->cap = 0;

@@ -292,3 +292,80 @@ void build_zero(struct img *im, size_t size, int with_sig)
 	if (with_sig)
 		put_le16(im->buf, 510, 0xAA55);
 }
+
+uint8_t *exfat_entry(struct img *im, uint32_t c, unsigned n)
+{
+	return im->buf + im->heap_byte + (uint64_t)(c - 2) * im->cb + 32 * n;
+}
+
+void exfat_fix_set(struct img *im, uint32_t c, unsigned n)
+{
+	uint8_t *e = exfat_entry(im, c, n);
+
+	put_le16(e, 2, fsc_exfat_set_checksum(e, e[1] + 1u));
+}
+
+void exfat_mark(struct img *im, uint32_t c, int on)
+{
+	uint8_t *b = im->buf + im->heap_byte + (c - 2) / 8;
+
+	if (on)
+		*b |= (uint8_t)(1u << ((c - 2) % 8));
+	else
+		*b &= (uint8_t)~(1u << ((c - 2) % 8));
+}
+
+unsigned exfat_put_file(struct img *im, uint32_t c, unsigned n, const char *name, uint16_t attr,
+			uint32_t first, uint64_t size, uint8_t flags)
+{
+	static uint16_t up[65536];
+	uint16_t units[255];
+	size_t nl = strlen(name);
+	unsigned names = (unsigned)(nl + 14) / 15;
+	uint8_t *e = exfat_entry(im, c, n);
+	const uint32_t ts = 40u << 25 | 1u << 21 | 2u << 16 | 3u << 11 | 4u << 5 | 3u;
+
+	for (uint32_t i = 0; i < 65536; i++)
+		up[i] = (uint16_t)((i >= 'a' && i <= 'z') ? i - 32 : i);
+	memset(e, 0, 32 * (2 + names));
+	e[0] = 0x85;
+	e[1] = (uint8_t)(1 + names);
+	put_le16(e, 4, attr);
+	put_le32(e, 8, ts);
+	put_le32(e, 12, ts);
+	put_le32(e, 16, ts);
+	e[22] = e[23] = e[24] = 0x80;
+	e[32] = 0xC0;
+	e[33] = flags;
+	e[35] = (uint8_t)nl;
+	for (size_t i = 0; i < nl; i++)
+		units[i] = (uint16_t)(unsigned char)name[i];
+	put_le16(e, 36, fsc_exfat_name_hash(units, nl, up));
+	put_le64(e, 40, size);
+	put_le32(e, 52, first);
+	put_le64(e, 56, size);
+	for (unsigned k = 0; k < names; k++) {
+		uint8_t *ne = e + 64 + 32 * k;
+
+		ne[0] = 0xC1;
+		for (unsigned i = 0; i < 15 && 15 * k + i < nl; i++)
+			put_le16(ne, 2 + 2 * i, units[15 * k + i]);
+	}
+	exfat_fix_set(im, c, n);
+	return 2 + names;
+}
+
+void build_exfat_tree(struct img *im)
+{
+	build_exfat(im, 4 << 20, 9, 3);
+	exfat_put_file(im, 4, 3, "hello.txt", 0x20, 5, 100, 0x01);
+	exfat_put_file(im, 4, 6, "sub", 0x10, 6, im->cb, 0x03);
+	exfat_put_file(im, 6, 0, "a.bin", 0x20, 7, im->cb + 1, 0x01);
+	exfat_put_file(im, 6, 3, "b.bin", 0x20, 9, 2ull * im->cb, 0x03);
+	exfat_set_fat(im, 5, 0xFFFFFFFF);
+	exfat_set_fat(im, 6, 0xFFFFFFFF);
+	exfat_set_fat(im, 7, 8);
+	exfat_set_fat(im, 8, 0xFFFFFFFF);
+	for (uint32_t c = 5; c <= 10; c++)
+		exfat_mark(im, c, 1);
+}

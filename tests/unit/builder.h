@@ -57,3 +57,25 @@ void img_free(struct img *im);
 struct fsc_probe *img_probe(struct img *im);
 
 #endif
+
+/*
+ * A populated exFAT volume (4 MiB, 4 KiB clusters): the root holds the
+ * label, bitmap and up-case entries, hello.txt (100 bytes, cluster 5) at
+ * slot 3 and directory sub (cluster 6) at slot 6; sub holds a.bin (4097
+ * bytes, FAT chain 7 -> 8) at slot 0 and b.bin (8192 bytes, NoFatChain
+ * 9-10) at slot 3.  fsck finds nothing on it.
+ */
+void build_exfat_tree(struct img *im);
+/* Entry slot n of cluster c. */
+uint8_t *exfat_entry(struct img *im, uint32_t c, unsigned n);
+/*
+ * Write a file entry set (file, stream, names) for an ASCII name at slot n
+ * of cluster c with a valid hash, timestamps and checksum; returns the
+ * number of entries written.
+ */
+unsigned exfat_put_file(struct img *im, uint32_t c, unsigned n, const char *name, uint16_t attr,
+			uint32_t first, uint64_t size, uint8_t flags);
+/* Recompute the SetChecksum of the set starting at slot n of cluster c. */
+void exfat_fix_set(struct img *im, uint32_t c, unsigned n);
+/* Mark cluster c used (on) or free in the allocation bitmap. */
+void exfat_mark(struct img *im, uint32_t c, int on);

@@ -96,6 +96,81 @@ static void p_mismatch(struct img *im) { build_fat_custom(im, 32, 32768, 1, 32, 
 static void p_fat_beyond(struct img *im) { f16(im); im->len -= 100 * 512; }
 static void p_mbr_overlap(struct img *im) { build_mbr(im, 0x5B); }
 
+/* ---- fsck: FAT, bitmap, up-case, directory entries (on the populated tree) ---- */
+static void tr(struct img *im) { build_exfat_tree(im); }
+static uint8_t *hello(struct img *im) { return exfat_entry(im, 4, 3); }
+static void fix_hello(struct img *im) { exfat_fix_set(im, 4, 3); }
+
+static void p_trailing(struct img *im)
+{
+	tr(im);
+	put_le64(exfat_root_entry(im, 1), 24, im->cluster_count / 8 + 1);
+	im->buf[im->heap_byte + im->cluster_count / 8] = 0x01;
+}
+static void p_unmarked(struct img *im) { tr(im); exfat_mark(im, 5, 0); }
+static void p_chain_bad(struct img *im) { tr(im); exfat_set_fat(im, 7, 0xFFFFFFF7); }
+static void p_chain_free(struct img *im) { tr(im); exfat_set_fat(im, 7, 0); }
+static void p_chain_long(struct img *im) { tr(im); exfat_set_fat(im, 8, 11); exfat_set_fat(im, 11, 0xFFFFFFFF); exfat_mark(im, 11, 1); }
+static void p_chain_loop(struct img *im) { tr(im); exfat_set_fat(im, 8, 7); }
+static void p_chain_range(struct img *im) { tr(im); exfat_set_fat(im, 7, 5000); }
+static void p_chain_short(struct img *im) { tr(im); exfat_set_fat(im, 7, 0xFFFFFFFF); }
+static void p_cross(struct img *im) { tr(im); put_le32(hello(im), 52, 7); fix_hello(im); }
+static void p_fat0(struct img *im) { tr(im); exfat_set_fat(im, 0, 0xFFFFFFF0); }
+static void p_fat1(struct img *im) { tr(im); exfat_set_fat(im, 1, 0); }
+static void p_fat_unreadable(struct img *im) { tr(im); im->len = 64 << 10; }
+static void p_lost(struct img *im) { tr(im); exfat_mark(im, 20, 1); }
+static void p_oem(struct img *im) { tr(im); im->buf[9 * 512 + 20] = 1; exfat_resign(im); }
+static void p_piu(struct img *im) { tr(im); im->buf[112] = 50; }
+
+static void p_upcase_mandatory(struct img *im)
+{
+	uint8_t t[10], *e;
+
+	tr(im);
+	put_le16(t, 0, 0xFFFF);
+	put_le16(t, 2, 0x41);
+	put_le16(t, 4, 0x42);		/* 'A' -> 'B' */
+	put_le16(t, 6, 0xFFFF);
+	put_le16(t, 8, 0x10000 - 0x42);
+	memcpy(im->buf + im->heap_byte + im->cb, t, sizeof(t));
+	e = exfat_root_entry(im, 2);
+	put_le32(e, 4, fsc_exfat_table_checksum(t, sizeof(t), 0));
+	put_le64(e, 24, sizeof(t));
+}
+
+static void p_after_end(struct img *im) { tr(im); exfat_entry(im, 4, 20)[0] = 0x05; }
+static void p_attributes(struct img *im) { tr(im); put_le16(hello(im), 4, 0x120); fix_hello(im); }
+static void p_dir_size(struct img *im) { tr(im); put_le64(exfat_entry(im, 4, 7), 24, im->cb + 1); exfat_fix_set(im, 4, 6); }
+static void p_dup_root(struct img *im) { tr(im); memcpy(exfat_entry(im, 4, 9), exfat_root_entry(im, 0), 32); }
+static void p_first_cluster(struct img *im) { tr(im); put_le32(exfat_entry(im, 4, 4), 20, 0); fix_hello(im); }
+
+static void p_guid(struct img *im)
+{
+	uint8_t *e;
+
+	tr(im);
+	e = exfat_entry(im, 4, 9);
+	e[0] = 0xA0;
+	put_le16(e, 2, fsc_exfat_set_checksum(e, 1));	/* null GUID */
+}
+
+static void p_name_chars(struct img *im) { tr(im); exfat_put_file(im, 4, 9, "a:b", 0x20, 0, 0, 0x01); }
+static void p_name_dup(struct img *im) { tr(im); exfat_put_file(im, 4, 9, "HELLO.TXT", 0x20, 0, 0, 0x01); }
+static void p_name_entries(struct img *im) { tr(im); exfat_entry(im, 4, 4)[3] = 20; fix_hello(im); }
+static void p_name_hash(struct img *im) { tr(im); exfat_entry(im, 4, 4)[4] ^= 1; fix_hello(im); }
+static void p_name_length(struct img *im) { tr(im); exfat_entry(im, 4, 4)[3] = 0; fix_hello(im); }
+static void p_root_only(struct img *im) { tr(im); memcpy(exfat_entry(im, 6, 6), exfat_root_entry(im, 0), 32); }
+static void p_set_checksum(struct img *im) { tr(im); hello(im)[2] ^= 1; }
+static void p_set_count(struct img *im) { tr(im); hello(im)[1] = 1; fix_hello(im); }
+static void p_stray(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0] = 0xC0; }
+static void p_stream_flags(struct img *im) { tr(im); exfat_entry(im, 4, 4)[1] = 0; fix_hello(im); }
+static void p_stream_missing(struct img *im) { tr(im); exfat_entry(im, 4, 4)[0] = 0xE0; fix_hello(im); }
+static void p_timestamp(struct img *im) { tr(im); put_le32(hello(im), 8, 13u << 21 | 1u << 16); fix_hello(im); }
+static void p_unknown_benign(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0] = 0xA5; }
+static void p_unknown_critical(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0] = 0x86; }
+static void p_utc(struct img *im) { tr(im); hello(im)[22] = 0x80 | 0x3F; fix_hello(im); }
+static void p_vdl(struct img *im) { tr(im); put_le64(exfat_entry(im, 4, 4), 8, 101); fix_hello(im); }
+
 static const struct { const char *id; void (*make)(struct img *); } cases[] = {
 	{ "EXFAT_BACKUP_CHECKSUM", p_backup_checksum },
 	{ "EXFAT_BACKUP_DIFFERS", p_backup_differs },
@@ -151,6 +226,44 @@ static const struct { const char *id; void (*make)(struct img *); } cases[] = {
 	{ "FAT_TYPE_MISMATCH", p_mismatch },
 	{ "FAT_VOLUME_BEYOND_DEVICE", p_fat_beyond },
 	{ "MBR_BPB_OVERLAP", p_mbr_overlap },
+	{ "EXFAT_BITMAP_TRAILING", p_trailing },
+	{ "EXFAT_BITMAP_UNMARKED", p_unmarked },
+	{ "EXFAT_CHAIN_BAD", p_chain_bad },
+	{ "EXFAT_CHAIN_FREE", p_chain_free },
+	{ "EXFAT_CHAIN_LONG", p_chain_long },
+	{ "EXFAT_CHAIN_LOOP", p_chain_loop },
+	{ "EXFAT_CHAIN_RANGE", p_chain_range },
+	{ "EXFAT_CHAIN_SHORT", p_chain_short },
+	{ "EXFAT_CROSS_LINK", p_cross },
+	{ "EXFAT_FAT_ENTRY0", p_fat0 },
+	{ "EXFAT_FAT_ENTRY1", p_fat1 },
+	{ "EXFAT_FAT_UNREADABLE", p_fat_unreadable },
+	{ "EXFAT_LOST_CLUSTERS", p_lost },
+	{ "EXFAT_OEM_PARAMETERS", p_oem },
+	{ "EXFAT_PERCENT_IN_USE_WRONG", p_piu },
+	{ "EXFAT_UPCASE_MANDATORY", p_upcase_mandatory },
+	{ "EXFAT_AFTER_END", p_after_end },
+	{ "EXFAT_ATTRIBUTES", p_attributes },
+	{ "EXFAT_DIR_SIZE", p_dir_size },
+	{ "EXFAT_DUPLICATE_ROOT_ENTRY", p_dup_root },
+	{ "EXFAT_FIRST_CLUSTER", p_first_cluster },
+	{ "EXFAT_GUID_ENTRY", p_guid },
+	{ "EXFAT_NAME_CHARS", p_name_chars },
+	{ "EXFAT_NAME_DUPLICATE", p_name_dup },
+	{ "EXFAT_NAME_ENTRIES", p_name_entries },
+	{ "EXFAT_NAME_HASH", p_name_hash },
+	{ "EXFAT_NAME_LENGTH", p_name_length },
+	{ "EXFAT_ROOT_ONLY_ENTRY", p_root_only },
+	{ "EXFAT_SET_CHECKSUM", p_set_checksum },
+	{ "EXFAT_SET_COUNT", p_set_count },
+	{ "EXFAT_STRAY_SECONDARY", p_stray },
+	{ "EXFAT_STREAM_FLAGS", p_stream_flags },
+	{ "EXFAT_STREAM_MISSING", p_stream_missing },
+	{ "EXFAT_TIMESTAMP", p_timestamp },
+	{ "EXFAT_UNKNOWN_BENIGN", p_unknown_benign },
+	{ "EXFAT_UNKNOWN_CRITICAL", p_unknown_critical },
+	{ "EXFAT_UTC_OFFSET", p_utc },
+	{ "EXFAT_VALID_DATA_LENGTH", p_vdl },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -176,6 +289,21 @@ static void test_table(void **state)
 	assert_int_equal(fsc_problem_lookup("NO_SUCH_PROBLEM"), -1);
 }
 
+/* Probe, and for exFAT run the whole check too. */
+static struct fsc_probe *probe_and_check(struct img *im)
+{
+	struct fsc_probe *p = img_probe(im);
+	struct fsc_dev *dev;
+	struct fsc_check_summary sum;
+
+	if (p && p->type == FSC_TYPE_EXFAT) {
+		assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+		assert_int_equal(fsc_exfat_check(dev, p, NULL, &sum), 0);
+		fsc_dev_close(dev);
+	}
+	return p;
+}
+
 static void expect_clean(void (*make)(struct img *), const char *what)
 {
 	struct img im;
@@ -183,7 +311,7 @@ static void expect_clean(void (*make)(struct img *), const char *what)
 	char msg[256];
 
 	make(&im);
-	p = img_probe(&im);
+	p = probe_and_check(&im);
 	assert_non_null(p);
 	for (size_t i = 0; i < p->findings.n; i++) {
 		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
@@ -202,6 +330,7 @@ static void test_healthy_clean(void **state)
 	expect_clean(f32, "FAT32");
 	expect_clean(build_ntfs, "NTFS");
 	expect_clean(build_gpt_pmbr, "GPT");
+	expect_clean(tr, "exFAT with files");
 }
 
 static void test_every_id(void **state)
@@ -215,7 +344,7 @@ static void test_every_id(void **state)
 
 		assert_true(id >= 0);
 		cases[i].make(&im);
-		p = img_probe(&im);
+		p = probe_and_check(&im);
 		assert_non_null(p);
 		if (!fsc_findings_has(&p->findings, (enum fsc_problem)id)) {
 			print_error("%s not triggered (%zu other findings)\n", cases[i].id, p->findings.n);

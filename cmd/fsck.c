@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fsck.c - fatscope fsck: check an exFAT volume the way fsck(8) expects
+ * (options, exit codes, progress).  Repair is not implemented yet: with
+ * -p, -a or -y it checks, writes nothing, and says so (exit 4 when
+ * problems remain), never a silent "clean".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "fsck_progress.h"
+#include "json.h"
+#include "report.h"
+
+enum { FSCK_OK = 0, FSCK_CORRECTED = 1, FSCK_UNCORRECTED = 4, FSCK_OPERROR = 8, FSCK_USAGE = 16 };
+enum mode { MODE_CHECK, MODE_PREEN, MODE_YES };
+
+struct fsck_ctl {
+	enum mode mode;
+	bool force, verbose, json;
+	int progress_fd;		/* -1: none */
+	struct vol_select sel;
+	const char *explain;
+};
+
+static void fsck_help(void)
+{
+	fputs("Usage:\n"
+	      " fatscope fsck [options] DEVICE|IMAGE\n"
+	      " fatscope fsck --explain PROBLEM-ID\n\n"
+	      "Check an exFAT volume (FAT checking is not available yet).\n\n"
+	      "Options:\n"
+	      " -n, --no              check only, answer no to every repair (default)\n"
+	      " -p, -a, --preen       repair what is safe (not available yet: checks, writes nothing)\n"
+	      " -y, --yes             repair everything (not available yet: checks, writes nothing)\n"
+	      " -f, --force           check fully even in preen mode on a clean volume\n"
+	      " -v, --verbose         name each pass\n"
+	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
+	      " -J, --json            JSON output\n"
+	      "     --offset BYTES    the volume starts at this byte of the image\n"
+	      "     --partition N     check partition N of a whole-disk image\n"
+	      "     --sector-size N   the device's logical sector size\n"
+	      "     --explain ID      print what a problem ID means\n"
+	      " -h, --help            display this help\n"
+	      " -V, --version         display version\n\n"
+	      "Exit status (fsck(8)): 0 no errors, 4 errors left uncorrected, 8 operational error,\n"
+	      "16 usage error.\n\nSee fatscope-fsck(8).\n", stdout);
+}
+
+static int explain(const char *id)
+{
+	int i = fsc_problem_lookup(id);
+	const struct fsc_problem_info *pi;
+
+	if (i < 0)
+		return usage_error("fsck", "unknown problem ID '%s'", id);
+	pi = fsc_problem_info((enum fsc_problem)i);
+	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s\n  %s\n", pi->name,
+	       fsc_severity_name(pi->severity), pi->message, pi->fix,
+	       pi->preen ? " (safe for -p)" : "", pi->explanation);
+	return close_stdout_checked(FSCK_OK);
+}
+
+enum { OPT_OFFSET = 256, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_EXPLAIN };
+
+static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no", no_argument, NULL, 'n' }, { "preen", no_argument, NULL, 'p' },
+		{ "yes", no_argument, NULL, 'y' }, { "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' }, { "progress", required_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' }, { "offset", required_argument, NULL, OPT_OFFSET },
+		{ "partition", required_argument, NULL, OPT_PARTITION },
+		{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE },
+		{ "explain", required_argument, NULL, OPT_EXPLAIN },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "npayfvC:JrhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': case 'r': ctl->mode = MODE_CHECK; break;
+		case 'p': case 'a': ctl->mode = MODE_PREEN; break;
+		case 'y': ctl->mode = MODE_YES; break;
+		case 'f': ctl->force = true; break;
+		case 'v': ctl->verbose = true; break;
+		case 'J': ctl->json = true; break;
+		case 'C':
+			if (parse_uint(optarg, 1023, &v) < 0)
+				return usage_error("fsck", "invalid progress descriptor '%s'", optarg);
+			ctl->progress_fd = (int)v;
+			break;
+		case OPT_OFFSET:
+			if (parse_size(optarg, &ctl->sel.offset) < 0)
+				return usage_error("fsck", "invalid offset '%s'", optarg);
+			ctl->sel.has_offset = true;
+			break;
+		case OPT_PARTITION:
+			if (parse_uint(optarg, 4096, &v) < 0 || v == 0)
+				return usage_error("fsck", "invalid partition number '%s'", optarg);
+			ctl->sel.partition = (int)v;
+			break;
+		case OPT_SECTOR_SIZE:
+			if (parse_uint(optarg, 4096, &v) < 0 || v < 512 || (v & (v - 1)))
+				return usage_error("fsck", "invalid sector size '%s'", optarg);
+			ctl->sel.sector_size = (uint32_t)v;
+			break;
+		case OPT_EXPLAIN: ctl->explain = optarg; break;
+		case 'h': fsck_help(); return -1;
+		case 'V': printf("fatscope fsck from fatscope %s\n", fsc_version()); return -1;
+		default: return usage_error("fsck", "invalid option");
+		}
+	}
+	if (ctl->explain)
+		return 0;
+	if (optind >= argc)
+		return usage_error("fsck", "no device or image specified");
+	if (optind + 1 < argc)
+		return usage_error("fsck", "only one device or image at a time");
+	if (ctl->sel.has_offset && ctl->sel.partition)
+		return usage_error("fsck", "--offset and --partition are mutually exclusive");
+	return 0;
+}
+
+/* The exit code from the ledger: errors, and fixable warnings, are left uncorrected. */
+static int ledger_code(const struct fsc_findings *fs, unsigned *left)
+{
+	*left = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info(fs->v[i].id);
+
+		if (pi->severity >= FSC_SEV_ERROR ||
+		    (pi->severity == FSC_SEV_WARN && strcmp(pi->fix, "NONE") != 0))
+			(*left)++;
+	}
+	return *left ? FSCK_UNCORRECTED : FSCK_OK;
+}
+
+static void summary_text(const char *path, const struct fsc_check_summary *s)
+{
+	uint64_t objects = s->files + s->dirs + 1;
+
+	printf("%s: %llu files, %llu directories, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
+	       path, (unsigned long long)s->files, (unsigned long long)s->dirs,
+	       (unsigned long long)s->clusters_marked, (unsigned long long)s->clusters_total,
+	       100.0 * (double)s->fragmented / (double)objects);
+}
+
+static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_check_summary *s,
+			bool checked, int code)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_open(&j, NULL, '{');
+	json_str(&j, "path", path);
+	json_str(&j, "type", fsc_type_name(p->type));
+	json_bool(&j, "checked", checked);
+	report_findings_json(&j, &p->findings);
+	json_open(&j, "summary", '{');
+	json_u64(&j, "files", s->files);
+	json_u64(&j, "directories", s->dirs);
+	json_u64(&j, "clusters_total", s->clusters_total);
+	json_u64(&j, "clusters_used", s->clusters_used);
+	json_u64(&j, "clusters_marked", s->clusters_marked);
+	json_u64(&j, "lost_clusters", s->lost_clusters);
+	json_u64(&j, "fragmented", s->fragmented);
+	json_u64(&j, "findings_not_listed", s->suppressed);
+	json_close(&j, '}');
+	json_int(&j, "exit_code", code);
+	json_close(&j, '}');
+}
+
+static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p,
+			const struct fsc_check_summary *s, int code, unsigned left)
+{
+	char prefix[4200];
+
+	snprintf(prefix, sizeof(prefix), "%s: ", path);
+	for (size_t i = 0; i < p->findings.n; i++)
+		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &p->findings.v[i]);
+	if (s->suppressed)
+		printf("%s%llu more findings of the same kinds not listed\n", prefix,
+		       (unsigned long long)s->suppressed);
+	summary_text(path, s);
+	if (code == FSCK_OK)
+		return;
+	if (ctl->mode == MODE_CHECK)
+		printf("%s%u problem%s left uncorrected (checked read-only)\n", prefix, left, left == 1 ? "" : "s");
+	else
+		printf("%s%u problem%s found; repair is not available yet, nothing was written\n", prefix,
+		       left, left == 1 ? "" : "s");
+}
+
+/* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
+static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
+{
+	return ctl->mode == MODE_PREEN && !ctl->force && !(p->ex.volume_flags & 2) &&
+	       fsc_findings_worst(&p->findings) < FSC_SEV_WARN;
+}
+
+static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
+{
+	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
+	struct fsc_check_opts o = { 0 };
+	struct fsc_check_summary s = { 0 };
+	unsigned left;
+	int r, code;
+
+	if (ctl->verbose && !ctl->json)
+		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
+			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
+	if (preen_skip(ctl, p)) {
+		code = ledger_code(&p->findings, &left);
+		if (ctl->json)
+			report_json(path, p, &s, false, code);
+		else
+			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
+		return code;
+	}
+	if (ctl->progress_fd == 0 && isatty(STDERR_FILENO) && !ctl->json)
+		pr.mode = PROGRESS_BAR;
+	else if (ctl->progress_fd > 0)
+		pr = (struct progress){ PROGRESS_FD, ctl->progress_fd, path, -1, 0 };
+	if (pr.mode != PROGRESS_OFF) {
+		o.progress = progress_update;
+		o.ctx = &pr;
+	}
+	r = fsc_exfat_check(dev, p, &o, &s);
+	progress_done(&pr);
+	if (r < 0) {
+		errmsg(path, "check failed: %s", strerror(-r));
+		return FSCK_OPERROR;
+	}
+	code = ledger_code(&p->findings, &left);
+	if (ctl->json)
+		report_json(path, p, &s, true, code);
+	else
+		report_text(ctl, path, p, &s, code, left);
+	return code;
+}
+
+static int fsck_path(struct fsck_ctl *ctl, const char *path)
+{
+	struct fsc_dev *dev;
+	struct fsc_partition part;
+	struct fsc_probe *p;
+	int code = open_volume(path, &ctl->sel, &dev, &part), r;
+
+	if (code)
+		return FSCK_OPERROR;
+	r = fsc_probe_volume(dev, &p);
+	if (r < 0) {
+		errmsg(path, r == -ENODATA ? "too small to hold a boot sector" : "read error: %s", strerror(-r));
+		fsc_dev_close(dev);
+		return FSCK_OPERROR;
+	}
+	if (p->type == FSC_TYPE_EXFAT) {
+		code = check_volume(ctl, path, dev, p);
+	} else if (fsc_type_is_fat(p->type)) {
+		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
+		       p->type == FSC_TYPE_FAT12 ? "FAT12" : p->type == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
+		code = FSCK_OPERROR;
+	} else {
+		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(p->type));
+		code = FSCK_OPERROR;
+	}
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	return code;
+}
+
+int cmd_fsck(int argc, char **argv)
+{
+	struct fsck_ctl ctl = { .mode = MODE_CHECK, .progress_fd = -1 };
+	int r = parse_args(&ctl, argc, argv);
+
+	if (r)
+		return r < 0 ? close_stdout_checked(FSCK_OK) : r;
+	if (ctl.explain)
+		return explain(ctl.explain);
+	r = fsck_path(&ctl, argv[optind]);
+	return close_stdout_checked(r);
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report.h - the one renderer of findings, as text and as JSON. */
+#ifndef FSC_REPORT_H
+#define FSC_REPORT_H
+
+#include "common.h"
+#include "json.h"
+
+/* "indent" + "findings:" header and one line per finding (or "none"). */
+void report_findings_text(const struct fsc_findings *fs, const char *indent);
+/* A line per finding with no header: "SEVERITY ID: message [location]". */
+void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding *f);
+void report_findings_json(struct json *j, const struct fsc_findings *fs);
+
+#endif

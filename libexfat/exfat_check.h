@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * exfat_check.h - the state shared by the exFAT check passes
+ * (exfat_check.c, exfat_alloc.c, exfat_tree.c); not installed.
+ */
+#ifndef FSC_EXFAT_CHECK_H
+#define FSC_EXFAT_CHECK_H
+
+#include "internal.h"
+#include "bytes.h"
+
+/* Who owns an allocation, for findings: a directory path and a name. */
+struct owner {
+	const char *dir;		/* path of the directory holding the entry */
+	const char *name;		/* UTF-8 name, or a description ("root directory") */
+	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
+};
+
+struct xvol {
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	const struct fsc_check_opts *o;
+	struct fsc_check_summary *sum;
+	unsigned shift;			/* sector shift */
+	uint32_t cb;			/* cluster bytes */
+	uint32_t cc;			/* ClusterCount */
+	uint64_t heap_byte;
+	const uint8_t *fat;		/* FAT entries 0 .. cc+1, mapped */
+	uint64_t *used;			/* claimed clusters, bit c-2 */
+	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
+	uint16_t *upcase;		/* 65536 entries */
+	unsigned per_id[FSC_PR_COUNT];
+	unsigned max_per_id;
+	uint64_t progress_done, progress_total;
+	int pass;
+};
+
+#define XV_NPASSES 4
+
+static inline bool bit_get(const uint64_t *b, uint64_t i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void bit_set(uint64_t *b, uint64_t i)
+{
+	b[i >> 6] |= 1ull << (i & 63);
+}
+
+static inline bool xv_cluster_valid(const struct xvol *v, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c <= (uint64_t)v->cc + 1;
+}
+
+static inline uint32_t xv_fat(const struct xvol *v, uint32_t c)
+{
+	return get_le32(v->fat, 4 * (size_t)c);
+}
+
+static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
+{
+	return v->heap_byte + (uint64_t)(c - 2) * v->cb;
+}
+
+/* A finding with the per-problem cap; NULL when it is over the cap (counted). */
+struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
+			   uint64_t loc, const char *field);
+/* The same for an entry or an allocation: location and path from who. */
+struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who);
+void xv_progress(struct xvol *v, uint64_t step);
+
+/* exfat_alloc.c */
+struct chain_res {
+	uint64_t clusters;		/* clusters claimed */
+	bool contiguous;
+	bool readable;			/* the first cluster is this allocation's own */
+};
+typedef bool (*cluster_fn)(struct xvol *v, uint32_t c, void *ctx);
+/*
+ * Walk and claim an allocation (FAT chain, or contiguous with NoFatChain).
+ * size 0 with !nofat: follow the chain to its end (the root directory).
+ * visit (may be NULL) sees each cluster of the allocation, in order, up to
+ * the first problem; returning false stops the walk.
+ */
+void xv_claim(struct xvol *v, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
+	      struct chain_res *res, cluster_fn visit, void *ctx);
+int xv_load_fat(struct xvol *v);
+int xv_load_bitmap(struct xvol *v);
+void xv_load_upcase(struct xvol *v);
+void xv_compare_bitmap(struct xvol *v);
+
+/* exfat_tree.c */
+int xv_walk_tree(struct xvol *v);
+
+#endif
