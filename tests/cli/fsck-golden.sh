@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fsck-golden.sh - fatscope fsck on every exFAT fixture, e2fsprogs style:
+# the first run's transcript and exit status against the reviewed one in
+# tests/cli/expected/fsck/, a second run identical to the first (a
+# read-only check changes nothing), -y writing nothing either (repair is
+# not available yet), and the image's hash unchanged after all of them.
+# FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
+. "$(dirname "$0")/lib.sh"
+
+prepare_fixtures
+cd "$WORK/img"
+for name in $(fixture_names); do
+	case "$name" in exfat*|pop-*) ;; *) continue ;; esac
+	want="$EXPECTED/fsck/$name.txt"
+	run1=$("$FATSCOPE" fsck -n "$name.img" 2>&1; echo "exit status: $?")
+	run2=$("$FATSCOPE" fsck -n "$name.img" 2>&1; echo "exit status: $?")
+	runy=$("$FATSCOPE" fsck -y "$name.img" 2>&1; echo "exit status: $?")
+	[ "${FSC_UPDATE_GOLDEN:-0}" = 1 ] && printf '%s\n' "$run1" > "$want"
+	if [ ! -f "$want" ]; then
+		bad "$name: no expected transcript"
+	elif ! diff -u "$want" <(printf '%s\n' "$run1"); then
+		bad "$name: first run differs from the transcript"
+	else
+		ok
+	fi
+	if [ "$run1" = "$run2" ]; then ok; else bad "$name: second run differs from the first"; fi
+	# -y: the same findings and exit status, and it says nothing was written.
+	if [ "$(tail -1 <<< "$runy")" = "$(tail -1 <<< "$run1")" ] &&
+	   { [ "$(tail -1 <<< "$run1")" = "exit status: 0" ] || grep -q "nothing was written" <<< "$runy"; }; then
+		ok
+	else
+		bad "$name: -y does not match -n or does not say nothing was written"
+	fi
+	sum=$(sha256sum "$name.img" | cut -d' ' -f1)
+	if [ "$sum" = "$(fixture_hash "$name")" ]; then ok; else bad "$name.img changed"; fi
+done
+finish

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fsck-options.sh - fatscope fsck's fsck(8) surface: modes, -f, -C FD
+# progress lines, --explain, -J, the refusal of FAT and non-volumes, and
+# exit codes.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+cd "$WORK/img"
+
+check() {	# check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
+}
+
+"$FATSCOPE" fsck -n exfat.img > /dev/null; check "clean -n" 0 $?
+"$FATSCOPE" fsck exfat-bad-checksum.img > /dev/null; check "damaged -n" 4 $?
+out=$("$FATSCOPE" fsck -p exfat.img); rc=$?
+check "preen clean, no -f" "0 exfat.img: clean (not marked dirty; -f checks fully)" "$rc $out"
+out=$("$FATSCOPE" fsck -p -f exfat.img); rc=$?
+check "preen -f checks fully" "0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+out=$("$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
+check "preen dirty exit" 4 "$rc"
+check "preen dirty prefix" "exfat-dirty.img: warning EXFAT_BOOT_VOLUME_DIRTY: VolumeFlags has VolumeDirty set [byte 106 (VolumeFlags)]" \
+	"$(head -1 <<< "$out")"
+check "preen says no repair" "exfat-dirty.img: 1 problem found; repair is not available yet, nothing was written" \
+	"$(tail -1 <<< "$out")"
+
+# -C FD: fsck(8) progress lines "PASS DONE TOTAL DEVICE" on the descriptor, nothing extra on stdout.
+out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$WORK/progress.txt")
+check "progress keeps stdout" "exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$out"
+if grep -Eq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$WORK/progress.txt" &&
+   ! grep -Evq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$WORK/progress.txt" &&
+   [ "$(cut -d' ' -f1 "$WORK/progress.txt" | sort -u | tr -d '\n')" = 1234 ]; then
+	ok
+else
+	bad "progress lines: $(head -3 "$WORK/progress.txt" | tr '\n' '|')"
+fi
+out=$("$FATSCOPE" fsck -n -C 0 exfat.img 2> "$WORK/stderr.txt")
+check "-C 0 off a terminal draws nothing" "" "$(cat "$WORK/stderr.txt")"
+
+# --explain
+out=$("$FATSCOPE" fsck --explain EXFAT_LOST_CLUSTERS); rc=$?
+check "--explain exit" 0 "$rc"
+check "--explain head" "EXFAT_LOST_CLUSTERS" "$(head -1 <<< "$out")"
+grep -q "fsck.exfat never reports them" <<< "$out" && ok || bad "--explain lacks the explanation"
+"$FATSCOPE" fsck --explain NO_SUCH_ID > /dev/null 2>&1; check "--explain unknown" 16 $?
+
+# JSON
+out=$("$FATSCOPE" fsck -J exfat-upcase-bad.img); rc=$?
+check "JSON exit" 4 "$rc"
+for key in '"type": "exfat"' '"checked": true' '"id": "EXFAT_UPCASE_CHECKSUM"' '"exit_code": 4' '"clusters_total": 512'; do
+	grep -qF "$key" <<< "$out" && ok || bad "JSON lacks $key"
+done
+if command -v jq > /dev/null; then
+	check "JSON parses" 4 "$(jq .exit_code <<< "$out")"
+fi
+
+# Not exFAT: one line, exit 8.
+err=$("$FATSCOPE" fsck fat16.img 2>&1 > /dev/null); rc=$?
+check "FAT refused" "8 fatscope: fat16.img: FAT16 volume: FAT checking is not available yet; use fsck.fat(8)" "$rc $err"
+err=$("$FATSCOPE" fsck ntfs.img 2>&1 > /dev/null); rc=$?
+check "NTFS refused" "8 fatscope: ntfs.img: not an exFAT volume (ntfs); see fatscope probe" "$rc $err"
+err=$("$FATSCOPE" fsck "$WORK/nope.img" 2>&1 > /dev/null); rc=$?
+check "missing" "8 fatscope: $WORK/nope.img: No such file or directory" "$rc $err"
+"$FATSCOPE" fsck > /dev/null 2>&1; check "no device" 16 $?
+"$FATSCOPE" fsck exfat.img fat16.img > /dev/null 2>&1; check "two devices" 16 $?
+"$FATSCOPE" fsck -C x exfat.img > /dev/null 2>&1; check "bad -C" 16 $?
+# A partition of a whole-disk image.
+"$FATSCOPE" fsck -n --partition 1 mbr-disk.img > /dev/null; check "--partition 1 (exFAT)" 0 $?
+"$FATSCOPE" fsck -n --partition 2 mbr-disk.img > /dev/null 2>&1; check "--partition 2 (FAT32)" 8 $?
+finish
