@@ -203,17 +203,16 @@ static void remember_name(struct walk *w, const uint16_t *units, unsigned n, uin
 		w->arena[w->alen++] = w->v->upcase[units[i]];
 }
 
-static const struct walk *cmp_walk;
-
-static int cmp_names(const void *a, const void *b)
+static int cmp_names(const void *a, const void *b, void *ctx)
 {
 	const struct nameref *x = a, *y = b;
+	const struct walk *w = ctx;
 
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
 	if (x->len != y->len)
 		return x->len < y->len ? -1 : 1;
-	return memcmp(cmp_walk->arena + x->off, cmp_walk->arena + y->off, x->len * 2u);
+	return memcmp(w->arena + x->off, w->arena + y->off, x->len * 2u);
 }
 
 static void check_duplicates(struct walk *w)
@@ -221,10 +220,10 @@ static void check_duplicates(struct walk *w)
 	char name[1024];
 	struct fsc_finding *f;
 
-	cmp_walk = w;
-	qsort(w->names, w->nnames, sizeof(*w->names), cmp_names);
+	if (w->nnames > 1)
+		qsort_r(w->names, w->nnames, sizeof(*w->names), cmp_names, w);
 	for (size_t i = 1; i < w->nnames; i++) {
-		if (cmp_names(&w->names[i - 1], &w->names[i]) != 0)
+		if (cmp_names(&w->names[i - 1], &w->names[i], w) != 0)
 			continue;
 		{
 			uint8_t le[510];
