@@ -78,6 +78,32 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_select *sel)
+{
+	unsigned long v;
+
+	switch (which) {
+	case 0:
+		if (parse_size(arg, &sel->offset) < 0)
+			break;
+		sel->has_offset = true;
+		return 0;
+	case 1:
+		if (parse_uint(arg, 4096, &v) < 0 || v == 0)
+			break;
+		sel->partition = (int)v;
+		return 0;
+	default:
+		if (parse_uint(arg, 4096, &v) < 0 || v < 512 || (v & (v - 1)))
+			break;
+		sel->sector_size = (uint32_t)v;
+		return 0;
+	}
+	usage_error(cmd, "invalid %s '%s'", which == 0 ? "offset" : which == 1 ? "partition number" :
+		    "sector size", arg);
+	return -1;
+}
+
 static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 			    struct fsc_partition *part)
 {

@@ -30,6 +30,15 @@ struct vol_select {
 	uint32_t sector_size;		/* 0: the device's */
 };
 
+/* getopt values of --offset, --partition, --sector-size (in that order). */
+#define VOL_OPT_BASE 256
+
+/*
+ * Parse --offset (which 0), --partition (1) or --sector-size (2) into sel;
+ * on a bad value prints the usage error and returns -1.
+ */
+int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_select *sel);
+
 /*
  * Open path read-only with sel applied; with --partition, *part describes
  * the partition (part->partno is 0 otherwise).  On failure prints one line

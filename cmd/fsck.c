@@ -68,7 +68,7 @@ static int explain(const char *id)
 	return close_stdout_checked(FSCK_OK);
 }
 
-enum { OPT_OFFSET = 256, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_EXPLAIN };
+enum { OPT_OFFSET = VOL_OPT_BASE, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_EXPLAIN };
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -99,20 +99,9 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 				return usage_error("fsck", "invalid progress descriptor '%s'", optarg);
 			ctl->progress_fd = (int)v;
 			break;
-		case OPT_OFFSET:
-			if (parse_size(optarg, &ctl->sel.offset) < 0)
-				return usage_error("fsck", "invalid offset '%s'", optarg);
-			ctl->sel.has_offset = true;
-			break;
-		case OPT_PARTITION:
-			if (parse_uint(optarg, 4096, &v) < 0 || v == 0)
-				return usage_error("fsck", "invalid partition number '%s'", optarg);
-			ctl->sel.partition = (int)v;
-			break;
-		case OPT_SECTOR_SIZE:
-			if (parse_uint(optarg, 4096, &v) < 0 || v < 512 || (v & (v - 1)))
-				return usage_error("fsck", "invalid sector size '%s'", optarg);
-			ctl->sel.sector_size = (uint32_t)v;
+		case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
+			if (parse_vol_option("fsck", c - OPT_OFFSET, optarg, &ctl->sel) < 0)
+				return EXIT_USAGE;
 			break;
 		case OPT_EXPLAIN: ctl->explain = optarg; break;
 		case 'h': fsck_help(); return -1;

@@ -69,7 +69,7 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 	return 0;
 }
 
-enum { OPT_DRIVERS = 256, OPT_OFFSET, OPT_PARTITION, OPT_SECTOR_SIZE };
+enum { OPT_OFFSET = VOL_OPT_BASE, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_DRIVERS };
 
 static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 {
@@ -83,7 +83,6 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "Jo:nrhV", opts, NULL)) != -1) {
@@ -99,20 +98,9 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 			if (parse_drivers(ctl, optarg) < 0)
 				return EXIT_USAGE;
 			break;
-		case OPT_OFFSET:
-			if (parse_size(optarg, &ctl->sel.offset) < 0)
-				return usage_error("probe", "invalid offset '%s'", optarg);
-			ctl->sel.has_offset = true;
-			break;
-		case OPT_PARTITION:
-			if (parse_uint(optarg, 4096, &v) < 0 || v == 0)
-				return usage_error("probe", "invalid partition number '%s'", optarg);
-			ctl->sel.partition = (int)v;
-			break;
-		case OPT_SECTOR_SIZE:
-			if (parse_uint(optarg, 4096, &v) < 0 || v < 512 || (v & (v - 1)))
-				return usage_error("probe", "invalid sector size '%s'", optarg);
-			ctl->sel.sector_size = (uint32_t)v;
+		case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
+			if (parse_vol_option("probe", c - OPT_OFFSET, optarg, &ctl->sel) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'h': probe_help(); return -1;
 		case 'V': printf("fatscope probe from fatscope %s\n", fsc_version()); return -1;
