@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_probe.c - fuzz harness for classification, every driver model and
- * the verdict, through the memory backend.  Built three ways:
- *   - with AFL++ (CC=afl-cc, ./configure --enable-fuzz): persistent mode;
- *   - with libFuzzer (-DFSC_LIBFUZZER): LLVMFuzzerTestOneInput only;
- *   - otherwise as a replay program: every file named, or found in the
- *     directories named, is run once (make check does this under ASan and
- *     UBSan over fuzz/corpus and every test fixture).
+ * fuzz_probe.c - harness: classification, every driver model and the
+ * verdict, through the memory backend (driver in fuzz_main.c).
  */
 #include "config.h"
-
-#include <dirent.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "fatscope.h"
 
@@ -45,88 +34,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	return 0;
 }
 
-#ifndef FSC_LIBFUZZER
-#ifdef __AFL_FUZZ_TESTCASE_LEN
-__AFL_FUZZ_INIT();
-
-int main(void)
-{
-	__AFL_INIT();
-	unsigned char *buf = __AFL_FUZZ_TESTCASE_BUF;
-
-	while (__AFL_LOOP(10000))
-		LLVMFuzzerTestOneInput(buf, (size_t)__AFL_FUZZ_TESTCASE_LEN);
-	return 0;
-}
-#else
-static int run_file(const char *path, unsigned *count)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *data = NULL;
-	size_t len = 0, cap = 0, r;
-
-	if (!f) {
-		perror(path);
-		return 1;
-	}
-	do {
-		if (len == cap) {
-			uint8_t *nd = realloc(data, cap = cap ? 2 * cap : 65536);
-
-			if (!nd) {
-				fclose(f);
-				free(data);
-				return 1;
-			}
-			data = nd;
-		}
-		r = fread(data + len, 1, cap - len, f);
-		len += r;
-	} while (r);
-	fclose(f);
-	LLVMFuzzerTestOneInput(data, len);
-	free(data);
-	(*count)++;
-	return 0;
-}
-
-static int run_path(const char *path, unsigned *count)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	int bad = 0;
-
-	if (stat(path, &st) < 0) {
-		perror(path);
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode))
-		return run_file(path, count);
-	d = opendir(path);
-	if (!d)
-		return 1;
-	while ((de = readdir(d)) != NULL) {
-		char sub[4096];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		bad |= run_path(sub, count);
-	}
-	closedir(d);
-	return bad;
-}
-
-int main(int argc, char **argv)
-{
-	unsigned count = 0;
-	int bad = 0;
-
-	for (int i = 1; i < argc; i++)
-		bad |= run_path(argv[i], &count);
-	printf("replayed %u inputs\n", count);
-	return bad;
-}
-#endif
-#endif

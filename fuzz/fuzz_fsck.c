@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuzz_fsck.c - harness: the exFAT model, the tree walk and every check
+ * pass (fsc_exfat_check) on whatever the probe takes for exFAT, findings
+ * rendered; through the memory backend (driver in fuzz_main.c).
+ */
+#include "config.h"
+
+#include "fatscope.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_check_summary sum;
+	char buf[512];
+
+	if (fsc_dev_open_mem(data, len, &dev) < 0)
+		return 0;
+	if (fsc_probe_volume(dev, &p) == 0) {
+		if (p->type == FSC_TYPE_EXFAT)
+			fsc_exfat_check(dev, p, NULL, &sum);
+		for (size_t i = 0; i < p->findings.n; i++) {
+			fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
+			fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
+		}
+		fsc_probe_free(p);
+	}
+	fsc_dev_close(dev);
+	return 0;
+}
