@@ -76,22 +76,45 @@ static void chain_problem(struct xvol *v, enum fsc_problem id, const struct owne
 		finding_detail(f, "%s", detail);
 }
 
+/* While resolving: the owner claiming a cross-linked cluster first is named in its finding. */
+static void name_first_owner(struct xvol *v, const struct owner *who, uint32_t c)
+{
+	char path[4096 + 800];
+
+	for (unsigned k = 0; k < v->nxlinks; k++) {
+		struct xlink *x = &v->xlinks[k];
+
+		if (x->cluster != c || x->named)
+			continue;
+		owner_path(who, path, sizeof(path));
+		finding_detail(&v->p->findings.v[x->finding], "%s", path);
+		x->named = true;
+	}
+}
+
 /* Claim cluster c for the allocation; false when it is a loop or a cross-link. */
 static bool claim_one(struct xvol *v, const struct owner *who, uint32_t first, bool nofat,
 		      uint64_t step, uint32_t c)
 {
 	uint64_t i = (uint64_t)c - 2;
+	uint64_t *claimed = v->resolving ? v->marked : v->used;
 	struct fsc_finding *f;
 
-	if (!bit_get(v->used, i)) {
-		bit_set(v->used, i);
+	if (!bit_get(claimed, i)) {
+		bit_set(claimed, i);
+		if (v->resolving)
+			name_first_owner(v, who, c);
 		return true;
 	}
+	if (v->resolving)
+		return false;
 	if (in_chain(v, first, nofat, step, c)) {
 		chain_problem(v, FSC_PR_EXFAT_CHAIN_LOOP, who, c, NULL);
 	} else if ((f = xv_add_owner(v, FSC_PR_EXFAT_CROSS_LINK, who))) {
 		finding_actual(f, "%u", c);
 		finding_detail(f, "another file or directory checked earlier");
+		if (v->nxlinks < sizeof(v->xlinks) / sizeof(v->xlinks[0]))
+			v->xlinks[v->nxlinks++] = (struct xlink){ c, (size_t)(f - v->p->findings.v), false };
 	}
 	return false;
 }

@@ -40,11 +40,23 @@ FSC_EXPORT uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const ui
 struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
 			   uint64_t loc, const char *field)
 {
+	if (v->resolving)
+		return NULL;
 	if (v->per_id[id]++ >= v->max_per_id) {
 		v->sum->suppressed++;
 		return NULL;
 	}
 	return finding_add(&v->p->findings, id, kind, loc, field);
+}
+
+void owner_path(const struct owner *who, char *path, size_t len)
+{
+	if (who->name && who->cluster)
+		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
+	else if (who->name)
+		snprintf(path, len, "%s (%s)", who->dir, who->name);
+	else
+		snprintf(path, len, "%s", who->dir);
 }
 
 struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who)
@@ -56,18 +68,40 @@ struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const stru
 	if (!f)
 		return NULL;
 	f->entry = who->entry;
-	if (who->name && who->cluster)
-		snprintf(path, sizeof(path), "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
-	else if (who->name)
-		snprintf(path, sizeof(path), "%s (%s)", who->dir, who->name);
-	else
-		snprintf(path, sizeof(path), "%s", who->dir);
+	owner_path(who, path, sizeof(path));
 	finding_path(f, path);
 	return f;
 }
 
+/*
+ * Name the first owner of each cross-linked cluster: walk the bitmap, the
+ * up-case table and the tree again in the same order, claiming into the
+ * (no longer needed) bitmap copy.
+ */
+static int resolve_cross_links(struct xvol *v)
+{
+	struct fsc_check_summary keep = *v->sum;
+	const struct fsc_exfat_root *r = &v->p->root;
+	struct owner bm = { "/", "allocation bitmap", 0, 0 }, up = { "/", "up-case table", 0, 0 };
+	struct chain_res res;
+	int rc;
+
+	memset(v->marked, 0, (((uint64_t)v->cc + 63) / 64) * 8);
+	v->resolving = true;
+	if (r->bitmap_found && xv_cluster_valid(v, r->bitmap_cluster))
+		xv_claim(v, &bm, r->bitmap_cluster, r->bitmap_length, false, &res, NULL, NULL);
+	if (r->upcase_found)
+		xv_claim(v, &up, r->upcase_cluster, r->upcase_length, false, &res, NULL, NULL);
+	rc = xv_walk_tree(v);
+	v->resolving = false;
+	*v->sum = keep;
+	return rc;
+}
+
 void xv_progress(struct xvol *v, uint64_t step)
 {
+	if (v->resolving)
+		return;
 	v->progress_done += step;
 	if (v->o && v->o->progress)
 		v->o->progress(v->o->ctx, v->pass, XV_NPASSES, v->progress_done, v->progress_total);
@@ -158,6 +192,8 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 		goto out;
 	pass(&v, 4, 1);
 	xv_compare_bitmap(&v);
+	if (v.nxlinks)
+		r = resolve_cross_links(&v);
 out:
 	free(v.used);
 	free(v.marked);

@@ -33,6 +33,14 @@ struct xvol {
 	unsigned max_per_id;
 	uint64_t progress_done, progress_total;
 	int pass;
+	/*
+	 * Cross-links: the second owner is found in pass 3; a second walk
+	 * (resolving, with the bitmap copy reused as its claimed set) names
+	 * the first owner.  No finding is made while resolving.
+	 */
+	bool resolving;
+	struct xlink { uint32_t cluster; size_t finding; bool named; } xlinks[64];
+	unsigned nxlinks;
 };
 
 #define XV_NPASSES 4
@@ -66,6 +74,7 @@ static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
 struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
 			   uint64_t loc, const char *field);
 /* The same for an entry or an allocation: location and path from who. */
+void owner_path(const struct owner *who, char *path, size_t len);
 struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who);
 void xv_progress(struct xvol *v, uint64_t step);
 

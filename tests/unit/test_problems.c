@@ -390,6 +390,30 @@ static void test_rendering(void **state)
 	img_free(&im);
 }
 
+/* A cross-link names both owners: the second in the path, the first in the message. */
+static void test_cross_link_owners(void **state)
+{
+	struct img im;
+	struct fsc_probe *p;
+	char msg[512], loc[512];
+	bool seen = false;
+
+	p_cross(&im);
+	p = probe_and_check(&im);
+	for (size_t i = 0; i < p->findings.n; i++) {
+		if (p->findings.v[i].id != FSC_PR_EXFAT_CROSS_LINK)
+			continue;
+		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
+		fsc_finding_location(&p->findings.v[i], loc, sizeof(loc));
+		assert_string_equal(msg, "cluster 7 is also used by /hello.txt");
+		assert_string_equal(loc, "cluster 6 entry 0: /sub/a.bin");
+		seen = true;
+	}
+	assert_true(seen);
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_healthy_clean),
 		cmocka_unit_test(test_every_id),
 		cmocka_unit_test(test_rendering),
+		cmocka_unit_test(test_cross_link_owners),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
