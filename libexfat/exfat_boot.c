@@ -18,24 +18,11 @@
 #include "internal.h"
 #include "bytes.h"
 
-/* The boot sector's fields (EXSPEC 3.1), to name a differing byte. */
-static const struct { const char *name; uint16_t off, width; } exfat_fields[] = {
-	{ "JumpBoot", 0, 3 }, { "FileSystemName", 3, 8 }, { "MustBeZero", 11, 53 },
-	{ "PartitionOffset", 64, 8 }, { "VolumeLength", 72, 8 }, { "FatOffset", 80, 4 },
-	{ "FatLength", 84, 4 }, { "ClusterHeapOffset", 88, 4 }, { "ClusterCount", 92, 4 },
-	{ "FirstClusterOfRootDirectory", 96, 4 }, { "VolumeSerialNumber", 100, 4 },
-	{ "FileSystemRevision", 104, 2 }, { "VolumeFlags", 106, 2 },
-	{ "BytesPerSectorShift", 108, 1 }, { "SectorsPerClusterShift", 109, 1 },
-	{ "NumberOfFats", 110, 1 }, { "DriveSelect", 111, 1 }, { "PercentInUse", 112, 1 },
-	{ "Reserved", 113, 7 }, { "BootCode", 120, 390 }, { "BootSignature", 510, 2 },
-};
-
 static const char *exfat_field_at(unsigned off)
 {
-	for (size_t i = 0; i < sizeof(exfat_fields) / sizeof(exfat_fields[0]); i++)
-		if (off >= exfat_fields[i].off && off < exfat_fields[i].off + exfat_fields[i].width)
-			return exfat_fields[i].name;
-	return "ExcessSpace";
+	const struct fsc_field *f = fsc_field_at(FSC_TABLE_EXFAT_BOOT, off);
+
+	return f ? f->name : "ExcessSpace";
 }
 
 FSC_EXPORT uint32_t fsc_exfat_boot_checksum(const uint8_t *sectors, size_t sector_size)

@@ -24,11 +24,6 @@
 
 #define MAX_DIR_BYTES (256ull << 20)
 
-struct node {			/* a directory, for paths */
-	size_t parent;		/* index; the root is its own parent */
-	char *name;
-};
-
 struct job {
 	size_t node;
 	uint32_t first;
@@ -44,8 +39,7 @@ struct nameref {
 
 struct walk {
 	struct xvol *v;
-	struct node *nodes;
-	size_t nnodes, capnodes;
+	struct pathtab nodes;
 	struct job *stack;
 	size_t nstack, capstack;
 	/* the directory being read */
@@ -79,41 +73,6 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	*p = np;
 	*cap = nc;
 	return true;
-}
-
-/* "/a/b/c" for a node, truncated at the front when longer than the buffer. */
-static void node_path(const struct walk *w, size_t n, char *buf, size_t len)
-{
-	size_t o = len - 1;
-
-	buf[o] = '\0';
-	while (n != 0 && o > 1) {
-		const char *name = w->nodes[n].name;
-		size_t l = strlen(name);
-
-		if (l + 1 > o) {
-			buf[--o] = '.';
-			break;
-		}
-		o -= l;
-		memcpy(buf + o, name, l);
-		buf[--o] = '/';
-		n = w->nodes[n].parent;
-	}
-	if (o == len - 1)
-		buf[--o] = '/';
-	memmove(buf, buf + o, len - o);
-}
-
-static size_t add_node(struct walk *w, size_t parent, const char *name)
-{
-	if (!grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
-		return SIZE_MAX;
-	w->nodes[w->nnodes].parent = parent;
-	w->nodes[w->nnodes].name = strdup(name);
-	if (!w->nodes[w->nnodes].name)
-		return SIZE_MAX;
-	return w->nnodes++;
 }
 
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
@@ -372,7 +331,7 @@ static void finish_file_set(struct walk *w)
 	if (fi->attr & 0x10) {
 		v->sum->dirs++;
 		if (fi->first && fi->dl)
-			push_job(w, add_node(w, w->node, fi->name[0] ? fi->name : "?"), fi->first, fi->dl,
+			push_job(w, pathtab_add(&w->nodes, w->node, fi->name[0] ? fi->name : "?"), fi->first, fi->dl,
 				 fi->flags & 2);
 	} else {
 		struct owner who = { w->path, fi->name, w->set_cluster, w->set_entry };
@@ -530,7 +489,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->is_root = j->node == 0;
 	w->end_seen = w->after_end_told = false;
 	w->have = w->need = 0;
-	node_path(w, j->node, w->path, sizeof(w->path));
+	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root)
 		who.name = "root directory";
 	xv_claim(v, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
@@ -549,7 +508,7 @@ int xv_walk_tree(struct xvol *v)
 	if (!w)
 		return -ENOMEM;
 	w->v = v;
-	if (add_node(w, 0, "") == SIZE_MAX) {
+	if (pathtab_init(&w->nodes) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -560,9 +519,7 @@ int xv_walk_tree(struct xvol *v)
 		read_dir(w, &j);
 	}
 out:
-	for (size_t i = 0; i < w->nnodes; i++)
-		free(w->nodes[i].name);
-	free(w->nodes);
+	pathtab_free(&w->nodes);
 	free(w->stack);
 	free(w->names);
 	free(w->arena);

@@ -119,7 +119,7 @@ static void check_fields(struct fsc_probe *p)
 		finding_actual(f, "%02X %02X %02X", b->jump[0], b->jump[1], b->jump[2]);
 	}
 	if (b->signature != 0xAA55) {
-		f = ADD(FAT_BOOT_SIGNATURE, BYTE, 510, "signature");
+		f = ADD(FAT_BOOT_SIGNATURE, BYTE, 510, "Signature");
 		finding_actual(f, "%02X %02X", p->sector0[510], p->sector0[511]);
 	}
 	if (b->media != 0xF0 && b->media < 0xF8) {

@@ -322,6 +322,32 @@ size_t fsc_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t 
 bool fsc_probe_spec_valid(const struct fsc_probe *p);
 
 /* ------------------------------------------------------------------ */
+/* Field tables: every on-disk boot structure described once           */
+
+enum fsc_field_fmt { FSC_FMT_UINT, FSC_FMT_HEX, FSC_FMT_TEXT, FSC_FMT_BYTES };
+
+struct fsc_field {
+	const char *name;		/* as in the specification; findings use it too */
+	uint16_t offset, width;		/* bytes */
+	enum fsc_field_fmt fmt;
+	const char *meaning;		/* with the specification section */
+};
+
+enum fsc_table {
+	FSC_TABLE_EXFAT_BOOT, FSC_TABLE_FAT_BPB, FSC_TABLE_FAT16_EBPB, FSC_TABLE_FAT32_EBPB,
+	FSC_TABLE_FSINFO, FSC_TABLE_COUNT
+};
+
+/* The fields of a structure, in offset order; *n gets their count. */
+const struct fsc_field *fsc_field_table(enum fsc_table t, size_t *n);
+/* The field holding byte off of the structure, or NULL. */
+const struct fsc_field *fsc_field_at(enum fsc_table t, unsigned off);
+/* A field's value as an unsigned integer (its first 8 bytes). */
+uint64_t fsc_field_uint(const struct fsc_field *f, const uint8_t *s);
+/* A field's raw value as text: "512", "0x0002", "\"EXFAT   \"", "EB 76 90", "390 x F4". */
+void fsc_field_value(const struct fsc_field *f, const uint8_t *s, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* Checking (fsck)                                                     */
 
 struct fsc_check_summary {

@@ -36,6 +36,22 @@ bool fat_bpb_plausible(const uint8_t *s);
 void fat_bpb_decode(const uint8_t *s, struct fsc_fat_bpb *b);
 void fat_bpb_check(struct fsc_dev *dev, struct fsc_probe *p);
 
+/* pathtab.c: directories of a walk as (parent, name) nodes; node 0 is the root. */
+struct pathnode {
+	size_t parent;
+	char *name;
+};
+struct pathtab {
+	struct pathnode *v;
+	size_t n, cap;
+};
+int pathtab_init(struct pathtab *t);
+/* The new node's index, or SIZE_MAX when out of memory. */
+size_t pathtab_add(struct pathtab *t, size_t parent, const char *name);
+/* "/a/b" for node n; a path too long for buf is cut at the front ("./b"). */
+void pathtab_path(const struct pathtab *t, size_t n, char *buf, size_t len);
+void pathtab_free(struct pathtab *t);
+
 /* UTF-16LE -> UTF-8, invalid units as U+FFFD; always NUL-terminates. */
 void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
 
