@@ -1,16 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# man-sync.sh - check that man/fatscope-probe.8 documents
-#   (a) every problem ID of libexfat/problems.def (as a ".B ID" entry),
-#   (b) every driver ID listed under "Drivers:" by `fatscope probe --help`
-#       (as a ".B ID" entry),
-#   (c) every long option listed by `fatscope probe --help`.
+# man-sync.sh - check that the man pages stay in step with the code:
+#   man/fatscope-fsck.8 documents
+#     (a) every problem ID of libexfat/problems.def (as a ".B ID" entry),
+#     (d) every long option listed by `fatscope fsck --help`;
+#   man/fatscope-probe.8 documents
+#     (b) every problem ID of the groups of libexfat/problems.def that
+#         probe reports (all but the "(fsck ...)" groups), and none of the
+#         fsck groups (as ".B ID" entries),
+#     every driver ID listed under "Drivers:" by `fatscope probe --help`
+#     (as a ".B ID" entry) and every long option it lists;
+#   (c) the PROBLEMS section of both pages is exactly what
+#       man/problems-section.sh generates from problems.def now (--all for
+#       fatscope-fsck.8, --probe for fatscope-probe.8), so that a changed
+#       problems.def fails until the pages are regenerated.
 #
 # Environment: srcdir (default: $top_srcdir, else two directories up from
 # this script), FATSCOPE (default: ./fatscope).
-# Exit status: 0 all documented, 1 something missing, 99 the check itself
-# could not run (automake's hard error).
+# Exit status: 0 all documented, 1 something missing or out of date, 99 the
+# check itself could not run (automake's hard error).
 set -eu
 export LC_ALL=C
 
@@ -18,80 +27,169 @@ script_dir=$(cd "$(dirname "$0")" && pwd)
 srcdir=${srcdir:-${top_srcdir:-$script_dir/../..}}
 FATSCOPE=${FATSCOPE:-./fatscope}
 
-page=$srcdir/man/fatscope-probe.8
+probe_page=$srcdir/man/fatscope-probe.8
+fsck_page=$srcdir/man/fatscope-fsck.8
 def=$srcdir/libexfat/problems.def
+gen=$srcdir/man/problems-section.sh
 
 fail_hard() {
 	echo "man-sync: $*" >&2
 	exit 99
 }
 
-[ -r "$page" ] || fail_hard "cannot read $page"
-[ -r "$def" ] || fail_hard "cannot read $def"
-help=$("$FATSCOPE" probe --help) || fail_hard "'$FATSCOPE probe --help' failed"
+for f in "$probe_page" "$fsck_page" "$def" "$gen"; do
+	[ -r "$f" ] || fail_hard "cannot read $f"
+done
+probe_help=$("$FATSCOPE" probe --help) || fail_hard "'$FATSCOPE probe --help' failed"
+fsck_help=$("$FATSCOPE" fsck --help) || fail_hard "'$FATSCOPE fsck --help' failed"
 
-# The page's source with the roff escapes that can sit inside a name
-# removed: \- becomes -, \% \& \: and font changes disappear.
-man_text=$(sed -e 's/\\-/-/g' -e 's/\\[%&:]//g' -e 's/\\f[BIRP]//g' \
-	-e 's/\\f(..//g' -e 's/\\f\[[^]]*\]//g' "$page")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-sync.XXXXXX") || fail_hard "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
 
-# True when the page has an entry line ".B NAME", ".BR NAME ..." or ".BI NAME ...".
-has_entry() {
-	printf '%s\n' "$man_text" | awk -v name="$1" '
-		/^\.B[RI]?[ \t]/ {
-			w = $2
-			gsub(/"/, "", w)
-			if (w == name) { found = 1; exit }
-		}
-		END { exit !found }'
+# A page's source with the roff escapes that can sit inside a name removed:
+# \- becomes -, \% \& \: and font changes disappear.
+man_text() {
+	sed -e 's/\\-/-/g' -e 's/\\[%&:]//g' -e 's/\\f[BIRP]//g' \
+		-e 's/\\f(..//g' -e 's/\\f\[[^]]*\]//g' "$1"
 }
 
-# True when the long option appears anywhere in the page as a whole word.
+# The names of a page's entry lines ".B NAME", ".BR NAME ..." and
+# ".BI NAME ...", one a line.
+entries() {
+	awk '/^\.B[RI]?[ \t]/ { w = $2; gsub(/"/, "", w); print w }' "$1" | sort -u
+}
+
+# The long options under "Options:" of a --help text.
+help_options() {
+	printf '%s\n' "$1" | awk '
+		/^Options:/ { on = 1; next }
+		on && /^[ \t]*$/ { exit }
+		on { print }' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u || true
+}
+
+# True when the long option appears in the page text as a whole word.
 has_option() {
-	printf '%s\n' "$man_text" | grep -Eq -- "(^|[^A-Za-z0-9-])$1([^A-Za-z0-9-]|\$)"
+	grep -Eq -- "(^|[^A-Za-z0-9-])$1([^A-Za-z0-9-]|\$)" "$2"
 }
 
-problems=$(sed -n 's/^PROBLEM(\([A-Z0-9_]*\),.*/\1/p' "$def")
-drivers=$(printf '%s\n' "$help" | awk '
+# The PROBLEMS section of a page: from ".SH PROBLEMS" up to the next ".SH".
+problems_section() {
+	awk '/^\.SH PROBLEMS[ \t]*$/ { on = 1; print; next }
+		on && /^\.SH/ { exit }
+		on { print }' "$1"
+}
+
+man_text "$probe_page" >"$tmp/probe.txt"
+man_text "$fsck_page" >"$tmp/fsck.txt"
+entries "$tmp/probe.txt" >"$tmp/probe.entries"
+entries "$tmp/fsck.txt" >"$tmp/fsck.entries"
+
+# Every ID, and the IDs of the groups that are not fsck's, read from
+# problems.def here rather than through the generator.
+awk '
+	/^\/\* ---- .* ---- \*\// { fsck = index($0, "(fsck") > 0; next }
+	/^PROBLEM\(/ {
+		id = $0
+		sub(/^PROBLEM\([ \t]*/, "", id)
+		sub(/[ \t]*,.*/, "", id)
+		print (fsck ? "fsck " : "probe ") id
+	}' "$def" >"$tmp/groups" || fail_hard "cannot read the problem IDs of $def"
+sed -n 's/^fsck //p' "$tmp/groups" >"$tmp/fsck-only.ids"
+sed -n 's/^probe //p' "$tmp/groups" >"$tmp/probe.ids"
+sort -u "$tmp/fsck-only.ids" "$tmp/probe.ids" >"$tmp/all.ids"
+[ -s "$tmp/all.ids" ] || fail_hard "no PROBLEM entries found in $def"
+[ -s "$tmp/probe.ids" ] || fail_hard "no PROBLEM entries outside the fsck groups in $def"
+
+drivers=$(printf '%s\n' "$probe_help" | awk '
 	/^Drivers:/ { on = 1; next }
 	on && /^[ \t]*$/ { exit }
 	on { print $1 }')
-options=$(printf '%s\n' "$help" | awk '
-	/^Options:/ { on = 1; next }
-	on && /^[ \t]*$/ { exit }
-	on { print }' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u)
-
-[ -n "$problems" ] || fail_hard "no PROBLEM entries found in $def"
+probe_options=$(help_options "$probe_help")
+fsck_options=$(help_options "$fsck_help")
 [ -n "$drivers" ] || fail_hard "no driver IDs under 'Drivers:' in '$FATSCOPE probe --help'"
-[ -n "$options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE probe --help'"
+[ -n "$probe_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE probe --help'"
+[ -n "$fsck_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE fsck --help'"
 
 missing=0
-np=0 nd=0 no=0
-for id in $problems; do
-	np=$((np + 1))
-	if ! has_entry "$id"; then
+np=$(wc -l <"$tmp/all.ids")
+npp=$(wc -l <"$tmp/probe.ids")
+np=$((np + 0)) npp=$((npp + 0)) nd=0 npo=0 nfo=0
+
+# (a) every ID in fatscope-fsck.8
+while read -r id; do
+	if ! grep -qxF -- "$id" "$tmp/fsck.entries"; then
+		echo "man-sync: problem ID $id is not documented in man/fatscope-fsck.8"
+		missing=$((missing + 1))
+	fi
+done <"$tmp/all.ids"
+
+# (b) the IDs probe reports in fatscope-probe.8, and no fsck-only ID
+while read -r id; do
+	if ! grep -qxF -- "$id" "$tmp/probe.entries"; then
 		echo "man-sync: problem ID $id is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
-done
+done <"$tmp/probe.ids"
+while read -r id; do
+	if grep -qxF -- "$id" "$tmp/probe.entries"; then
+		echo "man-sync: problem ID $id belongs to an fsck group but is documented in man/fatscope-probe.8"
+		missing=$((missing + 1))
+	fi
+done <"$tmp/fsck-only.ids"
+
+# probe's drivers and options in fatscope-probe.8
 for id in $drivers; do
 	nd=$((nd + 1))
-	if ! has_entry "$id"; then
+	if ! grep -qxF -- "$id" "$tmp/probe.entries"; then
 		echo "man-sync: driver $id is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
 done
-for opt in $options; do
-	no=$((no + 1))
-	if ! has_option "$opt"; then
+for opt in $probe_options; do
+	npo=$((npo + 1))
+	if ! has_option "$opt" "$tmp/probe.txt"; then
 		echo "man-sync: option $opt is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
 done
 
-if [ "$missing" -gt 0 ]; then
-	echo "man-sync: $missing item(s) missing from man/fatscope-probe.8"
+# (d) fsck's options in fatscope-fsck.8
+for opt in $fsck_options; do
+	nfo=$((nfo + 1))
+	if ! has_option "$opt" "$tmp/fsck.txt"; then
+		echo "man-sync: option $opt of 'fatscope fsck' is not documented in man/fatscope-fsck.8"
+		missing=$((missing + 1))
+	fi
+done
+
+# (c) the PROBLEMS sections are what the generator gives now
+stale=0
+for which in fsck probe; do
+	if [ "$which" = fsck ]; then
+		page=$fsck_page sel=--all
+	else
+		page=$probe_page sel=--probe
+	fi
+	name=man/$(basename "$page")
+	sh "$gen" "$sel" --def "$def" >"$tmp/$which.want" 2>"$tmp/$which.err" ||
+		fail_hard "man/problems-section.sh $sel failed: $(cat "$tmp/$which.err")"
+	[ -s "$tmp/$which.want" ] || fail_hard "man/problems-section.sh $sel printed nothing"
+	problems_section "$page" >"$tmp/$which.have"
+	if [ ! -s "$tmp/$which.have" ]; then
+		echo "man-sync: $name has no PROBLEMS section"
+		stale=$((stale + 1))
+	elif ! cmp -s "$tmp/$which.want" "$tmp/$which.have"; then
+		echo "man-sync: the PROBLEMS section of $name differs from what man/problems-section.sh $sel generates:"
+		diff -u "$tmp/$which.have" "$tmp/$which.want" 2>&1 |
+			sed -e '1,2d' -e 's/^/  /' | head -n 40 || true
+		echo "man-sync: regenerate it with: (cd $srcdir && sh man/problems-section.sh $sel --update $name)"
+		stale=$((stale + 1))
+	fi
+done
+
+if [ $((missing + stale)) -gt 0 ]; then
+	echo "man-sync: $missing item(s) missing or misplaced, $stale PROBLEMS section(s) out of date"
 	exit 1
 fi
-echo "man-sync: $np problem IDs, $nd drivers, $no options documented"
+echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe and $nfo fsck options documented; PROBLEMS sections up to date"
 exit 0
