@@ -52,5 +52,6 @@ int close_stdout_checked(int code);
 
 int cmd_probe(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "probe", cmd_probe, "identify volumes and predict what each driver does with them" },
+	{ "dump", cmd_dump, "show every on-disk structure of a volume (read-only)" },
 	{ "fsck", cmd_fsck, "check an exFAT volume (fsck(8) options and exit codes)" },
 };
 
@@ -35,6 +37,7 @@ int main(int argc, char **argv)
 	char *hv[] = { NULL, (char *)"--help", NULL };
 	const char *cmd;
 
+	setlocale(LC_ALL, "");
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -348,6 +348,64 @@ uint64_t fsc_field_uint(const struct fsc_field *f, const uint8_t *s);
 void fsc_field_value(const struct fsc_field *f, const uint8_t *s, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* Reading the tree (dump): exFAT and FAT alike                         */
+
+struct fsc_dirent {
+	const char *path;		/* of the entry, "/DCIM/IMG_0001.JPG" */
+	const char *name;		/* UTF-8; unpaired surrogates as \uXXXX */
+	char short_name[16];		/* FAT 8.3 name, "" on exFAT */
+	unsigned depth;			/* 1 for entries of the root */
+	size_t parent_id;		/* id of the directory holding it (0: the root) */
+	size_t id;			/* a directory's own id, for its children; 0 otherwise */
+	bool dir, deleted, label, nofat;
+	uint16_t attr;
+	uint64_t size, valid_size;
+	uint32_t first_cluster;
+	uint32_t ctime, mtime, atime;	/* DOS date << 16 | time, 0 when absent */
+	uint8_t ctime_10ms, mtime_10ms;
+	int16_t ctime_utc, mtime_utc, atime_utc;	/* minutes east of UTC; INT16_MIN: none */
+	uint32_t entry_cluster;		/* where the entry (set) lies; 0: FAT12/16 root area */
+	uint64_t entry_offset;		/* byte offset of its first entry in the volume */
+	int recoverable;		/* deleted: 1 clusters still free, 0 reused, -1 unknown */
+};
+
+/* Return non-zero to stop the walk (that value is returned by the walk). */
+typedef int (*fsc_dirent_fn)(void *ctx, const struct fsc_dirent *d);
+
+#define FSC_WALK_DELETED	0x1	/* also deleted entries (sets with InUse clear, 0xE5) */
+
+/*
+ * Walk the directory tree of an exFAT or FAT volume, depth first, parents
+ * before children; fn sees every entry (and the volume label entry).  A
+ * directory reached twice (a cycle, a cross-link) is listed but not read
+ * again; chains are bounded by the cluster count.  Returns 0, fn's
+ * non-zero value, -EINVAL for other volume types, -ENOMEM, or -EIO when
+ * the FAT cannot be read.
+ */
+int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags,
+		  fsc_dirent_fn fn, void *ctx);
+
+/* One run of an allocation: count clusters from first. */
+typedef void (*fsc_extent_fn)(void *ctx, uint32_t first, uint32_t count);
+
+/*
+ * The extents of an allocation: the FAT chain from first (or the
+ * contiguous run with nofat), up to size bytes (0: to the chain's end).
+ * Returns the number of clusters, or -errno; *broken (may be NULL) says
+ * why the chain stopped early ("" if it did not).
+ */
+int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
+		    bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen);
+
+struct fsc_alloc_summary {
+	uint64_t clusters, used, free, bad;
+	uint64_t free_runs, largest_free_run;
+	uint32_t cluster_bytes;
+};
+/* Used, free and bad clusters (exFAT: from the bitmap and the FAT; FAT: from the FAT). */
+int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *out);
+
+/* ------------------------------------------------------------------ */
 /* Checking (fsck)                                                     */
 
 struct fsc_check_summary {

@@ -167,10 +167,10 @@ FSC_EXPORT void fsc_field_value(const struct fsc_field *f, const uint8_t *s, cha
 			return;
 		}
 		buf[0] = '\0';
-		for (unsigned i = 0; i < f->width && o + 4 < len; i++)
+		for (unsigned i = 0; i < f->width && i < 16 && o + 4 < len; i++)
 			o += (size_t)snprintf(buf + o, len - o, "%s%02X", i ? " " : "", s[f->offset + i]);
-		if (f->width * 3 > len - 1 && len > 4)
-			snprintf(buf + len - 4, 4, "...");
+		if (f->width > 16 && o < len)
+			snprintf(buf + o, len - o, " ... (%u bytes)", f->width);
 		return;
 	}
 }

@@ -414,6 +414,36 @@ static void test_cross_link_owners(void **state)
 	img_free(&im);
 }
 
+/* Every field table tiles its structure: no gap, no overlap, in offset order. */
+static void test_field_tables(void **state)
+{
+	static const unsigned ends[FSC_TABLE_COUNT] = {
+		[FSC_TABLE_EXFAT_BOOT] = 512, [FSC_TABLE_FAT_BPB] = 36, [FSC_TABLE_FAT16_EBPB] = 512,
+		[FSC_TABLE_FAT32_EBPB] = 512, [FSC_TABLE_FSINFO] = 512,
+	};
+	static const unsigned starts[FSC_TABLE_COUNT] = {
+		[FSC_TABLE_FAT16_EBPB] = 36, [FSC_TABLE_FAT32_EBPB] = 36,
+	};
+
+	for (int t = 0; t < FSC_TABLE_COUNT; t++) {
+		size_t n;
+		const struct fsc_field *f = fsc_field_table((enum fsc_table)t, &n);
+		unsigned at = starts[t];
+
+		assert_non_null(f);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(f[i].offset, at);
+			assert_true(f[i].width > 0);
+			assert_ptr_equal(fsc_field_at((enum fsc_table)t, f[i].offset), &f[i]);
+			at += f[i].width;
+		}
+		assert_int_equal(at, ends[t]);
+	}
+	/* The names findings use are the table's. */
+	assert_string_equal(fsc_field_at(FSC_TABLE_EXFAT_BOOT, 106)->name, "VolumeFlags");
+	assert_string_equal(fsc_field_at(FSC_TABLE_FAT_BPB, 19)->name, "BPB_TotSec16");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_every_id),
 		cmocka_unit_test(test_rendering),
 		cmocka_unit_test(test_cross_link_owners),
+		cmocka_unit_test(test_field_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

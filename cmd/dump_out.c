@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * dump_out.c - the sections of fatscope dump, each as text and JSON.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libsmartcols.h>
+
+#include "dump.h"
+#include "report.h"
+
+static uint32_t volume_sector_size(const struct fsc_probe *p)
+{
+	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
+		return 1u << p->ex.sector_shift;
+	if (fsc_type_is_fat(p->type))
+		return p->fat.bytes_per_sector;
+	return p->dev_sector_size;
+}
+
+/* The problem IDs of the findings about field name, comma-separated. */
+static void field_problems(const struct fsc_probe *p, const char *name, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->findings.n && o + 2 < len; i++)
+		if (strcmp(p->findings.v[i].field, name) == 0)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
+					      fsc_problem_info(p->findings.v[i].id)->name);
+}
+
+static struct libscols_table *table(const char *const *cols, size_t n)
+{
+	struct libscols_table *tb = scols_new_table();
+
+	if (!tb)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		scols_table_new_column(tb, cols[i], 0.1, 0);
+	return tb;
+}
+
+static void print_table(struct libscols_table *tb)
+{
+	if (tb) {
+		scols_print_table(tb);
+		scols_unref_table(tb);
+	}
+}
+
+/* One field table over the bytes s (a structure of the volume). */
+static void fields_json(struct dump_ctl *ctl, const struct fsc_field *f, size_t n, const uint8_t *s,
+			uint64_t base, const char *key)
+{
+	struct json *j = &ctl->j;
+	char buf[160], probs[160];
+
+	json_open(j, key, '{');
+	json_u64(j, "byte", base);
+	json_open(j, "fields", '[');
+	for (size_t i = 0; i < n; i++) {
+		fsc_field_value(&f[i], s, buf, sizeof(buf));
+		field_problems(ctl->p, f[i].name, probs, sizeof(probs));
+		json_open(j, NULL, '{');
+		json_str(j, "name", f[i].name);
+		json_u64(j, "offset", f[i].offset);
+		json_u64(j, "size", f[i].width);
+		json_str(j, "value", buf);
+		if (f[i].fmt == FSC_FMT_UINT || f[i].fmt == FSC_FMT_HEX)
+			json_u64(j, "number", fsc_field_uint(&f[i], s));
+		json_str(j, "meaning", f[i].meaning);
+		json_str(j, "problems", probs[0] ? probs : NULL);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+static void fields(struct dump_ctl *ctl, enum fsc_table t, const uint8_t *s, uint64_t base, const char *title)
+{
+	static const char *const cols[] = { "OFFSET", "SIZE", "FIELD", "VALUE", "PROBLEMS", "MEANING" };
+	size_t n;
+	const struct fsc_field *f = fsc_field_table(t, &n);
+	struct libscols_table *tb;
+	char buf[160], off[24], size[12], probs[160];
+
+	if (ctl->json) {
+		fields_json(ctl, f, n, s, base, title);
+		return;
+	}
+	printf("%s (byte %" PRIu64 "):\n", title, base);
+	tb = table(cols, 6);
+	for (size_t i = 0; tb && i < n; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		snprintf(off, sizeof(off), "%u", f[i].offset);
+		snprintf(size, sizeof(size), "%u", f[i].width);
+		fsc_field_value(&f[i], s, buf, sizeof(buf));
+		field_problems(ctl->p, f[i].name, probs, sizeof(probs));
+		scols_line_set_data(ln, 0, off);
+		scols_line_set_data(ln, 1, size);
+		scols_line_set_data(ln, 2, f[i].name);
+		scols_line_set_data(ln, 3, buf);
+		scols_line_set_data(ln, 4, probs);
+		scols_line_set_data(ln, 5, f[i].meaning);
+	}
+	print_table(tb);
+	putchar('\n');
+}
+
+static void boot_exfat(struct dump_ctl *ctl)
+{
+	const struct fsc_probe *p = ctl->p;
+	bool backup_told = fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_DIFFERS) ||
+			   fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_CHECKSUM) ||
+			   fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_UNREADABLE);
+
+	fields(ctl, FSC_TABLE_EXFAT_BOOT, p->sector0, 0, ctl->json ? "exfat_boot_sector" : "exFAT boot sector");
+	if (ctl->json) {
+		if (p->ex.checksum_known) {
+			json_u64(&ctl->j, "boot_checksum", p->ex.checksum_stored);
+			json_u64(&ctl->j, "boot_checksum_computed", p->ex.checksum_computed);
+		}
+		json_str(&ctl->j, "backup", backup_told ? "differs" : p->ex.checksum_known ? "identical" : "not read");
+		return;
+	}
+	if (p->ex.checksum_known)
+		printf("boot checksum: stored 0x%08x, computed 0x%08x: %s\n", p->ex.checksum_stored,
+		       p->ex.checksum_computed, p->ex.checksum_stored == p->ex.checksum_computed ? "match" : "MISMATCH");
+	printf("backup boot region (sectors 12-23): %s\n", backup_told ? "see the findings" :
+	       p->ex.checksum_known ? "identical apart from VolumeFlags and PercentInUse" : "not read");
+}
+
+static void boot_fat(struct dump_ctl *ctl)
+{
+	const struct fsc_probe *p = ctl->p;
+	const struct fsc_fat_bpb *b = &p->fat;
+	const uint8_t *fsi;
+
+	fields(ctl, FSC_TABLE_FAT_BPB, p->sector0, 0, ctl->json ? "bpb" : "FAT BPB");
+	fields(ctl, b->bpb32 ? FSC_TABLE_FAT32_EBPB : FSC_TABLE_FAT16_EBPB, p->sector0, 0,
+	       ctl->json ? "extended_bpb" : b->bpb32 ? "FAT32 extended BPB" : "FAT12/16 extended BPB");
+	if (b->bpb32 && b->fsinfo_sector && b->fsinfo_sector < b->reserved &&
+	    fsc_dev_map(ctl->dev, (uint64_t)b->fsinfo_sector * b->bytes_per_sector, 512, &fsi) == 0)
+		fields(ctl, FSC_TABLE_FSINFO, fsi, (uint64_t)b->fsinfo_sector * b->bytes_per_sector,
+		       ctl->json ? "fsinfo" : "FSInfo");
+	if (!ctl->json && b->bpb32)
+		printf("backup boot sector (sector %u): %s\n", b->backup_sector,
+		       fsc_findings_has(&p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) ? "differs (see the findings)" :
+		       "identical apart from the state byte");
+	if (!ctl->json)
+		printf("FAT type: %s by the cluster count (%" PRIu64 "), %s by the BPB\n",
+		       fsc_type_name(b->spec_type), b->clusters, fsc_type_name(b->bpb_type));
+}
+
+static void section_boot(struct dump_ctl *ctl)
+{
+	if (ctl->p->type == FSC_TYPE_EXFAT)
+		boot_exfat(ctl);
+	else
+		boot_fat(ctl);
+	if (ctl->json) {
+		report_findings_json(&ctl->j, &ctl->p->findings);
+		return;
+	}
+	report_findings_text(&ctl->p->findings, "");
+	putchar('\n');
+}
+
+static void section_summary(struct dump_ctl *ctl)
+{
+	struct fsc_alloc_summary s;
+	int r = fsc_alloc_summary(ctl->dev, ctl->p, &s);
+	struct json *j = &ctl->j;
+
+	if (r < 0) {
+		if (!ctl->json)
+			printf("allocation: not summarised (%s)\n\n", strerror(-r));
+		return;
+	}
+	if (ctl->json) {
+		json_open(j, "allocation", '{');
+		json_u64(j, "cluster_bytes", s.cluster_bytes);
+		json_u64(j, "clusters", s.clusters);
+		json_u64(j, "used", s.used);
+		json_u64(j, "free", s.free);
+		json_u64(j, "bad", s.bad);
+		json_u64(j, "free_runs", s.free_runs);
+		json_u64(j, "largest_free_run", s.largest_free_run);
+		json_close(j, '}');
+		return;
+	}
+	printf("allocation: %" PRIu64 " clusters of %u bytes: %" PRIu64 " used, %" PRIu64 " free, %" PRIu64
+	       " bad; free space in %" PRIu64 " run%s, the largest %" PRIu64 " clusters\n\n", s.clusters,
+	       s.cluster_bytes, s.used, s.free, s.bad, s.free_runs, s.free_runs == 1 ? "" : "s",
+	       s.largest_free_run);
+}
+
+/* "2020-01-02 03:04:06.00 +01:00" from a DOS timestamp, 10 ms units and a UTC offset. */
+static void timestamp(uint32_t ts, unsigned ms10, int utc, char *buf, size_t len)
+{
+	int n;
+
+	if (!ts) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = snprintf(buf, len, "%04u-%02u-%02u %02u:%02u:%02u.%02u", 1980 + (ts >> 25), (ts >> 21) & 0xF,
+		     (ts >> 16) & 0x1F, (ts >> 11) & 0x1F, (ts >> 5) & 0x3F, 2 * (ts & 0x1F) + ms10 / 100,
+		     ms10 % 100);
+	if (utc != INT16_MIN && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %c%02d:%02d", utc < 0 ? '-' : '+', abs(utc) / 60, abs(utc) % 60);
+}
+
+static void attr_text(const struct fsc_dirent *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%c%c%c%c%c", d->attr & 0x01 ? 'R' : '-', d->attr & 0x02 ? 'H' : '-',
+		 d->attr & 0x04 ? 'S' : '-', d->attr & 0x10 ? 'D' : '-', d->attr & 0x20 ? 'A' : '-');
+}
+
+struct tree_ctx {
+	struct dump_ctl *ctl;
+	struct libscols_table *tb;
+	struct libscols_line **dirs;	/* the line of each directory, by id */
+	size_t ndirs;
+	uint64_t entries, deleted;
+};
+
+static const char *const tree_cols_long[] = {
+	"NAME", "ATTR", "SIZE", "CLUSTER", "FLAGS", "MODIFIED", "CREATED", "ENTRY",
+};
+
+static const char *recover_text(const struct fsc_dirent *d)
+{
+	return d->recoverable > 0 ? "deleted,recoverable" : d->recoverable == 0 ? "deleted,overwritten" :
+	       "deleted,unknown";
+}
+
+static void dirent_json(struct json *j, const struct fsc_dirent *d)
+{
+	char buf[64];
+
+	json_open(j, NULL, '{');
+	json_str(j, "path", d->path);
+	json_str(j, "name", d->name);
+	json_str(j, "short_name", d->short_name[0] ? d->short_name : NULL);
+	json_str(j, "kind", d->label ? "label" : d->dir ? "directory" : "file");
+	json_bool(j, "deleted", d->deleted);
+	if (d->deleted)
+		json_str(j, "recoverable", d->recoverable > 0 ? "yes" : d->recoverable == 0 ? "no" : "unknown");
+	json_u64(j, "attributes", d->attr);
+	json_u64(j, "size", d->size);
+	json_u64(j, "valid_size", d->valid_size);
+	json_u64(j, "first_cluster", d->first_cluster);
+	json_bool(j, "no_fat_chain", d->nofat);
+	timestamp(d->mtime, d->mtime_10ms, d->mtime_utc, buf, sizeof(buf));
+	json_str(j, "modified", d->mtime ? buf : NULL);
+	timestamp(d->ctime, d->ctime_10ms, d->ctime_utc, buf, sizeof(buf));
+	json_str(j, "created", d->ctime ? buf : NULL);
+	timestamp(d->atime, 0, d->atime_utc, buf, sizeof(buf));
+	json_str(j, "accessed", d->atime ? buf : NULL);
+	json_u64(j, "entry_cluster", d->entry_cluster);
+	json_u64(j, "entry_offset", d->entry_offset);
+	json_close(j, '}');
+}
+
+static int tree_entry(void *vctx, const struct fsc_dirent *d)
+{
+	struct tree_ctx *t = vctx;
+	struct libscols_line *parent, *ln;
+	char buf[4][64], name[1100];
+	size_t need = d->id > d->parent_id ? d->id : d->parent_id;
+
+	t->entries++;
+	t->deleted += d->deleted;
+	if (t->ctl->json) {
+		dirent_json(&t->ctl->j, d);
+		return 0;
+	}
+	if (need >= t->ndirs) {
+		size_t n = 2 * need + 16;
+		struct libscols_line **v = realloc(t->dirs, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + t->ndirs, 0, (n - t->ndirs) * sizeof(*v));
+		t->dirs = v;
+		t->ndirs = n;
+	}
+	parent = d->parent_id ? t->dirs[d->parent_id] : NULL;
+	ln = scols_table_new_line(t->tb, parent);
+	if (!ln)
+		return -ENOMEM;
+	if (d->id)
+		t->dirs[d->id] = ln;
+	snprintf(name, sizeof(name), "%s%s", d->name, d->label ? " (volume label)" : d->dir ? "/" : "");
+	scols_line_set_data(ln, 0, name);
+	if (!t->ctl->longlist) {
+		if (t->ctl->deleted && d->deleted)
+			scols_line_set_data(ln, 1, recover_text(d));
+		return 0;
+	}
+	attr_text(d, buf[0], sizeof(buf[0]));
+	scols_line_set_data(ln, 1, d->label ? "" : buf[0]);
+	snprintf(buf[1], sizeof(buf[1]), "%" PRIu64, d->size);
+	scols_line_set_data(ln, 2, d->label ? "" : buf[1]);
+	snprintf(buf[2], sizeof(buf[2]), "%u", d->first_cluster);
+	scols_line_set_data(ln, 3, d->label ? "" : buf[2]);
+	snprintf(buf[3], sizeof(buf[3]), "%s%s%s", d->nofat ? "nofatchain" : "",
+		 d->nofat && d->deleted ? "," : "", d->deleted ? recover_text(d) : "");
+	scols_line_set_data(ln, 4, buf[3]);
+	timestamp(d->mtime, d->mtime_10ms, d->mtime_utc, buf[0], sizeof(buf[0]));
+	scols_line_set_data(ln, 5, buf[0]);
+	timestamp(d->ctime, d->ctime_10ms, d->ctime_utc, buf[1], sizeof(buf[1]));
+	scols_line_set_data(ln, 6, buf[1]);
+	snprintf(buf[2], sizeof(buf[2]), "%u:%" PRIu64, d->entry_cluster, d->entry_offset);
+	scols_line_set_data(ln, 7, buf[2]);
+	return 0;
+}
+
+static int section_tree(struct dump_ctl *ctl)
+{
+	static const char *const short_cols[] = { "NAME", "STATE" };
+	struct tree_ctx t = { ctl, NULL, NULL, 0, 0, 0 };
+	size_t ncols = ctl->longlist ? 8 : ctl->deleted ? 2 : 1;
+	const char *const *cols = ctl->longlist ? tree_cols_long : short_cols;
+	int r;
+
+	if (ctl->json) {
+		json_open(&ctl->j, "tree", '[');
+	} else {
+		t.tb = scols_new_table();
+		if (!t.tb)
+			return -ENOMEM;
+		for (size_t i = 0; i < ncols; i++)
+			scols_table_new_column(t.tb, cols[i], i ? 0.1 : 0.4, i ? 0 : SCOLS_FL_TREE);
+	}
+	r = fsc_walk_tree(ctl->dev, ctl->p, ctl->deleted ? FSC_WALK_DELETED : 0, tree_entry, &t);
+	if (ctl->json) {
+		json_close(&ctl->j, ']');
+	} else {
+		scols_print_table(t.tb);
+		scols_unref_table(t.tb);
+		printf("%" PRIu64 " entries%s", t.entries, ctl->deleted ? "" : "\n\n");
+		if (ctl->deleted)
+			printf(", %" PRIu64 " deleted\n\n", t.deleted);
+	}
+	free(t.dirs);
+	return r;
+}
+
+struct find_ctx {
+	const char *want;
+	struct fsc_dirent found;
+	bool ok;
+};
+
+static int find_entry(void *vctx, const struct fsc_dirent *d)
+{
+	struct find_ctx *f = vctx;
+
+	if (d->label || d->deleted || strcasecmp(d->path, f->want) != 0)
+		return 0;
+	f->found = *d;
+	f->found.path = f->found.name = NULL;
+	f->ok = true;
+	return 1;
+}
+
+struct ext_ctx {
+	struct dump_ctl *ctl;
+	struct libscols_table *tb;
+	uint64_t runs;
+	uint64_t data_byte, cb;		/* cluster 2 and the cluster size */
+};
+
+static void extent(void *vctx, uint32_t first, uint32_t count)
+{
+	struct ext_ctx *e = vctx;
+	uint64_t byte = e->data_byte + (uint64_t)(first - 2) * e->cb;
+	char b[3][32];
+
+	e->runs++;
+	if (e->ctl->json) {
+		json_open(&e->ctl->j, NULL, '{');
+		json_u64(&e->ctl->j, "first", first);
+		json_u64(&e->ctl->j, "count", count);
+		json_u64(&e->ctl->j, "byte", byte);
+		json_close(&e->ctl->j, '}');
+		return;
+	}
+	snprintf(b[0], sizeof(b[0]), "%u", first);
+	snprintf(b[1], sizeof(b[1]), "%u", count);
+	snprintf(b[2], sizeof(b[2]), "%" PRIu64, byte);
+	struct libscols_line *ln = scols_table_new_line(e->tb, NULL);
+
+	for (int i = 0; ln && i < 3; i++)
+		scols_line_set_data(ln, (size_t)i, b[i]);
+}
+
+static int section_extents(struct dump_ctl *ctl)
+{
+	static const char *const cols[] = { "FIRST", "CLUSTERS", "BYTE" };
+	const struct fsc_probe *p = ctl->p;
+	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
+	struct find_ctx f = { 0 };
+	char want[4200], broken[128];
+	uint32_t first = ctl->cluster;
+	uint64_t size = 0;
+	bool nofat = false;
+	int64_t n;
+
+	if (p->type == FSC_TYPE_EXFAT) {
+		e.data_byte = (uint64_t)p->ex.heap_offset << p->ex.sector_shift;
+		e.cb = 1ull << (p->ex.sector_shift + p->ex.cluster_shift);
+	} else {
+		e.data_byte = p->fat.data_start * p->fat.bytes_per_sector;
+		e.cb = (uint64_t)p->fat.bytes_per_sector * p->fat.sec_per_clus;
+	}
+	if (ctl->path) {
+		snprintf(want, sizeof(want), "%s%s", ctl->path[0] == '/' ? "" : "/", ctl->path);
+		while (strlen(want) > 1 && want[strlen(want) - 1] == '/')
+			want[strlen(want) - 1] = '\0';
+		f.want = want;
+		if (fsc_walk_tree(ctl->dev, ctl->p, 0, find_entry, &f) < 0 || !f.ok) {
+			errmsg(ctl->image, "%s: no such file or directory on the volume", want);
+			return EXIT_OPERROR;
+		}
+		first = f.found.first_cluster;
+		size = f.found.dir && ctl->p->type != FSC_TYPE_EXFAT ? 0 : f.found.size;
+		nofat = f.found.nofat;
+		if (!first) {
+			if (!ctl->json)
+				printf("%s: no clusters (empty)\n\n", want);
+			return 0;
+		}
+	}
+	if (ctl->json) {
+		json_open(&ctl->j, "extents", '{');
+		json_str(&ctl->j, "path", ctl->path ? want : NULL);
+		json_u64(&ctl->j, "first_cluster", first);
+		json_bool(&ctl->j, "no_fat_chain", nofat);
+		json_open(&ctl->j, "runs", '[');
+	} else {
+		printf("%s%s: first cluster %u, %s\n", ctl->path ? want : "chain", ctl->path ? "" : " from cluster",
+		       first, nofat ? "contiguous (NoFatChain)" : "FAT chain");
+		e.tb = table(cols, 3);
+	}
+	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, broken, sizeof(broken));
+	if (ctl->json) {
+		json_close(&ctl->j, ']');
+		json_int(&ctl->j, "clusters", n);
+		json_str(&ctl->j, "broken", broken[0] ? broken : NULL);
+		json_close(&ctl->j, '}');
+	} else {
+		print_table(e.tb);
+		printf("%" PRId64 " clusters in %" PRIu64 " run%s%s%s\n\n", n, e.runs, e.runs == 1 ? "" : "s",
+		       broken[0] ? "; stopped: " : "", broken);
+	}
+	return n < 0 ? EXIT_OPERROR : 0;
+}
+
+static int section_sector(struct dump_ctl *ctl)
+{
+	uint32_t ss = volume_sector_size(ctl->p);
+	const uint8_t *s;
+	char hex[8192 * 4];
+	size_t o = 0;
+
+	if (ctl->sector > (fsc_dev_size(ctl->dev) / ss) || fsc_dev_map(ctl->dev, ctl->sector * ss, ss, &s) < 0) {
+		errmsg(ctl->image, "sector %" PRIu64 " is beyond the end of the volume", ctl->sector);
+		return EXIT_OPERROR;
+	}
+	for (uint32_t i = 0; i < ss; i += 16) {
+		o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%08" PRIx64 " ", ctl->sector * ss + i);
+		for (uint32_t k = 0; k < 16; k++)
+			o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%s%02x", k == 8 ? "  " : " ", s[i + k]);
+		o += (size_t)snprintf(hex + o, sizeof(hex) - o, "  |");
+		for (uint32_t k = 0; k < 16; k++)
+			hex[o++] = (s[i + k] >= 0x20 && s[i + k] < 0x7F) ? (char)s[i + k] : '.';
+		o += (size_t)snprintf(hex + o, sizeof(hex) - o, "|\n");
+	}
+	if (ctl->json) {
+		json_open(&ctl->j, "sector", '{');
+		json_u64(&ctl->j, "number", ctl->sector);
+		json_u64(&ctl->j, "size", ss);
+		json_str(&ctl->j, "hexdump", hex);
+		json_close(&ctl->j, '}');
+	} else {
+		printf("sector %" PRIu64 " (%u bytes at byte %" PRIu64 "):\n%s\n", ctl->sector, ss, ctl->sector * ss, hex);
+	}
+	return 0;
+}
+
+int dump_volume(struct dump_ctl *ctl)
+{
+	int code = 0, r;
+
+	if (ctl->json) {
+		json_init(&ctl->j, stdout);
+		json_open(&ctl->j, NULL, '{');
+		json_str(&ctl->j, "path", ctl->image);
+		json_u64(&ctl->j, "offset", fsc_dev_offset(ctl->dev));
+		json_str(&ctl->j, "type", fsc_type_name(ctl->p->type));
+	} else {
+		printf("%s: %s, %" PRIu64 " bytes\n\n", ctl->image, fsc_type_name(ctl->p->type), fsc_dev_size(ctl->dev));
+	}
+	if (ctl->what & DUMP_BOOT && ctl->p->type != FSC_TYPE_UNKNOWN && (ctl->p->type == FSC_TYPE_EXFAT ||
+									 fsc_type_is_fat(ctl->p->type))) {
+		if (ctl->json)
+			json_open(&ctl->j, "boot", '{');
+		fflush(stdout);
+		section_boot(ctl);
+		if (ctl->json)
+			json_close(&ctl->j, '}');
+	}
+	if (ctl->what & DUMP_SUMMARY && ctl->p->type != FSC_TYPE_UNKNOWN)
+		section_summary(ctl);
+	if (ctl->what & DUMP_TREE) {
+		r = section_tree(ctl);
+		if (r < 0) {
+			errmsg(ctl->image, "cannot read the directory tree: %s", strerror(-r));
+			code = EXIT_OPERROR;
+		}
+	}
+	if (ctl->what & DUMP_EXTENTS && !code)
+		code = section_extents(ctl);
+	if (ctl->what & DUMP_SECTOR && !code)
+		code = section_sector(ctl);
+	if (ctl->json)
+		json_close(&ctl->j, '}');
+	return code;
+}
