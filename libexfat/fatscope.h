@@ -72,6 +72,63 @@ int fsc_dev_map(struct fsc_dev *dev, uint64_t off, size_t len, const uint8_t **o
  */
 int fsc_dev_read(struct fsc_dev *dev, uint64_t off, void *buf, size_t len);
 
+/*
+ * Write len bytes at off inside the window (device opened with
+ * FSC_DEV_WRITE).  0, -EBADF when read-only, -ENXIO outside the window.
+ */
+int fsc_dev_write(struct fsc_dev *dev, uint64_t off, const void *buf, size_t len);
+/* Flush written data to stable storage (fsync). */
+int fsc_dev_sync(struct fsc_dev *dev);
+
+/*
+ * Is the file or block device at path in use: mounted (itself, or through
+ * a loop device backed by it)?  0 when free, -EBUSY with what in why.
+ */
+int fsc_dev_busy(const char *path, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------ */
+/* Repair plans, the writer and the undo log                           */
+
+struct fsc_plan;
+
+struct fsc_edit {
+	uint64_t offset;		/* byte in the volume */
+	size_t len;
+	const uint8_t *old, *new;
+	const char *why;
+	bool sync_before;		/* flush everything before this edit */
+};
+
+struct fsc_plan *fsc_plan_new(void);
+void fsc_plan_free(struct fsc_plan *plan);
+/*
+ * Add an edit: len bytes at off from old to new (both copied).  Edits are
+ * applied in the order added; sync_before orders them on stable storage.
+ * Returns 0 or -ENOMEM.
+ */
+int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *new, size_t len,
+		 const char *why, bool sync_before);
+size_t fsc_plan_count(const struct fsc_plan *plan);
+const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, size_t i);
+
+/*
+ * Apply a plan: first verify that every edit's old bytes are on the
+ * device (else -ESTALE, nothing written), write the undo log if undo_path
+ * is set (every overwritten byte range, fsync'd before the first write;
+ * an existing file is refused with -EEXIST), then write the edits in
+ * order with the syncs asked for, and a final sync.  -errno on failure.
+ */
+int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path);
+
+/*
+ * Put back what an undo log recorded: verifies the log, that it was made
+ * for a device of this size, and that each range holds the new bytes (or
+ * already the old ones), then writes the old bytes, last edit first.
+ * Returns the number of ranges restored or -errno (-EINVAL: not an undo
+ * log or damaged; -ESTALE: the device changed since).
+ */
+int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path);
+
 /* ------------------------------------------------------------------ */
 /* Problems and findings                                               */
 

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -29,7 +32,7 @@ struct fsc_dev {
 	uint64_t full_size;
 	uint64_t win_off, win_size;
 	uint32_t sector_size;
-	bool blockdev;
+	bool blockdev, writable;
 	const uint8_t *map;		/* whole file mapped read-only, or NULL */
 	bool map_failed;
 	struct fallback { uint8_t *buf; struct fallback *next; } *fallbacks;
@@ -54,6 +57,9 @@ FSC_EXPORT int fsc_dev_open(const char *path, int flags, struct fsc_dev **out)
 	int fd, err;
 
 	*out = NULL;
+	/* Writers take block devices exclusively: the kernel refuses a mounted one. */
+	if ((flags & FSC_DEV_WRITE) && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+		oflags |= O_EXCL;
 	fd = open(path, oflags | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
@@ -75,6 +81,7 @@ FSC_EXPORT int fsc_dev_open(const char *path, int flags, struct fsc_dev **out)
 		goto fail;
 	}
 	d->fd = fd;
+	d->writable = flags & FSC_DEV_WRITE;
 	if (S_ISBLK(st.st_mode)) {
 		uint64_t bytes = 0;
 		int ssz = 512;
@@ -226,4 +233,109 @@ FSC_EXPORT int fsc_dev_map(struct fsc_dev *dev, uint64_t off, size_t len, const 
 	dev->fallbacks = f;
 	*out = f->buf;
 	return 0;
+}
+
+FSC_EXPORT int fsc_dev_write(struct fsc_dev *dev, uint64_t off, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	if (!dev->writable || dev->fd < 0)
+		return -EBADF;
+	if (off > dev->win_size || len > dev->win_size - off)
+		return -ENXIO;
+	off += dev->win_off;
+	while (len) {
+		ssize_t r = pwrite(dev->fd, p, len, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+FSC_EXPORT int fsc_dev_sync(struct fsc_dev *dev)
+{
+	if (dev->fd >= 0 && fsync(dev->fd) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Is block device number dev mounted (a line of /proc/self/mountinfo names it)? */
+static bool rdev_mounted(dev_t dev, char *why, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		char mnt[2048];
+
+		if (sscanf(line, "%*d %*d %u:%u %*s %2047s", &maj, &min, mnt) == 3 &&
+		    maj == major(dev) && min == minor(dev)) {
+			snprintf(why, len, "mounted on %s", mnt);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+FSC_EXPORT int fsc_dev_busy(const char *path, char *why, size_t len)
+{
+	struct stat st, bst;
+	DIR *d;
+	struct dirent *de;
+	int busy = 0;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return rdev_mounted(st.st_rdev, why, len) ? -EBUSY : 0;
+	/* An image file: is a loop device backed by it mounted? */
+	d = opendir("/sys/block");
+	if (!d)
+		return 0;
+	while (!busy && (de = readdir(d)) != NULL) {
+		char p[512], backing[4096], dev[64];
+		FILE *f;
+		unsigned maj, min;
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", de->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (!fgets(backing, sizeof(backing), f))
+			backing[0] = '\0';
+		fclose(f);
+		backing[strcspn(backing, "\n")] = '\0';
+		if (stat(backing, &bst) < 0 || bst.st_dev != st.st_dev || bst.st_ino != st.st_ino)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/dev", de->d_name);
+		f = fopen(p, "re");
+		if (f && fgets(dev, sizeof(dev), f) && sscanf(dev, "%u:%u", &maj, &min) == 2) {
+			char mwhy[2100];
+
+			if (rdev_mounted(makedev(maj, min), mwhy, sizeof(mwhy))) {
+				snprintf(why, len, "attached to /dev/%s, %s", de->d_name, mwhy);
+				busy = -EBUSY;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return busy;
 }

@@ -68,3 +68,51 @@ void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen)
 	}
 	out[o] = '\0';
 }
+
+/* UTF-8 to UTF-16 units; -1 on invalid UTF-8 or more than max units. */
+int utf8_to_utf16(const char *in, uint16_t *out, size_t max)
+{
+	const uint8_t *s = (const uint8_t *)in;
+	size_t n = 0;
+
+	while (*s) {
+		uint32_t cp;
+		int extra;
+
+		if (*s < 0x80) {
+			cp = *s;
+			extra = 0;
+		} else if ((*s & 0xE0) == 0xC0) {
+			cp = *s & 0x1F;
+			extra = 1;
+		} else if ((*s & 0xF0) == 0xE0) {
+			cp = *s & 0x0F;
+			extra = 2;
+		} else if ((*s & 0xF8) == 0xF0) {
+			cp = *s & 0x07;
+			extra = 3;
+		} else {
+			return -1;
+		}
+		s++;
+		for (int i = 0; i < extra; i++, s++) {
+			if ((*s & 0xC0) != 0x80)
+				return -1;
+			cp = cp << 6 | (*s & 0x3F);
+		}
+		if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
+		    cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
+			return -1;
+		if (cp >= 0x10000) {
+			if (n + 2 > max)
+				return -1;
+			out[n++] = (uint16_t)(0xD800 + ((cp - 0x10000) >> 10));
+			out[n++] = (uint16_t)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+		} else {
+			if (n + 1 > max)
+				return -1;
+			out[n++] = (uint16_t)cp;
+		}
+	}
+	return (int)n;
+}
