@@ -126,14 +126,16 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 	return rc;
 }
 
-int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		struct fsc_partition *part)
+static int open_flags(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		      struct fsc_partition *part, int flags)
 {
-	int r = fsc_dev_open(path, 0, dev);
+	int r = fsc_dev_open(path, flags, dev);
 
 	memset(part, 0, sizeof(*part));
 	if (r < 0) {
-		if (r == -EISDIR)
+		if (r == -EBUSY)
+			errmsg(path, "is in use (mounted?): it cannot be opened for writing");
+		else if (r == -EISDIR)
 			errmsg(path, "is a directory");
 		else if (r == -EINVAL)
 			errmsg(path, "not a regular file or block device");
@@ -157,6 +159,18 @@ fail:
 	fsc_dev_close(*dev);
 	*dev = NULL;
 	return EXIT_OPERROR;
+}
+
+int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		struct fsc_partition *part)
+{
+	return open_flags(path, sel, dev, part, 0);
+}
+
+int open_volume_rw(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		   struct fsc_partition *part)
+{
+	return open_flags(path, sel, dev, part, FSC_DEV_WRITE);
 }
 
 int close_stdout_checked(int code)

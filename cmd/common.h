@@ -46,6 +46,9 @@ int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_sel
  */
 int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
 		struct fsc_partition *part);
+/* The same, read-write (FSC_DEV_WRITE): for label and undo. */
+int open_volume_rw(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
+		   struct fsc_partition *part);
 
 /* Close stdout, reporting a write error (full disk, closed pipe). */
 int close_stdout_checked(int code);
@@ -53,5 +56,7 @@ int close_stdout_checked(int code);
 int cmd_probe(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_label(int argc, char **argv);
+int cmd_undo(int argc, char **argv);
 
 #endif

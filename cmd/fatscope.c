@@ -18,6 +18,8 @@ static const struct {
 	{ "probe", cmd_probe, "identify volumes and predict what each driver does with them" },
 	{ "dump", cmd_dump, "show every on-disk structure of a volume (read-only)" },
 	{ "fsck", cmd_fsck, "check an exFAT volume (fsck(8) options and exit codes)" },
+	{ "label", cmd_label, "show or change the label, serial and volume GUID" },
+	{ "undo", cmd_undo, "put back what a change recorded with --undo FILE" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -328,7 +328,7 @@ static void set_identity(struct fsc_probe *p)
 
 	snprintf(p->serial, sizeof(p->serial), "%02X%02X-%02X%02X", s[103], s[102], s[101], s[100]);
 	p->has_serial = true;
-	if (p->root.label_found) {
+	if (p->root.label_found && p->root.label_chars > 0) {
 		snprintf(p->label, sizeof(p->label), "%s", p->root.label);
 		p->has_label = true;
 	}

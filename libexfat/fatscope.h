@@ -21,6 +21,7 @@ extern "C" {
 /* Device I/O                                                          */
 
 struct fsc_dev;
+struct fsc_probe;
 
 #define FSC_DEV_WRITE	0x1	/* open read-write (default: read-only) */
 
@@ -128,6 +129,43 @@ int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char 
  * log or damaged; -ESTALE: the device changed since).
  */
 int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path);
+
+/* ------------------------------------------------------------------ */
+/* Labels, serials, volume GUID                                        */
+
+struct fsc_ids {
+	bool has_label;
+	char label[48];			/* exFAT label entry / FAT root label entry (UTF-8) */
+	bool has_boot_label;
+	char boot_label[12];		/* FAT BS_VolLab (when BS_BootSig is 0x29) */
+	bool has_serial;
+	uint32_t serial;
+	char serial_text[24];		/* as blkid shows UUID: "1234-ABCD" */
+	bool has_guid;
+	uint8_t guid[16];		/* exFAT volume GUID entry */
+};
+
+/* What the volume says now. */
+int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *ids);
+
+/*
+ * Plan a new label ("" removes it): exFAT's label entry (created in a
+ * free root slot, extending the root directory when it is full) with
+ * VolumeDirty set around the change; FAT's root label entry and the boot
+ * sector's (and the FAT32 backup's) BS_VolLab, upper case, "NO NAME" when
+ * removed.  -EINVAL (err says why: length, characters), -ENOSPC,
+ * -EUCLEAN (the structures to change are broken: run fsck).  The plan may
+ * be empty when nothing changes.  now: seconds since the epoch for FAT
+ * entry times.
+ */
+int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,
+		   struct fsc_plan *plan, char *err, size_t errlen);
+/* Plan a new volume serial: both exFAT boot regions with their checksums; FAT boot sector(s). */
+int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial,
+		    struct fsc_plan *plan, char *err, size_t errlen);
+/* Plan a new exFAT volume GUID entry (created if absent). */
+int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t guid[16],
+		  struct fsc_plan *plan, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Problems and findings                                               */

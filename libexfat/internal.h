@@ -55,6 +55,9 @@ void pathtab_free(struct pathtab *t);
 /* UTF-16LE -> UTF-8, invalid units as U+FFFD; always NUL-terminates. */
 void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
 
+/* Drop the edits of a plan after the first n. */
+void plan_truncate(struct fsc_plan *plan, size_t n);
+
 /* UTF-8 to UTF-16 units; the count, or -1 on invalid UTF-8 or more than max units. */
 int utf8_to_utf16(const char *in, uint16_t *out, size_t max);
 

@@ -164,12 +164,51 @@ static int holds(struct fsc_dev *dev, uint64_t off, const uint8_t *want, size_t 
 	return r;
 }
 
+/* Lay bytes (at off) over buf (at boff, blen) where they overlap. */
+static void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len)
+{
+	uint64_t lo = off > boff ? off : boff, hi = off + len < boff + blen ? off + len : boff + blen;
+
+	if (lo < hi)
+		memcpy(buf + (lo - boff), bytes + (lo - off), (size_t)(hi - lo));
+}
+
+/*
+ * What edit i must find before it is written: the device as it is, with
+ * the earlier edits of the plan laid over it.
+ */
+static int expect_before(struct fsc_dev *dev, const struct fsc_plan *plan, size_t i)
+{
+	const struct fsc_edit *e = &plan->v[i];
+	uint8_t *buf = malloc(e->len ? e->len : 1);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = fsc_dev_read(dev, e->offset, buf, e->len);
+	for (size_t j = 0; r == 0 && j < i; j++)
+		overlay(buf, e->offset, e->len, plan->v[j].new, plan->v[j].offset, plan->v[j].len);
+	if (r == 0)
+		r = memcmp(buf, e->old, e->len) == 0 ? 1 : 0;
+	free(buf);
+	return r;
+}
+
+void plan_truncate(struct fsc_plan *plan, size_t n)
+{
+	while (plan->n > n) {
+		plan->n--;
+		free((void *)plan->v[plan->n].old);
+		free((void *)plan->v[plan->n].why);
+	}
+}
+
 FSC_EXPORT int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path)
 {
 	int r;
 
 	for (size_t i = 0; i < plan->n; i++) {
-		r = holds(dev, plan->v[i].offset, plan->v[i].old, plan->v[i].len);
+		r = expect_before(dev, plan, i);
 		if (r <= 0)
 			return r < 0 ? r : -ESTALE;
 	}
@@ -235,7 +274,7 @@ FSC_EXPORT int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path)
 		free(log);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < n; i++) {	/* index the records; check each range */
+	for (size_t i = 0; i < n; i++) {	/* index the records */
 		uint32_t l;
 
 		if (pos + 12 > len || (l = get_le32(log, pos + 8), pos + 12 + 2ull * l > len)) {
@@ -243,14 +282,28 @@ FSC_EXPORT int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path)
 			goto out;
 		}
 		at[i] = pos;
-		r = holds(dev, get_le64(log, pos), log + pos + 12 + l, l);
-		if (r == 0)
-			r = holds(dev, get_le64(log, pos), log + pos + 12, l);	/* already undone? */
+		pos += 12 + 2ull * l;
+	}
+	/* Each range must hold what the plan left: its new bytes under the later edits' ones. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = get_le64(log, at[i]);
+		uint32_t l = get_le32(log, at[i] + 8);
+		uint8_t *want = malloc(l ? l : 1);
+
+		if (!want) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(want, log + at[i] + 12 + l, l);
+		for (size_t j = i + 1; j < n; j++)
+			overlay(want, off, l, log + at[j] + 12 + get_le32(log, at[j] + 8), get_le64(log, at[j]),
+				get_le32(log, at[j] + 8));
+		r = holds(dev, off, want, l);
+		free(want);
 		if (r <= 0) {
 			r = r < 0 ? r : -ESTALE;
 			goto out;
 		}
-		pos += 12 + 2ull * l;
 	}
 	for (size_t i = n; i-- > 0;) {
 		r = fsc_dev_write(dev, get_le64(log, at[i]), log + at[i] + 12, get_le32(log, at[i] + 8));

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# label.sh - fatscope label round trips on exFAT and FAT12/16/32: set the
+# label, serial and (exFAT) GUID; read them back with fatscope and with the
+# peers where installed (exfatlabel, fatlabel, mlabel, blkid -p); the
+# volume still checks clean (fatscope fsck, fsck.exfat, fsck.fat); undo
+# restores the image byte for byte; --dry-run writes nothing; bad values
+# and a mounted volume are refused.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+dir="$WORK/label"
+rm -rf "$dir"
+mkdir -p "$dir"
+cd "$dir"
+export FATSCOPE_NOW=1577934245	# 2020-01-02 03:04:05 UTC
+have() { command -v "$1" > /dev/null; }
+
+check() {	# check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
+}
+
+for img in exfat fat12 fat16 fat32 pop-small; do
+	[ -f "$WORK/img/$img.img" ] || continue
+	cp "$WORK/img/$img.img" v.img
+	orig=$(sha256sum < v.img)
+	# --dry-run plans and writes nothing.
+	"$FATSCOPE" label --dry-run -s 1111-2222 v.img NEWLABEL > plan.txt; rc=$?
+	check "$img dry-run exit" 0 "$rc"
+	check "$img dry-run wrote nothing" "$orig" "$(sha256sum < v.img)"
+	grep -q "nothing written (--dry-run)" plan.txt && ok || bad "$img: dry-run output: $(head -1 plan.txt)"
+
+	rm -f v.undo
+	guid=()
+	[ "${img#fat}" = "$img" ] && guid=(-g 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0)
+	"$FATSCOPE" label --undo v.undo -s 1111-2222 "${guid[@]}" v.img NEWLABEL > /dev/null; rc=$?
+	check "$img set exit" 0 "$rc"
+	out=$("$FATSCOPE" label -J v.img)
+	grep -qF '"label": "NEWLABEL"' <<< "$out" && ok || bad "$img: label not read back"
+	grep -qF '"serial": "1111-2222"' <<< "$out" && ok || bad "$img: serial not read back"
+	[ ${#guid[@]} = 0 ] || { grep -qF '"guid": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"' <<< "$out" && ok || bad "$img: GUID not read back"; }
+	if have blkid; then
+		check "$img blkid LABEL" "NEWLABEL" "$(blkid -p -o value -s LABEL v.img)"
+		check "$img blkid UUID" "1111-2222" "$(blkid -p -o value -s UUID v.img)"
+	fi
+	case $img in
+	exfat|pop-*)
+		if have exfatlabel; then
+			check "$img exfatlabel" "label: NEWLABEL" "$(exfatlabel v.img 2>/dev/null | tail -1)"
+			check "$img exfatlabel -i" "volume serial : 0x11112222" "$(exfatlabel -i v.img 2>/dev/null | tail -1)"
+		fi
+		if have fsck.exfat; then
+			fsck.exfat -n v.img > fsck.txt 2>&1; check "$img fsck.exfat" 0 $?
+		fi
+		"$FATSCOPE" fsck -n v.img > /dev/null; check "$img fatscope fsck" 0 $?
+		;;
+	*)
+		have fatlabel && check "$img fatlabel" "NEWLABEL" "$(fatlabel v.img 2>/dev/null)"
+		have mlabel && check "$img mlabel" " Volume label is NEWLABEL" \
+			"$(MTOOLS_SKIP_CHECK=1 mlabel -s -i v.img :: 2>/dev/null | sed 's/ *$//')"
+		if have fsck.fat; then
+			fsck.fat -n v.img > fsck.txt 2>&1; check "$img fsck.fat" 0 $?
+		fi
+		;;
+	esac
+	"$FATSCOPE" undo v.undo v.img > /dev/null; check "$img undo exit" 0 $?
+	check "$img undo restores the image" "$orig" "$(sha256sum < v.img)"
+	# Removing the label.
+	"$FATSCOPE" label v.img "" > /dev/null; check "$img remove exit" 0 $?
+	grep -qF '"label": null' <<< "$("$FATSCOPE" label -J v.img)" && ok || bad "$img: label not removed"
+done
+
+# Values that are refused, with exit 1 and nothing written.
+cp "$WORK/img/exfat.img" v.img
+orig=$(sha256sum < v.img)
+"$FATSCOPE" label v.img "TWELVE CHARS" > /dev/null 2>&1; check "exFAT 12 characters" 1 $?
+cp "$WORK/img/fat16.img" f.img
+forig=$(sha256sum < f.img)
+"$FATSCOPE" label f.img "A*B" > /dev/null 2>&1; check "FAT forbidden character" 1 $?
+"$FATSCOPE" label f.img "ABCDEFGHIJKL" > /dev/null 2>&1; check "FAT 12 characters" 1 $?
+"$FATSCOPE" label -g random f.img > /dev/null 2>&1; check "GUID on FAT" 1 $?
+check "refusals wrote nothing" "$orig $forig" "$(sha256sum < v.img) $(sha256sum < f.img)"
+"$FATSCOPE" label f.img lower > /dev/null; check "FAT lower case accepted" 0 $?
+check "FAT label upper-cased" "LOWER" "$(sed -n 's/^label: *\([^ ]*\) .*/\1/p' <<< "$("$FATSCOPE" label f.img)")"
+"$FATSCOPE" label -s nonsense v.img > /dev/null 2>&1; check "bad serial" 16 $?
+"$FATSCOPE" label v.img DEMO | grep -q "nothing to change" && ok || bad "unchanged label"
+# An undo file is never overwritten.
+: > exists.undo
+"$FATSCOPE" label --undo exists.undo v.img OTHER > /dev/null 2>&1; check "existing undo file" 8 $?
+check "refused undo wrote nothing" "$orig" "$(sha256sum < v.img)"
+
+# A mounted volume is refused (exfat-fuse on a loop device of our own).
+if [ "$(id -u)" = 0 ] && have losetup && have mount.exfat-fuse && [ -e /dev/fuse ]; then
+	mkdir -p mnt
+	if loop=$(losetup --find --show v.img 2>/dev/null); then
+		trap 'umount mnt 2>/dev/null; losetup -d "$loop" 2>/dev/null' EXIT
+		if mount.exfat-fuse -o ro "$loop" mnt > /dev/null 2>&1; then
+			err=$("$FATSCOPE" label v.img MOUNTED 2>&1); rc=$?
+			check "mounted image refused" 8 "$rc"
+			grep -q "mounted on" <<< "$err" && ok || bad "mounted: $err"
+			umount mnt
+		else
+			echo "SKIP: exfat-fuse could not mount"
+		fi
+		losetup -d "$loop"
+		trap - EXIT
+	fi
+else
+	echo "SKIP: mounted-volume refusal (needs root, losetup and exfat-fuse)"
+fi
+finish
