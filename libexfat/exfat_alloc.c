@@ -92,9 +92,16 @@ static void name_first_owner(struct xvol *v, const struct owner *who, uint32_t c
 	}
 }
 
-/* Claim cluster c for the allocation; false when it is a loop or a cross-link. */
-static bool claim_one(struct xvol *v, const struct owner *who, uint32_t first, bool nofat,
-		      uint64_t step, uint32_t c)
+enum claim { CLAIMED, LOOP, CROSSED };
+
+/*
+ * Claim cluster c for the allocation.  A loop is reported and ends the
+ * walk; a cross-link is reported once per allocation (crossed is set), and
+ * the caller goes on claiming the rest of the chain so that its tail does
+ * not also show up as lost clusters.
+ */
+static enum claim claim_one(struct xvol *v, const struct owner *who, uint32_t first, bool nofat,
+			    uint64_t step, uint32_t c, bool crossed)
 {
 	uint64_t i = (uint64_t)c - 2;
 	uint64_t *claimed = v->resolving ? v->marked : v->used;
@@ -104,19 +111,24 @@ static bool claim_one(struct xvol *v, const struct owner *who, uint32_t first, b
 		bit_set(claimed, i);
 		if (v->resolving)
 			name_first_owner(v, who, c);
-		return true;
+		return CLAIMED;
+	}
+	if (crossed)
+		return CROSSED;		/* the shared tail goes on: said already */
+	if (in_chain(v, first, nofat, step, c)) {
+		if (!v->resolving)
+			chain_problem(v, FSC_PR_EXFAT_CHAIN_LOOP, who, c, NULL);
+		return LOOP;
 	}
 	if (v->resolving)
-		return false;
-	if (in_chain(v, first, nofat, step, c)) {
-		chain_problem(v, FSC_PR_EXFAT_CHAIN_LOOP, who, c, NULL);
-	} else if ((f = xv_add_owner(v, FSC_PR_EXFAT_CROSS_LINK, who))) {
+		return CROSSED;
+	if ((f = xv_add_owner(v, FSC_PR_EXFAT_CROSS_LINK, who))) {
 		finding_actual(f, "%u", c);
 		finding_detail(f, "another file or directory checked earlier");
 		if (v->nxlinks < sizeof(v->xlinks) / sizeof(v->xlinks[0]))
 			v->xlinks[v->nxlinks++] = (struct xlink){ c, (size_t)(f - v->p->findings.v), false };
 	}
-	return false;
+	return CROSSED;
 }
 
 static void length_check(struct xvol *v, const struct owner *who, uint64_t have, uint64_t need, bool ended)
@@ -138,7 +150,7 @@ void xv_claim(struct xvol *v, const struct owner *who, uint32_t first, uint64_t 
 	uint64_t need = (size + v->cb - 1) / v->cb, n = 0;
 	uint32_t c = first;
 	char msg[80];
-	bool ended = false, visiting = visit != NULL;
+	bool ended = false, visiting = visit != NULL, crossed = false;
 
 	memset(res, 0, sizeof(*res));
 	res->contiguous = true;
@@ -153,9 +165,16 @@ void xv_claim(struct xvol *v, const struct owner *who, uint32_t first, uint64_t 
 		need = (uint64_t)v->cc + 2 - first;
 	}
 	for (;;) {
-		if (!claim_one(v, who, first, nofat, n, c))
+		enum claim cl = claim_one(v, who, first, nofat, n, c, crossed);
+
+		/* After a cross-link: claim the rest up to DataLength, read nothing more. */
+		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= v->cc)))
 			break;
-		if (n == 0)
+		if (cl == CROSSED) {
+			crossed = true;
+			visiting = false;
+		}
+		if (n == 0 && cl == CLAIMED)
 			res->readable = true;
 		n++;
 		if (visiting && !visit(v, c, ctx))

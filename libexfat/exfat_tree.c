@@ -330,8 +330,11 @@ static void finish_file_set(struct walk *w)
 	set_fields(w, fi, get_le16(w->set, 36));
 	if (fi->attr & 0x10) {
 		v->sum->dirs++;
-		if (fi->first && fi->dl)
-			push_job(w, pathtab_add(&w->nodes, w->node, fi->name[0] ? fi->name : "?"), fi->first, fi->dl,
+		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
+		uint64_t dl = fi->dl >= v->cb ? fi->dl - fi->dl % v->cb : fi->dl;
+
+		if (fi->first && dl)
+			push_job(w, pathtab_add(&w->nodes, w->node, fi->name[0] ? fi->name : "?"), fi->first, dl,
 				 fi->flags & 2);
 	} else {
 		struct owner who = { w->path, fi->name, w->set_cluster, w->set_entry };

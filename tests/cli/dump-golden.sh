@@ -10,7 +10,7 @@ prepare_fixtures
 mkdir -p "$EXPECTED/dump"
 cd "$WORK/img"
 for name in $(fixture_names); do
-	case "$name" in exfat*|fat*|pop-*) ;; *) continue ;; esac
+	case "$name" in exfat*|fat*|pop-*|bad-*) ;; *) continue ;; esac
 	for mode in txt tree json; do
 		case $mode in
 		txt) args=() ;;
