@@ -40,6 +40,9 @@ int fsc_dev_open(const char *path, int flags, struct fsc_dev **out);
  */
 int fsc_dev_open_mem(const void *buf, size_t len, struct fsc_dev **out);
 
+/* The same, writable: fsc_dev_write changes the caller's buffer. */
+int fsc_dev_open_mem_rw(void *buf, size_t len, struct fsc_dev **out);
+
 void fsc_dev_close(struct fsc_dev *dev);
 
 /*

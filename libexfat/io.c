@@ -29,6 +29,7 @@
 struct fsc_dev {
 	int fd;				/* -1 for memory */
 	const uint8_t *mem;
+	uint8_t *mem_rw;		/* the same buffer, when writable */
 	uint64_t full_size;
 	uint64_t win_off, win_size;
 	uint32_t sector_size;
@@ -117,6 +118,17 @@ FSC_EXPORT int fsc_dev_open_mem(const void *buf, size_t len, struct fsc_dev **ou
 	d->full_size = d->win_size = len;
 	*out = d;
 	return 0;
+}
+
+FSC_EXPORT int fsc_dev_open_mem_rw(void *buf, size_t len, struct fsc_dev **out)
+{
+	int r = fsc_dev_open_mem(buf, len, out);
+
+	if (r == 0) {
+		(*out)->mem_rw = buf;
+		(*out)->writable = true;
+	}
+	return r;
 }
 
 FSC_EXPORT void fsc_dev_close(struct fsc_dev *dev)
@@ -239,11 +251,15 @@ FSC_EXPORT int fsc_dev_write(struct fsc_dev *dev, uint64_t off, const void *buf,
 {
 	const uint8_t *p = buf;
 
-	if (!dev->writable || dev->fd < 0)
+	if (!dev->writable)
 		return -EBADF;
 	if (off > dev->win_size || len > dev->win_size - off)
 		return -ENXIO;
 	off += dev->win_off;
+	if (dev->mem_rw) {
+		memcpy(dev->mem_rw + off, p, len);
+		return 0;
+	}
 	while (len) {
 		ssize_t r = pwrite(dev->fd, p, len, (off_t)off);
 
