@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_label.c - labels, serials and GUIDs changed through plans on
+ * volumes built in memory: the result reads back, checks clean, and the
+ * edge cases hold (a full root directory grows by a cluster, a stale plan
+ * writes nothing, damaged structures are refused, undo restores).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "builder.h"
+#include "bytes.h"
+
+/* Plan with fn, apply to the image in place; returns the plan's result. */
+static int change(struct img *im, int (*fn)(struct fsc_dev *, const struct fsc_probe *, struct fsc_plan *, const void *),
+		  const void *arg)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_plan *plan = fsc_plan_new();
+	int r;
+
+	assert_int_equal(fsc_dev_open_mem_rw(im->buf, im->len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	r = fn(dev, p, plan, arg);
+	if (r == 0)
+		r = fsc_plan_apply(dev, plan, NULL);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	return r;
+}
+
+static int set_label(struct fsc_dev *d, const struct fsc_probe *p, struct fsc_plan *pl, const void *a)
+{
+	char err[200];
+
+	return fsc_plan_label(d, p, a, 1577934245, pl, err, sizeof(err));
+}
+
+static int set_serial(struct fsc_dev *d, const struct fsc_probe *p, struct fsc_plan *pl, const void *a)
+{
+	char err[200];
+
+	return fsc_plan_serial(d, p, *(const uint32_t *)a, pl, err, sizeof(err));
+}
+
+static int set_guid(struct fsc_dev *d, const struct fsc_probe *p, struct fsc_plan *pl, const void *a)
+{
+	char err[200];
+
+	return fsc_plan_guid(d, p, a, pl, err, sizeof(err));
+}
+
+/* Probe and, for exFAT, check: the ids, and no finding at all. */
+static void read_back(struct img *im, struct fsc_ids *ids)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_check_summary sum;
+	char msg[256];
+
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	if (p->type == FSC_TYPE_EXFAT)
+		assert_int_equal(fsc_exfat_check(dev, p, NULL, &sum), 0);
+	for (size_t i = 0; i < p->findings.n; i++) {
+		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
+		print_error("unexpected %s: %s\n", fsc_problem_info(p->findings.v[i].id)->name, msg);
+	}
+	assert_int_equal(p->findings.n, 0);
+	assert_int_equal(fsc_ids_read(dev, p, ids), 0);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+}
+
+static void test_exfat_label_serial_guid(void **state)
+{
+	static const uint8_t guid[16] = { 0x3c, 0x2d, 0x1e, 0x0f, 0x5a, 0x4b, 0x78, 0x69, 0x87, 0x96,
+					  0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
+	uint32_t serial = 0xCAFEF00D;
+	struct img im;
+	struct fsc_ids ids;
+
+	build_exfat_tree(&im);
+	assert_int_equal(change(&im, set_label, "Été 2020"), 0);
+	assert_int_equal(change(&im, set_serial, &serial), 0);
+	assert_int_equal(change(&im, set_guid, guid), 0);
+	read_back(&im, &ids);
+	assert_string_equal(ids.label, "Été 2020");
+	assert_string_equal(ids.serial_text, "CAFE-F00D");
+	assert_true(ids.has_guid);
+	assert_memory_equal(ids.guid, guid, 16);
+	/* Both boot regions carry the serial with a valid checksum; VolumeDirty is clear again. */
+	assert_int_equal(get_le32(im.buf, 12 * 512 + 100), serial);
+	assert_int_equal(get_le16(im.buf, 106) & 2, 0);
+	assert_int_equal(change(&im, set_label, "TWELVE CHARS"), -EINVAL);
+	assert_int_equal(change(&im, set_label, ""), 0);
+	read_back(&im, &ids);
+	assert_false(ids.has_label);
+	img_free(&im);
+}
+
+/* A root directory without a free slot grows by one cluster. */
+static void test_exfat_full_root(void **state)
+{
+	struct img im;
+	struct fsc_ids ids;
+	unsigned slots;
+
+	build_exfat(&im, 2 << 20, 9, 0);	/* 512-byte clusters: 16 root slots, a one-cluster bitmap */
+	slots = im.cb / 32;
+	for (unsigned i = 3; i < slots; i++)
+		exfat_root_entry(&im, i)[0] = 0xA1;	/* TexFAT padding: in use */
+	exfat_root_entry(&im, 0)[0] = 0xA1;		/* no label entry either */
+	assert_int_equal(change(&im, set_label, "GROWN"), 0);
+	read_back(&im, &ids);
+	assert_string_equal(ids.label, "GROWN");
+	assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 4), 5);	/* root chain 4 -> 5 */
+	img_free(&im);
+}
+
+static void test_fat_labels(void **state)
+{
+	static const int bits[] = { 12, 16, 32 };
+
+	for (int b = 0; b < 3; b++) {
+		struct img im;
+		struct fsc_ids ids;
+		uint32_t serial = 0x0BADF00D;
+
+		build_fat(&im, bits[b]);
+		assert_int_equal(change(&im, set_label, "new label"), 0);
+		assert_int_equal(change(&im, set_serial, &serial), 0);
+		read_back(&im, &ids);
+		assert_string_equal(ids.label, "NEW LABEL");
+		assert_string_equal(ids.boot_label, "NEW LABEL");
+		assert_string_equal(ids.serial_text, "0BAD-F00D");
+		if (bits[b] == 32)	/* the backup boot sector follows */
+			assert_memory_equal(im.buf + 6 * 512 + 71, "NEW LABEL  ", 11);
+		assert_int_equal(change(&im, set_label, "A:B"), -EINVAL);
+		assert_int_equal(change(&im, set_guid, "0123456789abcdef"), -EINVAL);
+		assert_int_equal(change(&im, set_label, ""), 0);
+		read_back(&im, &ids);
+		assert_false(ids.has_label);
+		assert_false(ids.has_boot_label);
+		img_free(&im);
+	}
+}
+
+/* Damaged structures are refused; a plan made stale writes nothing. */
+static void test_refusals(void **state)
+{
+	struct img im;
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_plan *plan = fsc_plan_new();
+	char err[200];
+	uint8_t *before;
+
+	build_exfat_tree(&im);
+	exfat_set_fat(&im, 4, 0);	/* root chain broken */
+	assert_int_equal(change(&im, set_label, "X"), -EUCLEAN);
+	img_free(&im);
+
+	build_exfat_tree(&im);
+	before = malloc(im.len);
+	memcpy(before, im.buf, im.len);
+	assert_int_equal(fsc_dev_open_mem_rw(im.buf, im.len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fsc_plan_label(dev, p, "STALE", 0, plan, err, sizeof(err)), 0);
+	im.buf[im.root_byte + 2] ^= 1;	/* someone changed the label entry since */
+	before[im.root_byte + 2] ^= 1;
+	assert_int_equal(fsc_plan_apply(dev, plan, NULL), -ESTALE);
+	assert_memory_equal(im.buf, before, im.len);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	free(before);
+	img_free(&im);
+}
+
+/* The undo log puts an image file back byte for byte. */
+static void test_undo(void **state)
+{
+	char path[] = "/tmp/fatscope-test-XXXXXX", undo[64];
+	struct img im;
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_plan *plan = fsc_plan_new();
+	uint8_t *back;
+	char err[200];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	build_exfat_tree(&im);
+	assert_int_equal(write(fd, im.buf, im.len), (ssize_t)im.len);
+	close(fd);
+	snprintf(undo, sizeof(undo), "%s.undo", path);
+	assert_int_equal(fsc_dev_open(path, FSC_DEV_WRITE, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fsc_plan_label(dev, p, "UNDONE", 0, plan, err, sizeof(err)), 0);
+	assert_int_equal(fsc_plan_serial(dev, p, 1, plan, err, sizeof(err)), 0);
+	assert_int_equal(fsc_plan_apply(dev, plan, undo), 0);
+	assert_int_equal(fsc_plan_apply(dev, plan, undo), -ESTALE);	/* applied already */
+	assert_true(fsc_undo_apply(dev, undo) > 0);
+	back = malloc(im.len);
+	assert_int_equal(fsc_dev_read(dev, 0, back, im.len), 0);
+	assert_memory_equal(back, im.buf, im.len);
+	assert_int_equal(fsc_undo_apply(dev, "/nonexistent/undo"), -ENOENT);
+	free(back);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	unlink(path);
+	unlink(undo);
+	img_free(&im);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exfat_label_serial_guid),
+		cmocka_unit_test(test_exfat_full_root),
+		cmocka_unit_test(test_fat_labels),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_undo),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
