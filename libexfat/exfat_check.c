@@ -167,9 +167,18 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 	if (!geometry_usable(p))
 		return 0;	/* the boot region findings say why nothing more can be read */
 	v.cb = 1u << (v.shift + p->ex.cluster_shift);
-	v.cc = p->ex.cluster_count;
 	v.heap_byte = (uint64_t)p->ex.heap_offset << v.shift;
-	sum->clusters_total = v.cc;
+	sum->clusters_total = p->ex.cluster_count;
+	/*
+	 * Bookkeeping covers the clusters the device really holds: a boot
+	 * sector claiming 2^32 clusters on a 1 MiB image costs bits for the
+	 * clusters that exist, not 1 GiB (EXFAT_VOLUME_BEYOND_DEVICE says why).
+	 */
+	v.cc = p->ex.cluster_count;
+	if (v.heap_byte >= fsc_dev_size(dev))
+		v.cc = 0;
+	else if ((fsc_dev_size(dev) - v.heap_byte) / v.cb < v.cc)
+		v.cc = (uint32_t)((fsc_dev_size(dev) - v.heap_byte) / v.cb);
 	check_oem(&v);
 
 	pass(&v, 2, 3);

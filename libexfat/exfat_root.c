@@ -225,9 +225,11 @@ static void scan_entry(struct scan *st, const uint8_t *e)
 	scan_primary(st, e);
 }
 
-static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c, uint8_t *buf)
+static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
 {
-	if (fsc_dev_read(g->dev, cluster_byte(g, c), buf, g->cluster_bytes) < 0)
+	const uint8_t *buf;
+
+	if (fsc_dev_map(g->dev, cluster_byte(g, c), g->cluster_bytes, &buf) < 0)
 		return false;
 	st->end_in_cluster = false;
 	for (uint32_t off = 0; off < g->cluster_bytes; off += 32)
@@ -246,7 +248,7 @@ static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 
 	if (!cluster_valid(g, c) || len == 0 || len > UPCASE_MAX || (len & 1))
 		return;
-	buf = malloc(g->cluster_bytes);
+	buf = malloc(g->cluster_bytes < UPCASE_MAX ? g->cluster_bytes : UPCASE_MAX);
 	if (!buf)
 		return;
 	for (uint64_t done = 0, steps = 0; done < len; steps++) {
@@ -321,7 +323,6 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 {
 	struct geo g;
 	struct scan *st;
-	uint8_t *buf;
 	uint32_t c = ex->root_cluster;
 	int rc = 1;
 
@@ -333,9 +334,8 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 		return;
 	}
 	st = calloc(1, sizeof(*st));
-	buf = malloc(g.cluster_bytes);
-	if (!st || !buf)
-		goto out;
+	if (!st)
+		return;
 	st->r = r;
 	r->chain_ok = true;
 	for (uint64_t steps = 0; rc == 1; steps++) {
@@ -345,7 +345,7 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 			r->chain_ok = false;
 			break;
 		}
-		if (!scan_cluster(&g, st, c, buf)) {
+		if (!scan_cluster(&g, st, c)) {
 			snprintf(r->error, sizeof(r->error), "cluster %u lies beyond the end of the image", c);
 			break;
 		}
@@ -359,9 +359,7 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 		read_upcase(&g, r);
 	if (r->bitmap_found)
 		check_bitmap_self(&g, r);
-out:
 	free(st);
-	free(buf);
 }
 
 #define ADD(id, kind, loc, field) finding_add(&p->findings, FSC_PR_##id, FSC_LOC_##kind, loc, field)

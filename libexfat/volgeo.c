@@ -53,6 +53,11 @@ int volgeo_init(struct volgeo *g, struct fsc_dev *dev, const struct fsc_probe *p
 	} else {
 		return -EINVAL;
 	}
+	/* Only clusters the device holds are walked or counted (bounded memory and time). */
+	if (g->data_byte >= fsc_dev_size(dev))
+		g->count = 0;
+	else if ((fsc_dev_size(dev) - g->data_byte) / g->cb < g->count)
+		g->count = (uint32_t)((fsc_dev_size(dev) - g->data_byte) / g->cb);
 	g->fat_len = ((uint64_t)g->count + 2) * g->bits / 8 + 1;
 	if (fsc_dev_map(dev, g->fat_byte, (size_t)g->fat_len, &g->fat) < 0)
 		return -EIO;
