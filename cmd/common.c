@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,17 @@ int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_sel
 	usage_error(cmd, "invalid %s '%s'", which == 0 ? "offset" : which == 1 ? "partition number" :
 		    "sector size", arg);
 	return -1;
+}
+
+int check_operands(const char *cmd, int argc, int max, const struct vol_select *sel)
+{
+	if (optind >= argc)
+		return usage_error(cmd, "no device or image specified");
+	if (max && argc - optind > max)
+		return usage_error(cmd, max == 1 ? "only one device or image at a time" : "too many arguments");
+	if (sel->has_offset && sel->partition)
+		return usage_error(cmd, "--offset and --partition are mutually exclusive");
+	return 0;
 }
 
 static int select_partition(const char *path, struct fsc_dev *dev, int partno,

@@ -40,6 +40,12 @@ struct vol_select {
 int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_select *sel);
 
 /*
+ * After getopt: at least one operand, at most max (0: any number), and not
+ * both --offset and --partition.  0, or the usage error's exit code.
+ */
+int check_operands(const char *cmd, int argc, int max, const struct vol_select *sel);
+
+/*
  * Open path read-only with sel applied; with --partition, *part describes
  * the partition (part->partno is 0 otherwise).  On failure prints one line
  * and returns EXIT_OPERROR.

@@ -62,7 +62,7 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "bstldJhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -94,12 +94,8 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 		default: return usage_error("dump", "invalid option");
 		}
 	}
-	if (optind >= argc)
-		return usage_error("dump", "no device or image specified");
-	if (optind + 1 < argc)
-		return usage_error("dump", "only one device or image at a time");
-	if (ctl->sel.has_offset && ctl->sel.partition)
-		return usage_error("dump", "--offset and --partition are mutually exclusive");
+	if ((r = check_operands("dump", argc, 1, &ctl->sel)))
+		return r;
 	if (ctl->path && ctl->cluster)
 		return usage_error("dump", "--path and --cluster are mutually exclusive");
 	if (!ctl->what)

@@ -84,7 +84,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "npayfvC:JrhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -111,12 +111,8 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 	}
 	if (ctl->explain)
 		return 0;
-	if (optind >= argc)
-		return usage_error("fsck", "no device or image specified");
-	if (optind + 1 < argc)
-		return usage_error("fsck", "only one device or image at a time");
-	if (ctl->sel.has_offset && ctl->sel.partition)
-		return usage_error("fsck", "--offset and --partition are mutually exclusive");
+	if ((r = check_operands("fsck", argc, 1, &ctl->sel)))
+		return r;
 	return 0;
 }
 

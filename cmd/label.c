@@ -121,7 +121,7 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "s:g:JhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -147,14 +147,10 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 		default: return usage_error("label", "invalid option");
 		}
 	}
-	if (optind >= argc)
-		return usage_error("label", "no device or image specified");
-	if (optind + 2 < argc)
-		return usage_error("label", "too many arguments");
+	if ((r = check_operands("label", argc, 2, &ctl->sel)))
+		return r;
 	if (optind + 1 < argc)
 		ctl->new_label = argv[optind + 1];
-	if (ctl->sel.has_offset && ctl->sel.partition)
-		return usage_error("label", "--offset and --partition are mutually exclusive");
 	return 0;
 }
 

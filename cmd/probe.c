@@ -83,7 +83,7 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "Jo:nrhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -107,11 +107,9 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 		default: return usage_error("probe", "invalid option");
 		}
 	}
-	if (optind >= argc)
-		return usage_error("probe", "no device or image specified");
+	if ((r = check_operands("probe", argc, 0, &ctl->sel)))
+		return r;
 	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings);
-	if (ctl->sel.has_offset && ctl->sel.partition)
-		return usage_error("probe", "--offset and --partition are mutually exclusive");
 	return 0;
 }
 

@@ -222,13 +222,19 @@ static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct
 	return r;
 }
 
-static int exfat_label_body(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
-			    struct fsc_plan *plan, const void *arg, char *err, size_t errlen)
+/* A root entry to write: the label (0x83) or the GUID (0xA0), in place or in a free slot. */
+struct root_put {
+	uint8_t e[32];
+	const char *what;
+};
+
+static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
+			  struct fsc_plan *plan, const void *arg, char *err, size_t errlen)
 {
-	const uint16_t *units = arg;	/* units[0] = count, then the units */
+	const struct root_put *rp = arg;
 	struct slot s;
-	uint8_t e[32] = { 0x83 };
-	uint64_t off;
+	uint64_t have, off;
+	char why[64];
 	int r = 0;
 
 	find_slots(dev, g, &s);
@@ -236,42 +242,15 @@ static int exfat_label_body(struct fsc_dev *dev, const struct fsc_probe *p, cons
 		snprintf(err, errlen, "the root directory chain is broken; run fatscope fsck first");
 		return -EUCLEAN;
 	}
-	e[1] = (uint8_t)units[0];
-	for (unsigned i = 0; i < units[0]; i++)
-		put_le16(e, 2 + 2 * i, units[1 + i]);
-	off = s.label_off != UINT64_MAX ? s.label_off : s.free_off;
-	if (off == UINT64_MAX) {
-		if (!units[0])
-			return 0;	/* no label, none wanted */
-		r = exfat_extend_root(dev, p, g, &s, plan, &off, err, errlen);
-	}
-	if (!r)
-		r = add_edit(dev, plan, off, e, 32, s.label_off != UINT64_MAX ? "update the volume label entry" :
-			     "create the volume label entry", true);
-	return r;
-}
-
-static int exfat_guid_body(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
-			   struct fsc_plan *plan, const void *arg, char *err, size_t errlen)
-{
-	struct slot s;
-	uint8_t e[32] = { 0xA0 };
-	uint64_t off;
-	int r = 0;
-
-	find_slots(dev, g, &s);
-	if (s.broken) {
-		snprintf(err, errlen, "the root directory chain is broken; run fatscope fsck first");
-		return -EUCLEAN;
-	}
-	memcpy(e + 6, arg, 16);
-	put_le16(e, 2, fsc_exfat_set_checksum(e, 1));
-	off = s.guid_off != UINT64_MAX ? s.guid_off : s.free_off;
+	have = rp->e[0] == 0x83 ? s.label_off : s.guid_off;
+	off = have != UINT64_MAX ? have : s.free_off;
+	if (have == UINT64_MAX && rp->e[0] == 0x83 && rp->e[1] == 0)
+		return 0;	/* no label, none wanted */
 	if (off == UINT64_MAX)
 		r = exfat_extend_root(dev, p, g, &s, plan, &off, err, errlen);
+	snprintf(why, sizeof(why), "%s the %s entry", have != UINT64_MAX ? "update" : "create", rp->what);
 	if (!r)
-		r = add_edit(dev, plan, off, e, 32, s.guid_off != UINT64_MAX ? "update the volume GUID entry" :
-			     "create the volume GUID entry", true);
+		r = add_edit(dev, plan, off, rp->e, 32, why, true);
 	return r;
 }
 
@@ -412,6 +391,7 @@ static int fat_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t s
 FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,
 			      struct fsc_plan *plan, char *err, size_t errlen)
 {
+	struct root_put rp = { { 0 }, "volume label" };
 	uint16_t units[1 + 11];
 	int n;
 
@@ -426,8 +406,11 @@ FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, co
 	for (int i = 1; i <= n; i++)
 		if (units[i] < 0x20)
 			return ERR("control characters are not allowed in a label");
-	units[0] = (uint16_t)n;
-	return exfat_dir_edit(dev, p, plan, exfat_label_body, units, err, errlen);
+	rp.e[0] = 0x83;
+	rp.e[1] = (uint8_t)n;
+	for (int i = 0; i < n; i++)
+		put_le16(rp.e, 2 + 2 * (size_t)i, units[1 + i]);
+	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }
 
 FSC_EXPORT int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial,
@@ -455,10 +438,15 @@ FSC_EXPORT int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, u
 FSC_EXPORT int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t guid[16],
 			     struct fsc_plan *plan, char *err, size_t errlen)
 {
+	struct root_put rp = { { 0 }, "volume GUID" };
+
 	err[0] = '\0';
 	if (p->type != FSC_TYPE_EXFAT)
 		return ERR("only exFAT volumes have a volume GUID");
 	if (bytes_all(guid, 0, 16, 0))
 		return ERR("the volume GUID cannot be null");
-	return exfat_dir_edit(dev, p, plan, exfat_guid_body, guid, err, errlen);
+	rp.e[0] = 0xA0;
+	memcpy(rp.e + 6, guid, 16);
+	put_le16(rp.e, 2, fsc_exfat_set_checksum(rp.e, 1));
+	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }

@@ -192,16 +192,10 @@ static void exfat_set_done(struct wk *w)
 	emit(w, &d);
 }
 
-static void exfat_label(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
+static void emit_label(struct wk *w, const char *name, uint32_t c, uint64_t off)
 {
-	uint16_t units[15];
-	char name[128];
-	unsigned n = e[1] > 15 ? 15 : e[1];
 	struct fsc_dirent d;
 
-	for (unsigned i = 0; i < n; i++)
-		units[i] = get_le16(e, 2 + 2 * i);
-	name_utf8(units, n, name, sizeof(name));
 	memset(&d, 0, sizeof(d));
 	d.name = name;
 	d.label = true;
@@ -209,6 +203,18 @@ static void exfat_label(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off
 	d.entry_offset = off;
 	d.ctime_utc = d.mtime_utc = d.atime_utc = INT16_MIN;
 	emit(w, &d);
+}
+
+static void exfat_label(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
+{
+	uint16_t units[15];
+	char name[128];
+	unsigned n = e[1] > 15 ? 15 : e[1];
+
+	for (unsigned i = 0; i < n; i++)
+		units[i] = get_le16(e, 2 + 2 * i);
+	name_utf8(units, n, name, sizeof(name));
+	emit_label(w, name, c, off);
 }
 
 /* One 32-byte exFAT entry; false at the end of the directory. */
@@ -355,24 +361,17 @@ static bool fat_entry(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 		return true;	/* . and .. */
 	}
 	if ((e[11] & 0x18) == 0x08) {	/* volume label */
-		struct fsc_dirent d;
 		char name[16];
 
 		w->lfn_parts = 0;
 		if (e[0] == 0xE5 || w->cur.node != 0)
 			return true;
-		memset(&d, 0, sizeof(d));
 		for (int i = 0; i < 11; i++)
 			name[i] = (e[i] >= 0x20 && e[i] < 0x7F) ? (char)e[i] : '?';
 		name[11] = '\0';
 		for (int i = 10; i >= 0 && name[i] == ' '; i--)
 			name[i] = '\0';
-		d.name = name;
-		d.label = true;
-		d.entry_cluster = c;
-		d.entry_offset = off;
-		d.ctime_utc = d.mtime_utc = d.atime_utc = INT16_MIN;
-		emit(w, &d);
+		emit_label(w, name, c, off);
 		return true;
 	}
 	fat_short(w, e, c, off);
