@@ -150,7 +150,7 @@ static void boot_fat(struct dump_ctl *ctl)
 	    fsc_dev_map(ctl->dev, (uint64_t)b->fsinfo_sector * b->bytes_per_sector, 512, &fsi) == 0)
 		fields(ctl, FSC_TABLE_FSINFO, fsi, (uint64_t)b->fsinfo_sector * b->bytes_per_sector,
 		       ctl->json ? "fsinfo" : "FSInfo");
-	if (!ctl->json && b->bpb32)
+	if (!ctl->json && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
 		printf("backup boot sector (sector %u): %s\n", b->backup_sector,
 		       fsc_findings_has(&p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) ? "differs (see the findings)" :
 		       "identical apart from the state byte");
@@ -460,7 +460,8 @@ static int section_extents(struct dump_ctl *ctl)
 		json_close(&ctl->j, '}');
 	} else {
 		print_table(e.tb);
-		printf("%" PRId64 " clusters in %" PRIu64 " run%s%s%s\n\n", n, e.runs, e.runs == 1 ? "" : "s",
+		printf("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n\n", n, n == 1 ? "" : "s", e.runs,
+		       e.runs == 1 ? "" : "s",
 		       broken[0] ? "; stopped: " : "", broken);
 	}
 	return n < 0 ? EXIT_OPERROR : 0;

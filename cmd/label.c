@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -65,16 +66,21 @@ static int parse_serial(const char *s, uint32_t *out)
 		*out = (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
 		return 0;
 	}
-	for (; *s && n < 9; s++) {
-		if (*s == '-' && n == 4)
-			continue;
-		hex[n++] = *s;
-	}
-	hex[n < 9 ? n : 8] = '\0';
-	if (n != 8 || *s)
+	/* Exactly XXXX-XXXX or XXXXXXXX, hexadecimal digits only. */
+	if (strlen(s) == 9 && s[4] == '-') {
+		memcpy(hex, s, 4);
+		memcpy(hex + 4, s + 5, 4);
+	} else if (strlen(s) == 8) {
+		memcpy(hex, s, 8);
+	} else {
 		return -1;
+	}
+	hex[8] = '\0';
+	for (n = 0; n < 8; n++)
+		if (!isxdigit((unsigned char)hex[n]))
+			return -1;
 	*out = (uint32_t)strtoul(hex, &end, 16);
-	return *end ? -1 : 0;
+	return 0;
 }
 
 /* The exFAT VolumeGuid in Windows' GUID layout: Data1-3 little-endian, Data4 as is. */
@@ -208,8 +214,8 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 
 		for (size_t k = 0; k < e->len; k++)
 			diff += e->old[k] != e->new[k];
-		printf("  byte %llu (sector %llu), %zu bytes, %zu differ: %s%s\n", (unsigned long long)e->offset,
-		       (unsigned long long)(e->offset / 512), e->len, diff, e->why, e->sync_before ? " [after a sync]" : "");
+		printf("  byte %llu, %zu bytes, %zu differ: %s%s\n", (unsigned long long)e->offset,
+		       e->len, diff, e->why, e->sync_before ? " [after a sync]" : "");
 		printf("    old:");
 		for (size_t k = 0; k < show; k++)
 			printf(" %02x", e->old[k]);
@@ -274,14 +280,24 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 	}
 	fsc_ids_read(dev, p2, &ids);
 	if ((ctl->set_serial && ids.serial != ctl->serial) || (ctl->set_guid && memcmp(ids.guid, ctl->guid, 16)) ||
+	    (ctl->new_label && strcasecmp(ids.has_label ? ids.label : "", ctl->new_label) != 0) ||
 	    fsc_findings_has(&p2->findings, FSC_PR_EXFAT_BOOT_CHECKSUM)) {
 		errmsg(path, "the change did not read back as written");
 		fsc_probe_free(p2);
 		return EXIT_OPERROR;
 	}
-	if (!ctl->json)
-		printf("%s: %zu change%s written%s%s\n", path, fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s",
-		       ctl->undo ? "; undo with: fatscope undo " : "", ctl->undo ? ctl->undo : "");
+	if (!ctl->json) {
+		char where[64] = "";
+
+		if (ctl->sel.partition)
+			snprintf(where, sizeof(where), "--partition %d ", ctl->sel.partition);
+		else if (ctl->sel.has_offset)
+			snprintf(where, sizeof(where), "--offset %llu ", (unsigned long long)ctl->sel.offset);
+		printf("%s: %zu change%s written", path, fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
+		if (ctl->undo)
+			printf("; undo with: fatscope undo %s%s %s", where, ctl->undo, path);
+		putchar('\n');
+	}
 	show(ctl, path, p2, &ids);
 	fsc_probe_free(p2);
 	return 0;
@@ -300,10 +316,10 @@ static int label_path(struct label_ctl *ctl, const char *path)
 
 	if (code)
 		return code;
-	if (fsc_probe_volume(dev, &p) < 0) {
-		errmsg(path, "too small or unreadable");
+	if ((code = fsc_probe_volume(dev, &p)) < 0) {
+		errmsg(path, code == -ENODATA ? "too small to hold a boot sector" : "read error");
 		fsc_dev_close(dev);
-		return EXIT_OPERROR;
+		return code == -ENODATA ? LABEL_NOTFS : EXIT_OPERROR;
 	}
 	if (fsc_ids_read(dev, p, &ids) < 0) {
 		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(p->type));

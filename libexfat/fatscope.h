@@ -126,8 +126,8 @@ int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char 
 
 /*
  * Put back what an undo log recorded: verifies the log, that it was made
- * for a device of this size, and that each range holds the new bytes (or
- * already the old ones), then writes the old bytes, last edit first.
+ * for a device of this size and window, and that each range holds what the
+ * change left, then writes the old bytes, last edit first.
  * Returns the number of ranges restored or -errno (-EINVAL: not an undo
  * log or damaged; -ESTALE: the device changed since).
  */
@@ -451,7 +451,7 @@ void fsc_field_value(const struct fsc_field *f, const uint8_t *s, char *buf, siz
 struct fsc_dirent {
 	const char *path;		/* of the entry, "/DCIM/IMG_0001.JPG" */
 	const char *name;		/* UTF-8; unpaired surrogates as \uXXXX */
-	char short_name[16];		/* FAT 8.3 name, "" on exFAT */
+	char short_name[40];		/* FAT 8.3 name (code page 850, UTF-8), "" on exFAT */
 	unsigned depth;			/* 1 for entries of the root */
 	size_t parent_id;		/* id of the directory holding it (0: the root) */
 	size_t id;			/* a directory's own id, for its children; 0 otherwise */
@@ -463,7 +463,7 @@ struct fsc_dirent {
 	uint8_t ctime_10ms, mtime_10ms;
 	int16_t ctime_utc, mtime_utc, atime_utc;	/* minutes east of UTC; INT16_MIN: none */
 	uint32_t entry_cluster;		/* where the entry (set) lies; 0: FAT12/16 root area */
-	uint64_t entry_offset;		/* byte offset of its first entry in the volume */
+	uint64_t entry_offset;		/* byte offset in the volume of its primary (exFAT) or 8.3 (FAT) entry */
 	int recoverable;		/* deleted: 1 clusters still free, 0 reused, -1 unknown */
 };
 

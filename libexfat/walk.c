@@ -78,12 +78,17 @@ static bool cluster_free(const struct wk *w, uint32_t c)
 	return volgeo_next(&w->g, c) == 0;
 }
 
-/* Deleted entry: are the clusters it pointed at still free?  (Contiguous guess.) */
-static int recoverable(const struct wk *w, uint32_t first, uint64_t size)
+/*
+ * Deleted entry: are the clusters it pointed at still free?  (Contiguous
+ * guess; a FAT directory records no size: its first cluster at least.)
+ */
+static int recoverable(const struct wk *w, uint32_t first, uint64_t size, bool dir)
 {
 	uint64_t n = (size + w->g.cb - 1) / w->g.cb;
 
-	if (!size)
+	if (!n && dir && first)
+		n = 1;
+	if (!n)
 		return 1;
 	if (!volgeo_valid(&w->g, first) || (w->g.type == FSC_TYPE_EXFAT && !w->bitmap))
 		return -1;
@@ -105,7 +110,7 @@ static void emit(struct wk *w, struct fsc_dirent *d)
 	d->depth = w->cur.depth + 1;
 	d->parent_id = w->cur.node;
 	if (d->deleted)
-		d->recoverable = recoverable(w, d->first_cluster, d->size);
+		d->recoverable = recoverable(w, d->first_cluster, d->size, d->dir);
 	else
 		d->recoverable = -1;
 	if (d->dir && !d->deleted && d->first_cluster) {
@@ -287,41 +292,80 @@ static void fat_lfn(struct wk *w, const uint8_t *e)
 	w->lfn_parts++;
 }
 
+/* Code page 850 (mtools' default; DOS in Western Europe) for 8.3 bytes 0x80-0xFF. */
+static const uint16_t cp850[128] = {
+	0x00C7, 0x00FC, 0x00E9, 0x00E2, 0x00E4, 0x00E0, 0x00E5, 0x00E7,
+	0x00EA, 0x00EB, 0x00E8, 0x00EF, 0x00EE, 0x00EC, 0x00C4, 0x00C5,
+	0x00C9, 0x00E6, 0x00C6, 0x00F4, 0x00F6, 0x00F2, 0x00FB, 0x00F9,
+	0x00FF, 0x00D6, 0x00DC, 0x00F8, 0x00A3, 0x00D8, 0x00D7, 0x0192,
+	0x00E1, 0x00ED, 0x00F3, 0x00FA, 0x00F1, 0x00D1, 0x00AA, 0x00BA,
+	0x00BF, 0x00AE, 0x00AC, 0x00BD, 0x00BC, 0x00A1, 0x00AB, 0x00BB,
+	0x2591, 0x2592, 0x2593, 0x2502, 0x2524, 0x00C1, 0x00C2, 0x00C0,
+	0x00A9, 0x2563, 0x2551, 0x2557, 0x255D, 0x00A2, 0x00A5, 0x2510,
+	0x2514, 0x2534, 0x252C, 0x251C, 0x2500, 0x253C, 0x00E3, 0x00C3,
+	0x255A, 0x2554, 0x2569, 0x2566, 0x2560, 0x2550, 0x256C, 0x00A4,
+	0x00F0, 0x00D0, 0x00CA, 0x00CB, 0x00C8, 0x0131, 0x00CD, 0x00CE,
+	0x00CF, 0x2518, 0x250C, 0x2588, 0x2584, 0x00A6, 0x00CC, 0x2580,
+	0x00D3, 0x00DF, 0x00D4, 0x00D2, 0x00F5, 0x00D5, 0x00B5, 0x00FE,
+	0x00DE, 0x00DA, 0x00DB, 0x00D9, 0x00FD, 0x00DD, 0x00AF, 0x00B4,
+	0x00AD, 0x00B1, 0x2017, 0x00BE, 0x00B6, 0x00A7, 0x00F7, 0x00B8,
+	0x00B0, 0x00A8, 0x00B7, 0x00B9, 0x00B3, 0x00B2, 0x25A0, 0x00A0,
+};
+
+/* An 8.3 name (raw, 11 bytes) as UTF-16 units, "NAME.EXT", lower-case flags applied. */
+static unsigned sfn_units(const uint8_t *raw, uint8_t flags, uint16_t *u)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < 11; i++) {
+		uint8_t c = raw[i];
+		bool lower = i < 8 ? flags & 0x08 : flags & 0x10;
+
+		if (i == 8) {
+			if (raw[8] == ' ')
+				break;
+			u[n++] = '.';
+		}
+		if (c == ' ' && (i < 8 ? bytes_all(raw, (size_t)i, 8 - (size_t)i, ' ') : true))
+			continue;
+		uint16_t v = c >= 0x80 ? cp850[c - 0x80] : c < 0x20 ? '?' : c;
+
+		/* The lower-case flags (Windows NT) lower the Latin letters too. */
+		if (lower && ((v >= 'A' && v <= 'Z') || (v >= 0xC0 && v <= 0xDE && v != 0xD7)))
+			v += 0x20;
+		u[n++] = v;
+	}
+	return n;
+}
+
 static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 {
-	char name[1024], sfn[16];
+	char name[1024], sfn[40];
 	uint8_t raw[11];
+	uint16_t su[13];
 	struct fsc_dirent d;
-	size_t o = 0;
-	unsigned n = 0;
-	bool deleted = e[0] == 0xE5;
+	unsigned n = 0, sn;
+	bool deleted = e[0] == 0xE5, found = false;
 
 	memcpy(raw, e, 11);
 	if (raw[0] == 0x05)
 		raw[0] = 0xE5;
 	if (deleted && w->lfn_parts && w->lfn_deleted) {
-		for (unsigned ch = 0x21; ch < 0x7F; ch++) {	/* find the lost first character */
+		for (unsigned ch = 0x01; ch <= 0xFF && !found; ch++) {	/* find the lost first byte */
 			raw[0] = (uint8_t)ch;
-			if (sfn_checksum(raw) == w->lfn_sum)
-				break;
+			found = ch != 0xE5 && sfn_checksum(raw) == w->lfn_sum;
 		}
 	}
-	for (int i = 0; i < 8 && raw[i] != ' '; i++)
-		sfn[o++] = (raw[i] >= 0x20 && raw[i] < 0x7F) ? (char)((e[12] & 0x08) ? tolower_ascii(raw[i]) : raw[i]) : '?';
-	if (raw[8] != ' ') {
-		sfn[o++] = '.';
-		for (int i = 8; i < 11 && raw[i] != ' '; i++)
-			sfn[o++] = (raw[i] >= 0x20 && raw[i] < 0x7F) ? (char)((e[12] & 0x10) ? tolower_ascii(raw[i]) : raw[i]) : '?';
-	}
-	sfn[o] = '\0';
-	if (w->lfn_parts && w->lfn_deleted == deleted && sfn_checksum(raw) == w->lfn_sum) {
+	if (deleted && !found)
+		raw[0] = '?';
+	sn = sfn_units(raw, e[12], su);
+	name_utf8(su, sn, sfn, sizeof(sfn));
+	if (w->lfn_parts && w->lfn_deleted == deleted && (!deleted || found) && sfn_checksum(raw) == w->lfn_sum) {
 		while (n < 13 * w->lfn_parts && w->lfn[n] != 0x0000 && w->lfn[n] != 0xFFFF)
 			n++;
 		name_utf8(w->lfn, n, name, sizeof(name));
 	} else {
 		snprintf(name, sizeof(name), "%s", sfn);
-		if (deleted && name[0])
-			name[0] = '?';
 	}
 	w->lfn_parts = 0;
 	memset(&d, 0, sizeof(d));

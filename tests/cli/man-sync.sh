@@ -14,7 +14,17 @@
 #   (c) the PROBLEMS section of both pages is exactly what
 #       man/problems-section.sh generates from problems.def now (--all for
 #       fatscope-fsck.8, --probe for fatscope-probe.8), so that a changed
-#       problems.def fails until the pages are regenerated.
+#       problems.def fails until the pages are regenerated;
+#   (e) man/fatscope-dump.8 documents every long option of
+#       `fatscope dump --help', and man/fatscope-label.8 every long option of
+#       `fatscope label --help' and `fatscope undo --help' (undo's help has
+#       no "Options:" list: its options are those of its "Usage:" lines);
+#   (f) every command listed under "Commands:" by `fatscope --help' has its
+#       page man/fatscope-CMD.8, except those that share another command's
+#       page (page_of below: undo is documented in fatscope-label.8, whose
+#       text must then name "fatscope undo"); man/fatscope.8 lists every
+#       command under COMMANDS (as a ".B CMD" entry); and every
+#       man/fatscope*.8 page is in dist_man_MANS of man/Makemodule.am.
 #
 # Environment: srcdir (default: $top_srcdir, else two directories up from
 # this script), FATSCOPE (default: ./fatscope).
@@ -29,6 +39,10 @@ FATSCOPE=${FATSCOPE:-./fatscope}
 
 probe_page=$srcdir/man/fatscope-probe.8
 fsck_page=$srcdir/man/fatscope-fsck.8
+dump_page=$srcdir/man/fatscope-dump.8
+label_page=$srcdir/man/fatscope-label.8
+main_page=$srcdir/man/fatscope.8
+makemodule=$srcdir/man/Makemodule.am
 def=$srcdir/libexfat/problems.def
 gen=$srcdir/man/problems-section.sh
 
@@ -37,11 +51,15 @@ fail_hard() {
 	exit 99
 }
 
-for f in "$probe_page" "$fsck_page" "$def" "$gen"; do
+for f in "$probe_page" "$fsck_page" "$main_page" "$makemodule" "$def" "$gen"; do
 	[ -r "$f" ] || fail_hard "cannot read $f"
 done
 probe_help=$("$FATSCOPE" probe --help) || fail_hard "'$FATSCOPE probe --help' failed"
 fsck_help=$("$FATSCOPE" fsck --help) || fail_hard "'$FATSCOPE fsck --help' failed"
+dump_help=$("$FATSCOPE" dump --help) || fail_hard "'$FATSCOPE dump --help' failed"
+label_help=$("$FATSCOPE" label --help) || fail_hard "'$FATSCOPE label --help' failed"
+undo_help=$("$FATSCOPE" undo --help) || fail_hard "'$FATSCOPE undo --help' failed"
+main_help=$("$FATSCOPE" --help) || fail_hard "'$FATSCOPE --help' failed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-sync.XXXXXX") || fail_hard "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
@@ -65,6 +83,31 @@ help_options() {
 		/^Options:/ { on = 1; next }
 		on && /^[ \t]*$/ { exit }
 		on { print }' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u || true
+}
+
+# The long options of the "Usage:" lines of a --help text (for a command
+# whose help has no "Options:" list).
+usage_options() {
+	printf '%s\n' "$1" | awk '
+		/^Usage:/ { on = 1; next }
+		on && /^[ \t]*$/ { exit }
+		on { print }' | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u || true
+}
+
+# The commands listed under "Commands:" by `fatscope --help'.
+help_commands() {
+	printf '%s\n' "$1" | awk '
+		/^Commands:/ { on = 1; next }
+		on && /^[ \t]*$/ { exit }
+		on { print $1 }'
+}
+
+# The page documenting command $1: its own, or the one it shares.
+page_of() {
+	case $1 in
+	undo) echo label ;;
+	*) echo "$1" ;;
+	esac
 }
 
 # True when the long option appears in the page text as a whole word.
@@ -162,6 +205,82 @@ for opt in $fsck_options; do
 	fi
 done
 
+# (e) the options of dump, label and undo in their pages
+ndo=0 nlo=0 nuo=0
+dump_options=$(help_options "$dump_help")
+label_options=$(help_options "$label_help")
+undo_options=$(help_options "$undo_help")
+[ -n "$undo_options" ] || undo_options=$(usage_options "$undo_help")
+[ -n "$dump_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE dump --help'"
+[ -n "$label_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE label --help'"
+[ -n "$undo_options" ] || fail_hard "no long options in '$FATSCOPE undo --help'"
+for which in dump label undo; do
+	case $which in
+	dump) page=$dump_page opts=$dump_options ;;
+	label) page=$label_page opts=$label_options ;;
+	undo) page=$label_page opts=$undo_options ;;
+	esac
+	name=man/$(basename "$page")
+	if [ ! -r "$page" ]; then
+		echo "man-sync: $name is missing (the page of 'fatscope $which')"
+		missing=$((missing + 1))
+		continue
+	fi
+	man_text "$page" >"$tmp/$which.txt"
+	for opt in $opts; do
+		case $which in
+		dump) ndo=$((ndo + 1)) ;;
+		label) nlo=$((nlo + 1)) ;;
+		undo) nuo=$((nuo + 1)) ;;
+		esac
+		if ! has_option "$opt" "$tmp/$which.txt"; then
+			echo "man-sync: option $opt of 'fatscope $which' is not documented in $name"
+			missing=$((missing + 1))
+		fi
+	done
+done
+
+# (f) a page for every command, every command in fatscope.8, every page
+# in dist_man_MANS
+commands=$(help_commands "$main_help")
+[ -n "$commands" ] || fail_hard "no commands under 'Commands:' in '$FATSCOPE --help'"
+man_text "$main_page" >"$tmp/main.txt"
+awk '/^\.SH COMMANDS[ \t]*$/ { on = 1; next }
+	on && /^\.SH/ { exit }
+	on && /^\.B[RI]?[ \t]/ { w = $2; gsub(/"/, "", w); print w }' "$tmp/main.txt" |
+	sort -u >"$tmp/main.commands"
+nc=0
+for cmd in $commands; do
+	nc=$((nc + 1))
+	shared=$(page_of "$cmd")
+	page=$srcdir/man/fatscope-$shared.8
+	name=man/fatscope-$shared.8
+	if [ ! -r "$page" ]; then
+		echo "man-sync: command '$cmd' has no page $name"
+		missing=$((missing + 1))
+	elif [ "$shared" != "$cmd" ] &&
+		! man_text "$page" | grep -q -- "fatscope $cmd\([^A-Za-z0-9-]\|\$\)"; then
+		echo "man-sync: $name, the page of 'fatscope $cmd', does not mention 'fatscope $cmd'"
+		missing=$((missing + 1))
+	fi
+	if ! grep -qxF -- "$cmd" "$tmp/main.commands"; then
+		echo "man-sync: command '$cmd' is not listed under COMMANDS in man/fatscope.8"
+		missing=$((missing + 1))
+	fi
+done
+# The pages installed: dist_man_MANS with its continuation lines joined.
+sed -e ':a' -e '/\\$/N' -e 's/\\\n/ /' -e 'ta' "$makemodule" |
+	awk '$1 == "dist_man_MANS" { for (i = 3; i <= NF; i++) print $i }' |
+	sort -u >"$tmp/dist.pages"
+for page in "$srcdir"/man/fatscope*.8; do
+	[ -e "$page" ] || continue
+	name=man/$(basename "$page")
+	if ! grep -qxF -- "$name" "$tmp/dist.pages"; then
+		echo "man-sync: $name is not in dist_man_MANS of man/Makemodule.am"
+		missing=$((missing + 1))
+	fi
+done
+
 # (c) the PROBLEMS sections are what the generator gives now
 stale=0
 for which in fsck probe; do
@@ -191,5 +310,5 @@ if [ $((missing + stale)) -gt 0 ]; then
 	echo "man-sync: $missing item(s) missing or misplaced, $stale PROBLEMS section(s) out of date"
 	exit 1
 fi
-echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe and $nfo fsck options documented; PROBLEMS sections up to date"
+echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe, $nfo fsck, $ndo dump, $nlo label and $nuo undo options, $nc commands documented; PROBLEMS sections up to date"
 exit 0
