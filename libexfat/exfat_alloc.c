@@ -24,13 +24,46 @@
 #define EXFAT_BAD	0xFFFFFFF7u
 #define EXFAT_EOC	0xFFFFFFF8u	/* F8..FF end a chain (Linux); the spec writes FFFFFFFF */
 
+/*
+ * The FAT is read in 64 KiB blocks through a direct-mapped cache of 32
+ * blocks: 2 MiB at most, whatever the volume's size, and chains, which
+ * mostly run forward, cost one read per block.
+ */
+#define FC_BLOCK (64u * 1024)
+#define FC_SLOTS 32
+
+struct fatcache {
+	uint64_t tag[FC_SLOTS];		/* block number + 1, 0: empty */
+	uint8_t data[FC_SLOTS][FC_BLOCK];
+};
+
+uint32_t xv_fat(const struct xvol *v, uint32_t c)
+{
+	struct fatcache *fc = v->fc;
+	uint64_t off = 4ull * c, blk = off / FC_BLOCK;
+	unsigned slot = (unsigned)(blk % FC_SLOTS);
+
+	if (fc->tag[slot] != blk + 1) {
+		uint64_t start = blk * FC_BLOCK, end = ((uint64_t)v->cc + 2) * 4;
+		size_t len = end - start < FC_BLOCK ? (size_t)(end - start) : FC_BLOCK;
+
+		if (fsc_dev_read(v->dev, v->fat_byte + start, fc->data[slot], len) < 0)
+			memset(fc->data[slot], 0xFF, len);	/* checked readable at load */
+		fc->tag[slot] = blk + 1;
+	}
+	return get_le32(fc->data[slot], (size_t)(off % FC_BLOCK));
+}
+
 int xv_load_fat(struct xvol *v)
 {
 	const struct fsc_exfat_boot *ex = &v->p->ex;
 	uint64_t off = (uint64_t)ex->fat_offset << v->shift, len = ((uint64_t)v->cc + 2) * 4;
 	struct fsc_finding *f;
-	int r = fsc_dev_map(v->dev, off, (size_t)len, &v->fat);
+	uint8_t head[8];
+	int r = off > fsc_dev_size(v->dev) || len > fsc_dev_size(v->dev) - off ? -ENXIO :
+		fsc_dev_read(v->dev, off, head, sizeof(head));
 
+	v->fat_byte = off;
 	if (r < 0) {
 		f = xv_add(v, FSC_PR_EXFAT_FAT_UNREADABLE, FSC_LOC_SECTOR, ex->fat_offset, "FAT");
 		if (f)
@@ -38,10 +71,13 @@ int xv_load_fat(struct xvol *v)
 				       (unsigned long long)off, (unsigned long long)fsc_dev_size(v->dev));
 		return r;
 	}
-	if (get_le32(v->fat, 0) != 0xFFFFFFF8u && (f = xv_add(v, FSC_PR_EXFAT_FAT_ENTRY0, FSC_LOC_BYTE, off, "FatEntry[0]")))
-		finding_actual(f, "0x%08x", get_le32(v->fat, 0));
-	if (get_le32(v->fat, 4) != 0xFFFFFFFFu && (f = xv_add(v, FSC_PR_EXFAT_FAT_ENTRY1, FSC_LOC_BYTE, off + 4, "FatEntry[1]")))
-		finding_actual(f, "0x%08x", get_le32(v->fat, 4));
+	v->fc = calloc(1, sizeof(*v->fc));
+	if (!v->fc)
+		return -ENOMEM;
+	if (get_le32(head, 0) != 0xFFFFFFF8u && (f = xv_add(v, FSC_PR_EXFAT_FAT_ENTRY0, FSC_LOC_BYTE, off, "FatEntry[0]")))
+		finding_actual(f, "0x%08x", get_le32(head, 0));
+	if (get_le32(head, 4) != 0xFFFFFFFFu && (f = xv_add(v, FSC_PR_EXFAT_FAT_ENTRY1, FSC_LOC_BYTE, off + 4, "FatEntry[1]")))
+		finding_actual(f, "0x%08x", get_le32(head, 4));
 	return 0;
 }
 
@@ -214,7 +250,7 @@ int xv_load_bitmap(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, words = ((uint64_t)v->cc + 63) / 64, copied = 0;
-	struct owner who = { "/", "allocation bitmap", 0, 0 };
+	struct owner who = { "/", "allocation bitmap", 0, 0, NULL, 0 };
 	uint32_t c = r->bitmap_cluster;
 	uint8_t *dst;
 	uint64_t trailing = 0;
@@ -228,15 +264,23 @@ int xv_load_bitmap(struct xvol *v)
 	dst = (uint8_t *)v->marked;
 	/* Claim the bitmap's clusters and copy ClusterCount bits as we go. */
 	for (uint64_t n = 0; copied < bytes && n < v->cc; n++) {
-		const uint8_t *src;
 		uint64_t take = bytes - copied < v->cb ? bytes - copied : v->cb;
 
-		if (fsc_dev_map(v->dev, xv_cluster_byte(v, c), (size_t)take, &src) < 0)
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c), dst + copied, (size_t)take) < 0)
 			break;
-		memcpy(dst + copied, src, (size_t)take);
-		if (take < v->cb && copied + take == bytes) {
-			for (uint64_t i = take; i < v->cb && i < r->bitmap_length - copied; i++)
-				trailing += (uint64_t)__builtin_popcount(src[i]);
+		if (take < v->cb && copied + take == bytes) {	/* the rest of the bitmap's last cluster */
+			uint64_t in_entry = r->bitmap_length > copied + take ? r->bitmap_length - copied - take : 0;
+			uint64_t rest = in_entry < v->cb - take ? in_entry : v->cb - take;
+			uint8_t tail[512];
+
+			for (uint64_t o = 0; o < rest; o += sizeof(tail)) {
+				size_t k = rest - o < sizeof(tail) ? (size_t)(rest - o) : sizeof(tail);
+
+				if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + take + o, tail, k) < 0)
+					break;
+				for (size_t i = 0; i < k; i++)
+					trailing += (uint64_t)__builtin_popcount(tail[i]);
+			}
 		}
 		copied += take;
 		c = xv_fat(v, c);
@@ -284,7 +328,7 @@ static uint8_t *read_chain(struct xvol *v, uint32_t c, uint64_t len)
 void xv_load_upcase(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner who = { "/", "up-case table", 0, 0 };
+	struct owner who = { "/", "up-case table", 0, 0, NULL, 0 };
 	struct chain_res res;
 	uint8_t *t;
 	uint32_t idx = 0;

@@ -51,7 +51,16 @@ struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kin
 
 void owner_path(const struct owner *who, char *path, size_t len)
 {
-	if (who->name && who->cluster)
+	char name[800];
+
+	if (!who->name && who->name16) {
+		uint8_t le[510];
+
+		for (unsigned i = 0; i < who->name16_len && i < 255; i++)
+			put_le16(le, 2 * i, who->name16[i]);
+		utf16le_to_utf8(le, who->name16_len < 255 ? who->name16_len : 255, name, sizeof(name));
+		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", name);
+	} else if (who->name && who->cluster)
 		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
 	else if (who->name)
 		snprintf(path, len, "%s (%s)", who->dir, who->name);
@@ -82,7 +91,7 @@ static int resolve_cross_links(struct xvol *v)
 {
 	struct fsc_check_summary keep = *v->sum;
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner bm = { "/", "allocation bitmap", 0, 0 }, up = { "/", "up-case table", 0, 0 };
+	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0 }, up = { "/", "up-case table", 0, 0, NULL, 0 };
 	struct chain_res res;
 	int rc;
 
@@ -119,10 +128,10 @@ static void pass(struct xvol *v, int n, uint64_t total)
 static void check_oem(struct xvol *v)
 {
 	uint32_t ss = 1u << v->shift;
-	const uint8_t *s;
+	uint8_t s[4096];
 	struct fsc_finding *f;
 
-	if (fsc_dev_map(v->dev, 9ull * ss, ss, &s) < 0)
+	if (fsc_dev_read(v->dev, 9ull * ss, s, ss) < 0)
 		return;
 	for (unsigned i = 0; i < 10; i++) {
 		const uint8_t *rec = s + 48 * i;
@@ -184,7 +193,8 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 	pass(&v, 2, 3);
 	v.used = calloc(((uint64_t)v.cc + 63) / 64 + 1, 8);
 	v.upcase = malloc(65536 * sizeof(*v.upcase));
-	if (!v.used || !v.upcase) {
+	v.dirbuf = malloc(v.cb < XV_DIR_CHUNK ? v.cb : XV_DIR_CHUNK);
+	if (!v.used || !v.upcase || !v.dirbuf) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -207,5 +217,7 @@ out:
 	free(v.used);
 	free(v.marked);
 	free(v.upcase);
+	free(v.dirbuf);
+	free(v.fc);
 	return r;
 }

@@ -14,6 +14,8 @@ struct owner {
 	const char *dir;		/* path of the directory holding the entry */
 	const char *name;		/* UTF-8 name, or a description ("root directory") */
 	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
+	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
+	unsigned name16_len;
 };
 
 struct xvol {
@@ -25,7 +27,9 @@ struct xvol {
 	uint32_t cb;			/* cluster bytes */
 	uint32_t cc;			/* ClusterCount */
 	uint64_t heap_byte;
-	const uint8_t *fat;		/* FAT entries 0 .. cc+1, mapped */
+	uint64_t fat_byte;		/* where the FAT starts */
+	struct fatcache *fc;		/* blocks of the FAT read with pread */
+	uint8_t *dirbuf;		/* one chunk of a directory cluster */
 	uint64_t *used;			/* claimed clusters, bit c-2 */
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
@@ -60,10 +64,11 @@ static inline bool xv_cluster_valid(const struct xvol *v, uint32_t c)
 	return c >= 2 && (uint64_t)c <= (uint64_t)v->cc + 1;
 }
 
-static inline uint32_t xv_fat(const struct xvol *v, uint32_t c)
-{
-	return get_le32(v->fat, 4 * (size_t)c);
-}
+/* FAT entry of cluster c (c <= cc + 1); reads go through a small block cache. */
+uint32_t xv_fat(const struct xvol *v, uint32_t c);
+
+/* Bytes of directory clusters read at a time. */
+#define XV_DIR_CHUNK (256u * 1024)
 
 static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
 {

@@ -103,6 +103,7 @@ struct scan {
 	bool end_in_cluster, end_seen;
 	uint8_t set[256 * 32];
 	unsigned set_have, set_need;
+	uint8_t buf[64 * 1024];		/* one chunk of a root cluster */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -227,13 +228,15 @@ static void scan_entry(struct scan *st, const uint8_t *e)
 
 static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
 {
-	const uint8_t *buf;
+	uint32_t chunk = g->cluster_bytes < sizeof(st->buf) ? g->cluster_bytes : (uint32_t)sizeof(st->buf);
 
-	if (fsc_dev_map(g->dev, cluster_byte(g, c), g->cluster_bytes, &buf) < 0)
-		return false;
 	st->end_in_cluster = false;
-	for (uint32_t off = 0; off < g->cluster_bytes; off += 32)
-		scan_entry(st, buf + off);
+	for (uint32_t at = 0; at < g->cluster_bytes; at += chunk) {
+		if (fsc_dev_read(g->dev, cluster_byte(g, c) + at, st->buf, chunk) < 0)
+			return false;
+		for (uint32_t off = 0; off < chunk; off += 32)
+			scan_entry(st, st->buf + off);
+	}
 	return true;
 }
 

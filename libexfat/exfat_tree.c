@@ -37,6 +37,17 @@ struct nameref {
 	uint32_t cluster, entry;
 };
 
+struct fileinfo {
+	uint16_t units[255];
+	unsigned nl;
+	bool named;			/* name[] holds the UTF-8 name */
+	char name[766];
+	uint16_t attr;
+	uint8_t flags;
+	uint64_t vdl, dl;
+	uint32_t first;
+};
+
 struct walk {
 	struct xvol *v;
 	struct pathtab nodes;
@@ -55,6 +66,7 @@ struct walk {
 	size_t nnames, capnames;
 	uint16_t *arena;
 	size_t alen, acap;
+	struct fileinfo fi;		/* the set being checked */
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -87,7 +99,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
 					 uint32_t entry, const char *name)
 {
-	struct owner who = { w->path, name, cluster, entry };
+	struct owner who = { w->path, name, cluster, entry, NULL, 0 };
 
 	return xv_add_owner(w->v, id, &who);
 }
@@ -112,7 +124,10 @@ static const char *ts_problem(uint32_t ts, unsigned ms10)
 	return NULL;
 }
 
-static void check_times(struct walk *w, const uint8_t *e, const char *name)
+struct fileinfo;
+static const char *fname(struct fileinfo *fi);
+
+static void check_times(struct walk *w, const uint8_t *e, struct fileinfo *fi)
 {
 	static const struct { const char *what; unsigned ts, ms, utc; } t[] = {
 		{ "create", 8, 20, 22 }, { "last modified", 12, 21, 23 }, { "last accessed", 16, 0, 24 },
@@ -125,12 +140,12 @@ static void check_times(struct walk *w, const uint8_t *e, const char *name)
 		uint8_t utc = e[t[i].utc];
 		int off = (utc & 0x40) ? (int)(utc & 0x7F) - 128 : (int)(utc & 0x7F);
 
-		if (bad && (f = AT_SET(w, EXFAT_TIMESTAMP, name))) {
+		if (bad && (f = AT_SET(w, EXFAT_TIMESTAMP, fname(fi)))) {
 			finding_actual(f, "%s 0x%08x", bad, ts);
 			finding_detail(f, "%s", t[i].what);
 			return;		/* one finding per set */
 		}
-		if ((utc & 0x80) && (off < -48 || off > 56) && (f = AT_SET(w, EXFAT_UTC_OFFSET, name))) {
+		if ((utc & 0x80) && (off < -48 || off > 56) && (f = AT_SET(w, EXFAT_UTC_OFFSET, fname(fi)))) {
 			finding_actual(f, "%+d minutes", off * 15);
 			finding_detail(f, "%s", t[i].what);
 			return;
@@ -142,7 +157,10 @@ static void check_times(struct walk *w, const uint8_t *e, const char *name)
 
 static bool name_char_ok(uint16_t u)
 {
-	return u >= 0x20 && !strchr("\"*/:<>?\\|", u < 0x80 ? (int)u : 'a');
+	/* Bit per ASCII code: " * / : < > ? \ | are not allowed. */
+	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
+
+	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
 }
 
 static void remember_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t hash)
@@ -201,15 +219,20 @@ static void check_duplicates(struct walk *w)
 
 /* ---- file entry sets (EXSPEC 7.4-7.7) ---- */
 
-struct fileinfo {
-	uint16_t units[255];
-	unsigned nl;
-	char name[766];
-	uint16_t attr;
-	uint8_t flags;
-	uint64_t vdl, dl;
-	uint32_t first;
-};
+
+/* The UTF-8 name, converted when first needed (findings, directories). */
+static const char *fname(struct fileinfo *fi)
+{
+	if (!fi->named) {
+		uint8_t le[510];
+
+		for (unsigned i = 0; i < fi->nl; i++)
+			put_le16(le, 2 * i, fi->units[i]);
+		utf16le_to_utf8(le, fi->nl, fi->name, sizeof(fi->name));
+		fi->named = true;
+	}
+	return fi->name;
+}
 
 /* Structure of the set: count, stream, names.  False when it cannot be used. */
 static bool set_structure(struct walk *w, struct fileinfo *fi)
@@ -230,6 +253,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 	}
 	fi->flags = s[33];
 	fi->nl = s[35];
+	fi->named = false;
 	fi->vdl = get_le64(s, 40);
 	fi->first = get_le32(s, 52);
 	fi->dl = get_le64(s, 56);
@@ -246,17 +270,10 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 	}
 	for (unsigned i = 0; i < fi->nl; i++)
 		fi->units[i] = get_le16(s, 64 + 32 * (i / 15) + 2 + 2 * (i % 15));
-	{
-		uint8_t le[510];
-
-		for (unsigned i = 0; i < fi->nl; i++)
-			put_le16(le, 2 * i, fi->units[i]);
-		utf16le_to_utf8(le, fi->nl, fi->name, sizeof(fi->name));
-	}
 	for (unsigned i = 1 + k; i < sc; i++) {	/* secondaries after the names */
 		uint8_t t = s[32 * (i + 1)];
 
-		if ((t & 0x20) == 0 && t != 0xC1 && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fi->name)))
+		if ((t & 0x20) == 0 && t != 0xC1 && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
 			finding_actual(f, "%02x", t);
 	}
 	return true;
@@ -271,41 +288,41 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
 	for (unsigned i = 0; i < fi->nl; i++)
 		if (!name_char_ok(fi->units[i])) {
-			if ((f = AT_SET(w, EXFAT_NAME_CHARS, fi->name)))
+			if ((f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 				finding_actual(f, "%04X", fi->units[i]);
 			break;
 		}
 	if (fi->nl) {
 		uint16_t want = fsc_exfat_name_hash(fi->units, fi->nl, w->v->upcase);
 
-		if (want != hash && (f = AT_SET(w, EXFAT_NAME_HASH, fi->name))) {
+		if (want != hash && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
 			finding_actual(f, "0x%04x", hash);
 			finding_expected(f, "0x%04x", want);
 		}
 		remember_name(w, fi->units, fi->nl, want);
 	}
-	if ((fi->attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fi->name)))
+	if ((fi->attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
 		finding_actual(f, "0x%04x", fi->attr);
-	if ((!(fi->flags & 1) || (fi->flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fi->name))) {
+	if ((!(fi->flags & 1) || (fi->flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
 		finding_actual(f, "0x%02x", fi->flags);
 		finding_detail(f, "%s", !(fi->flags & 1) ? "AllocationPossible is 0" : "reserved bits set");
 	}
-	if (fi->vdl > fi->dl && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fi->name))) {
+	if (fi->vdl > fi->dl && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fname(fi)))) {
 		finding_actual(f, "%llu", (unsigned long long)fi->vdl);
 		finding_expected(f, "%llu", (unsigned long long)fi->dl);
 	}
-	if ((fi->first == 0) != (fi->dl == 0) && (f = AT_SET(w, EXFAT_FIRST_CLUSTER, fi->name))) {
+	if ((fi->first == 0) != (fi->dl == 0) && (f = AT_SET(w, EXFAT_FIRST_CLUSTER, fname(fi)))) {
 		finding_actual(f, "%u", fi->first);
 		finding_expected(f, "%llu", (unsigned long long)fi->dl);
 	}
 	if (dir && (fi->dl == 0 || fi->dl % w->v->cb || fi->dl > MAX_DIR_BYTES || fi->vdl != fi->dl) &&
-	    (f = AT_SET(w, EXFAT_DIR_SIZE, fi->name))) {
+	    (f = AT_SET(w, EXFAT_DIR_SIZE, fname(fi)))) {
 		finding_actual(f, "%llu", (unsigned long long)fi->dl);
 		finding_detail(f, "%s", fi->dl == 0 ? "a directory needs at least one cluster" :
 			       fi->dl % w->v->cb ? "not a multiple of the cluster size" :
 			       fi->dl > MAX_DIR_BYTES ? "larger than 256 MiB" : "ValidDataLength differs");
 	}
-	check_times(w, w->set, fi->name);
+	check_times(w, w->set, fi);
 }
 
 static void finish_file_set(struct walk *w)
@@ -313,20 +330,20 @@ static void finish_file_set(struct walk *w)
 	struct xvol *v = w->v;
 	unsigned sc = w->set[1];
 	uint16_t stored = get_le16(w->set, 2), sum = fsc_exfat_set_checksum(w->set, sc + 1);
-	struct fileinfo *fi = calloc(1, sizeof(*fi));
+	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
 	bool usable;
 
 	w->have = w->need = 0;
-	if (!fi)
-		return;
+	fi->nl = 0;
+	fi->named = false;
 	usable = set_structure(w, fi);
-	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->name[0] ? fi->name : NULL))) {
+	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->nl ? fname(fi) : NULL))) {
 		finding_actual(f, "0x%04x", stored);
 		finding_expected(f, "0x%04x", sum);
 	}
 	if (!usable)
-		goto out;
+		return;
 	set_fields(w, fi, get_le16(w->set, 36));
 	if (fi->attr & 0x10) {
 		v->sum->dirs++;
@@ -334,10 +351,10 @@ static void finish_file_set(struct walk *w)
 		uint64_t dl = fi->dl >= v->cb ? fi->dl - fi->dl % v->cb : fi->dl;
 
 		if (fi->first && dl)
-			push_job(w, pathtab_add(&w->nodes, w->node, fi->name[0] ? fi->name : "?"), fi->first, dl,
+			push_job(w, pathtab_add(&w->nodes, w->node, fi->nl ? fname(fi) : "?"), fi->first, dl,
 				 fi->flags & 2);
 	} else {
-		struct owner who = { w->path, fi->name, w->set_cluster, w->set_entry };
+		struct owner who = { w->path, NULL, w->set_cluster, w->set_entry, fi->units, fi->nl };
 		struct chain_res res;
 
 		v->sum->files++;
@@ -348,8 +365,6 @@ static void finish_file_set(struct walk *w)
 			xv_progress(v, res.clusters);
 		}
 	}
-out:
-	free(fi);
 }
 
 /* ---- entries outside file sets ---- */
@@ -466,17 +481,39 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	primary_entry(w, e);
 }
 
+/* Past the end marker only 0x00 may follow: one fast pass over the type bytes. */
+static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t first)
+{
+	struct fsc_finding *f;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (d[32 * i]) {
+			w->entry = first + i;
+			if ((f = AT_ENTRY(w, EXFAT_AFTER_END)))
+				finding_actual(f, "%02x", d[32 * i]);
+			w->after_end_told = true;
+			return;
+		}
+}
+
 static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
 {
 	struct walk *w = ctx;
-	const uint8_t *d;
+	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
 
-	if (fsc_dev_map(v->dev, xv_cluster_byte(v, c), v->cb, &d) < 0)
-		return false;
 	w->cluster = c;
-	for (uint32_t i = 0; i < v->cb / 32; i++) {
-		w->entry = i;
-		one_entry(w, d + 32 * i);
+	for (uint32_t at = 0; at < v->cb; at += chunk) {
+		const uint8_t *d = v->dirbuf;
+		uint32_t i = 0, n = chunk / 32;
+
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, chunk) < 0)
+			return false;
+		for (; i < n && !w->end_seen; i++) {
+			w->entry = at / 32 + i;
+			one_entry(w, d + 32 * i);
+		}
+		if (i < n && !w->after_end_told)
+			after_end(w, d + 32 * i, n - i, at / 32 + i);
 	}
 	xv_progress(v, 1);
 	return true;
@@ -484,7 +521,7 @@ static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, 0, 0 };
+	struct owner who = { w->path, NULL, 0, 0, NULL, 0 };
 	struct chain_res res;
 	struct xvol *v = w->v;
 
