@@ -46,10 +46,10 @@ FSC_EXPORT uint16_t fsc_exfat_set_checksum(const uint8_t *entries, size_t count)
 	if (!count)
 		return 0;
 	/* Bytes 2 and 3 (SetChecksum itself) are left out. */
-	sum = (uint16_t)((sum << 15 | sum >> 1) + entries[0]);
-	sum = (uint16_t)((sum << 15 | sum >> 1) + entries[1]);
+	sum = (uint16_t)(((uint32_t)sum << 15 | sum >> 1) + entries[0]);
+	sum = (uint16_t)(((uint32_t)sum << 15 | sum >> 1) + entries[1]);
 	for (size_t i = 4; i < count * 32; i++)
-		sum = (uint16_t)((sum << 15 | sum >> 1) + entries[i]);
+		sum = (uint16_t)(((uint32_t)sum << 15 | sum >> 1) + entries[i]);
 	return sum;
 }
 

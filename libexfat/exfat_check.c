@@ -31,8 +31,8 @@ FSC_EXPORT uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const ui
 	for (size_t i = 0; i < n; i++) {
 		uint16_t u = upcase[name[i]];
 
-		h = (uint16_t)((h << 15 | h >> 1) + (u & 0xFF));
-		h = (uint16_t)((h << 15 | h >> 1) + (u >> 8));
+		h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u & 0xFF));
+		h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u >> 8));
 	}
 	return h;
 }
