@@ -19,17 +19,9 @@ for name in $(fixture_names); do
 		esac
 		got=$("$FATSCOPE" dump "${args[@]}" "$name.img" 2>&1; echo "exit status: $?")
 		want="$EXPECTED/dump/$name.$mode"
-		[ "${FSC_UPDATE_GOLDEN:-0}" = 1 ] && printf '%s\n' "$got" > "$want"
-		if [ ! -f "$want" ]; then
-			bad "$name.$mode: no expected transcript"
-		elif ! diff -u "$want" <(printf '%s\n' "$got"); then
-			bad "$name.$mode differs from the transcript"
-		else
-			ok
-		fi
+		golden "$name.$mode" "$want" "$got"
 	done
-	sum=$(sha256sum "$name.img" | cut -d' ' -f1)
-	if [ "$sum" = "$(fixture_hash "$name")" ]; then ok; else bad "$name.img changed"; fi
+	unchanged "$name"
 done
 # The partitions of a disk image, and a hex dump of one sector.
 for args in "--partition 1 -l mbr-disk.img" "--partition 2 -l mbr-disk.img" "--sector 0 gpt-disk.img" \

@@ -36,6 +36,22 @@ fixture_hash() {
 		"$top_srcdir/tests/fixtures/SHA256SUMS"
 }
 
+# golden WHAT WANT-FILE GOT: compare a transcript with the reviewed one
+# (FSC_UPDATE_GOLDEN=1 rewrites it first), and verify an image's hash.
+golden() {
+	[ "${FSC_UPDATE_GOLDEN:-0}" = 1 ] && printf '%s\n' "$3" > "$2"
+	if [ ! -f "$2" ]; then
+		bad "$1: no expected transcript"
+	elif ! diff -u "$2" <(printf '%s\n' "$3"); then
+		bad "$1 differs from the transcript"
+	else
+		ok
+	fi
+}
+unchanged() {	# unchanged NAME: the fixture's image still has its recorded hash
+	if [ "$(sha256sum "$1.img" | cut -d' ' -f1)" = "$(fixture_hash "$1")" ]; then ok; else bad "$1.img changed"; fi
+}
+
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }

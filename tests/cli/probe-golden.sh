@@ -14,18 +14,8 @@ for name in $(fixture_names); do
 		[ "$mode" = json ] && args=(-J)
 		got=$("$FATSCOPE" probe "${args[@]}" "$name.img" 2>&1; echo "exit status: $?")
 		want="$EXPECTED/$name.$mode"
-		if [ "${FSC_UPDATE_GOLDEN:-0}" = 1 ]; then
-			printf '%s\n' "$got" > "$want"
-		fi
-		if [ ! -f "$want" ]; then
-			bad "$name.$mode: no expected transcript"
-		elif ! diff -u "$want" <(printf '%s\n' "$got"); then
-			bad "$name.$mode differs from the transcript"
-		else
-			ok
-		fi
+		golden "$name.$mode" "$want" "$got"
 	done
-	sum=$(sha256sum "$name.img" | cut -d' ' -f1)
-	if [ "$sum" = "$(fixture_hash "$name")" ]; then ok; else bad "$name.img changed"; fi
+	unchanged "$name"
 done
 finish
