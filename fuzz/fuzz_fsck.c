@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "fatscope.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
@@ -15,17 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_check_summary sum;
-	char buf[512];
 
 	if (fsc_dev_open_mem(data, len, &dev) < 0)
 		return 0;
 	if (fsc_probe_volume(dev, &p) == 0) {
 		if (p->type == FSC_TYPE_EXFAT)
 			fsc_exfat_check(dev, p, NULL, &sum);
-		for (size_t i = 0; i < p->findings.n; i++) {
-			fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
-			fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
-		}
+		fuzz_render_findings(p);
 		fsc_probe_free(p);
 	}
 	fsc_dev_close(dev);

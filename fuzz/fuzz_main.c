@@ -17,7 +17,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fatscope.h"
+#include "fuzz.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+void fuzz_render_findings(const struct fsc_probe *p)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < p->findings.n; i++) {
+		fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
+		fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
+	}
+}
 
 #ifndef FSC_LIBFUZZER
 #ifdef __AFL_FUZZ_TESTCASE_LEN

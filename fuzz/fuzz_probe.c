@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "fatscope.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
@@ -16,7 +17,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct fsc_verdict v[16];
 	struct fsc_risk r[32];
 	size_t n = fsc_driver_count();
-	char buf[256];
 
 	if (fsc_dev_open_mem(data, len, &dev) < 0)
 		return 0;
@@ -24,10 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		for (size_t i = 0; i < n && i < 16; i++)
 			fsc_driver_judge(p, fsc_driver_at(i), &v[i]);
 		fsc_risks(p, v, n < 16 ? n : 16, r, 32);
-		for (size_t i = 0; i < p->findings.n; i++) {
-			fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
-			fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
-		}
+		fuzz_render_findings(p);
 		fsc_probe_free(p);
 	}
 	fsc_dev_close(dev);
