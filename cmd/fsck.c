@@ -198,9 +198,13 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
+	const char *threads = getenv("FATSCOPE_THREADS");
 	unsigned left;
 	int r, code;
 
+	/* FATSCOPE_THREADS=1: no second thread (for timing, or a debugger). */
+	if (threads && strcmp(threads, "1") == 0)
+		o.threads = 1;
 	if (ctl->verbose && !ctl->json)
 		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");

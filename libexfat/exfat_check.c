@@ -28,12 +28,8 @@ FSC_EXPORT uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const ui
 {
 	uint16_t h = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint16_t u = upcase[name[i]];
-
-		h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u & 0xFF));
-		h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u >> 8));
-	}
+	for (size_t i = 0; i < n; i++)
+		h = xv_name_hash_step(h, upcase[name[i]]);
 	return h;
 }
 

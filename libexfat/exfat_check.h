@@ -64,6 +64,13 @@ static inline bool xv_cluster_valid(const struct xvol *v, uint32_t c)
 	return c >= 2 && (uint64_t)c <= (uint64_t)v->cc + 1;
 }
 
+/* NameHash (EXSPEC 7.6.4) of one more up-cased unit. */
+static inline uint16_t xv_name_hash_step(uint16_t h, uint16_t u)
+{
+	h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u & 0xFF));
+	return (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u >> 8));
+}
+
 /* FAT entry of cluster c (c <= cc + 1); reads go through a small block cache. */
 uint32_t xv_fat(const struct xvol *v, uint32_t c);
 
@@ -102,6 +109,28 @@ int xv_load_fat(struct xvol *v);
 int xv_load_bitmap(struct xvol *v);
 void xv_load_upcase(struct xvol *v);
 void xv_compare_bitmap(struct xvol *v);
+
+/* dirtail.c: the free entries past each directory's end marker, checked beside the walk */
+struct tail_hit {
+	uint64_t seq;			/* order of the range (and so of the directory) */
+	size_t node;			/* the directory in the walk's path table */
+	uint32_t dir;			/* the directory's number in walk order */
+	uint32_t cluster, entry;	/* the first entry in use */
+	uint8_t type;
+};
+struct dirtail;
+uint32_t dt_first_used(const uint8_t *d, uint32_t n);
+/* may_thread: a second thread may share the reading (the answer is the same). */
+struct dirtail *dirtail_new(struct fsc_dev *dev, uint32_t cluster_bytes, bool may_thread);
+/* len bytes at off (a whole number of entries, from entry on in cluster) must be free. */
+void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uint32_t dir,
+		 uint32_t cluster, uint32_t entry);
+/* An entry in use that the walker found itself, in a range it had read already. */
+void dirtail_note(struct dirtail *t, size_t node, uint32_t dir, uint32_t cluster, uint32_t entry,
+		  uint8_t type);
+/* Waits for every range; the first entry in use of each range, in the order added. */
+size_t dirtail_finish(struct dirtail *t, const struct tail_hit **out);
+void dirtail_free(struct dirtail *t);
 
 /* exfat_tree.c */
 int xv_walk_tree(struct xvol *v);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * exfat_tree.c - pass 3: the directory tree, walked with an explicit
- * stack from the root.  Every directory cluster is read whole (entries
- * after the end marker must be 0x00 too); entry sets are parsed across
+ * stack from the root.  Every directory cluster is read whole: up to the
+ * end marker here, and the rest (where entries must be 0x00 too) through
+ * dirtail.c, beside the walk; entry sets are parsed across
  * cluster boundaries and checked: checksum, SecondaryCount, stream
  * extension, names (count, characters, hash, duplicates under the
  * volume's up-case table), attributes, timestamps, sizes, and the
@@ -23,6 +24,8 @@
 #include "exfat_check.h"
 
 #define MAX_DIR_BYTES (256ull << 20)
+/* Read first from each directory cluster: most directories end within it. */
+#define DIR_HEAD 4096u
 
 struct job {
 	size_t node;
@@ -53,6 +56,8 @@ struct walk {
 	struct pathtab nodes;
 	struct job *stack;
 	size_t nstack, capstack;
+	struct dirtail *tail;		/* NULL while resolving cross-links */
+	uint32_t dirs;			/* directories read */
 	/* the directory being read */
 	size_t node;
 	bool is_root, end_seen, after_end_told;
@@ -163,21 +168,42 @@ static bool name_char_ok(uint16_t u)
 	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
 }
 
-static void remember_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t hash)
+/*
+ * The name of the set, in one pass: its characters are checked, up-cased
+ * into the arena (for the duplicate check) and hashed.  Returns the index
+ * of the first forbidden character, or n; *hash is the NameHash it should
+ * have.  Under memory pressure the name is hashed but not remembered.
+ */
+static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash)
 {
+	const uint16_t *up = w->v->upcase;
+	unsigned bad = n;
+	uint16_t h = 0, *to = NULL;
 	struct nameref *r;
 
-	if (!grow((void **)&w->names, &w->capnames, w->nnames + 1, sizeof(*w->names)) ||
-	    !grow((void **)&w->arena, &w->acap, w->alen + n, sizeof(*w->arena)))
-		return;
-	r = &w->names[w->nnames++];
-	r->hash = hash;
-	r->len = (uint16_t)n;
-	r->off = w->alen;
-	r->cluster = w->set_cluster;
-	r->entry = w->set_entry;
-	for (unsigned i = 0; i < n; i++)
-		w->arena[w->alen++] = w->v->upcase[units[i]];
+	if (grow((void **)&w->names, &w->capnames, w->nnames + 1, sizeof(*w->names)) &&
+	    grow((void **)&w->arena, &w->acap, w->alen + n, sizeof(*w->arena))) {
+		r = &w->names[w->nnames++];
+		r->len = (uint16_t)n;
+		r->off = w->alen;
+		r->cluster = w->set_cluster;
+		r->entry = w->set_entry;
+		to = w->arena + w->alen;
+		w->alen += n;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t u = up[units[i]];
+
+		if (!name_char_ok(units[i]) && bad == n)
+			bad = i;
+		h = xv_name_hash_step(h, u);
+		if (to)
+			to[i] = u;
+	}
+	if (to)
+		w->names[w->nnames - 1].hash = h;
+	*hash = h;
+	return bad;
 }
 
 static int cmp_names(const void *a, const void *b, void *ctx)
@@ -197,8 +223,18 @@ static void check_duplicates(struct walk *w)
 	char name[1024];
 	struct fsc_finding *f;
 
-	if (w->nnames > 1)
+	if (w->nnames > 24) {
 		qsort_r(w->names, w->nnames, sizeof(*w->names), cmp_names, w);
+	} else {		/* most directories are small: insertion sort, no allocation */
+		for (size_t i = 1; i < w->nnames; i++) {
+			struct nameref x = w->names[i];
+			size_t k = i;
+
+			for (; k && cmp_names(&w->names[k - 1], &x, w) > 0; k--)
+				w->names[k] = w->names[k - 1];
+			w->names[k] = x;
+		}
+	}
 	for (size_t i = 1; i < w->nnames; i++) {
 		if (cmp_names(&w->names[i - 1], &w->names[i], w) != 0)
 			continue;
@@ -268,8 +304,9 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 		}
 		fi->nl = 15 * k;
 	}
-	for (unsigned i = 0; i < fi->nl; i++)
-		fi->units[i] = get_le16(s, 64 + 32 * (i / 15) + 2 + 2 * (i % 15));
+	for (unsigned i = 0, e = 64 + 2; i < fi->nl; i += 15, e += 32)	/* 15 units a name entry */
+		for (unsigned u = 0; u < 15 && i + u < fi->nl; u++)
+			fi->units[i + u] = get_le16(s, e + 2 * u);
 	for (unsigned i = 1 + k; i < sc; i++) {	/* secondaries after the names */
 		uint8_t t = s[32 * (i + 1)];
 
@@ -286,20 +323,16 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 
 	if (fi->nl == 0)
 		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
-	for (unsigned i = 0; i < fi->nl; i++)
-		if (!name_char_ok(fi->units[i])) {
-			if ((f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
-				finding_actual(f, "%04X", fi->units[i]);
-			break;
-		}
 	if (fi->nl) {
-		uint16_t want = fsc_exfat_name_hash(fi->units, fi->nl, w->v->upcase);
+		uint16_t want;
+		unsigned bad = take_name(w, fi->units, fi->nl, &want);
 
+		if (bad < fi->nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
+			finding_actual(f, "%04X", fi->units[bad]);
 		if (want != hash && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
 			finding_actual(f, "0x%04x", hash);
 			finding_expected(f, "0x%04x", want);
 		}
-		remember_name(w, fi->units, fi->nl, want);
 	}
 	if ((fi->attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
 		finding_actual(f, "0x%04x", fi->attr);
@@ -443,13 +476,6 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	uint8_t t = e[0];
 	struct fsc_finding *f;
 
-	if (w->end_seen) {
-		if (t && !w->after_end_told && (f = AT_ENTRY(w, EXFAT_AFTER_END))) {
-			finding_actual(f, "%02x", t);
-			w->after_end_told = true;
-		}
-		return;
-	}
 	if (t == 0x00) {
 		if (w->have)
 			cut_short(w, "the end of the directory");
@@ -481,38 +507,47 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	primary_entry(w, e);
 }
 
-/* Past the end marker only 0x00 may follow: one fast pass over the type bytes. */
+/* Past the end marker only 0x00 may follow: n entries of d, already read. */
 static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t first)
 {
-	struct fsc_finding *f;
+	uint32_t i = dt_first_used(d, n);
 
-	for (uint32_t i = 0; i < n; i++)
-		if (d[32 * i]) {
-			w->entry = first + i;
-			if ((f = AT_ENTRY(w, EXFAT_AFTER_END)))
-				finding_actual(f, "%02x", d[32 * i]);
-			w->after_end_told = true;
-			return;
-		}
+	if (i < n) {
+		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[32 * i]);
+		w->after_end_told = true;
+	}
 }
 
+/*
+ * One cluster of a directory: the entries up to the end marker are parsed
+ * here; the rest of what was read is scanned at once, and what lies beyond
+ * goes to dirtail.c unread.  While resolving cross-links nothing past the
+ * end marker matters (no findings are made).
+ */
 static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
 {
 	struct walk *w = ctx;
 	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
+	uint32_t len = v->cb < DIR_HEAD ? v->cb : DIR_HEAD;
 
 	w->cluster = c;
-	for (uint32_t at = 0; at < v->cb; at += chunk) {
+	for (uint32_t at = 0; at < v->cb; at += len, len = v->cb - at < chunk ? v->cb - at : chunk) {
 		const uint8_t *d = v->dirbuf;
-		uint32_t i = 0, n = chunk / 32;
+		uint32_t i = 0, n = len / 32;
 
-		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, chunk) < 0)
+		if (w->end_seen) {
+			if (w->tail && !w->after_end_told)
+				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
+					    c, at / 32);
+			break;
+		}
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
 			return false;
 		for (; i < n && !w->end_seen; i++) {
 			w->entry = at / 32 + i;
 			one_entry(w, d + 32 * i);
 		}
-		if (i < n && !w->after_end_told)
+		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
 	}
 	xv_progress(v, 1);
@@ -538,6 +573,23 @@ static void read_dir(struct walk *w, const struct job *j)
 	if (!j->nofat && !res.contiguous)
 		v->sum->fragmented++;
 	check_duplicates(w);
+	w->dirs++;
+}
+
+/* The first entry in use past the end marker of each directory, in walk order. */
+static void report_tails(struct walk *w)
+{
+	const struct tail_hit *h;
+	size_t n = dirtail_finish(w->tail, &h);
+	struct fsc_finding *f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i && h[i].dir == h[i - 1].dir)
+			continue;
+		pathtab_path(&w->nodes, h[i].node, w->path, sizeof(w->path));
+		if ((f = entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
+			finding_actual(f, "%02x", h[i].type);
+	}
 }
 
 int xv_walk_tree(struct xvol *v)
@@ -552,13 +604,23 @@ int xv_walk_tree(struct xvol *v)
 		r = -ENOMEM;
 		goto out;
 	}
+	if (!v->resolving) {
+		w->tail = dirtail_new(v->dev, v->cb, !(v->o && v->o->threads == 1));
+		if (!w->tail) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
 	push_job(w, 0, v->p->ex.root_cluster, 0, false);
 	while (w->nstack) {
 		struct job j = w->stack[--w->nstack];
 
 		read_dir(w, &j);
 	}
+	if (w->tail)
+		report_tails(w);
 out:
+	dirtail_free(w->tail);
 	pathtab_free(&w->nodes);
 	free(w->stack);
 	free(w->names);

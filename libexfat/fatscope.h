@@ -523,6 +523,7 @@ struct fsc_check_opts {
 	fsc_progress_fn progress;	/* may be NULL */
 	void *ctx;
 	unsigned max_per_problem;	/* 0: 100 findings of one ID, then a count */
+	unsigned threads;		/* 0: a second thread on large trees; 1: none */
 };
 
 /*
@@ -530,7 +531,9 @@ struct fsc_check_opts {
  * FAT, allocation bitmap, up-case table, the whole directory tree and the
  * allocation as a whole.  Findings are appended to p->findings, after the
  * boot region findings of the probe.  Reads only; memory is two bits per
- * cluster plus the up-case table and one directory's names at a time.
+ * cluster plus the up-case table and one directory's names at a time.  On
+ * a large tree a second thread reads directory data past the end markers
+ * (o->threads 1: none); it has ended when this returns.
  * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
  * when p is not exFAT, -ENOMEM.
  */
