@@ -282,27 +282,52 @@ EOF
 
 # floor.c: the same loop in C - pread(2) per range into one reused,
 # pre-faulted 4 MiB buffer, timed with CLOCK_MONOTONIC around the loop.
-# Compiled at run time into the temporary directory when a C compiler is
-# there (it has the least overhead per range); else floor.py is used.
+# With a third argument N, N threads share the ranges (round robin), each
+# with its own buffer: the floor of a reader that uses N CPUs.  Compiled at
+# run time into the temporary directory when a C compiler is there (it has
+# the least overhead per range); else floor.py is used (one thread only).
 cat > "$tmpd/floor.c" <<'EOF'
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+enum { CH = 4 << 20 };
+static long long (*r)[2];
+static size_t n, nthreads = 1;
+static int fd, failed;
+
+/* Thread k reads ranges k, k + nthreads, ... into its own pre-faulted buffer. */
+static void *reader(void *arg)
+{
+	size_t k = (size_t)arg;
+	char *buf = malloc(CH);
+
+	if (!buf)
+		return failed = 1, NULL;
+	for (size_t i = 0; i < CH; i += 4096)
+		buf[i] = 1;
+	for (size_t i = k; i < n; i += nthreads)
+		if (pread(fd, buf, (size_t)r[i][1], r[i][0]) != r[i][1])
+			return fprintf(stderr, "floor: short read at %lld\n", r[i][0]), failed = 1, NULL;
+	free(buf);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	enum { CH = 4 << 20 };
-	long long o, l, (*r)[2] = NULL;
-	size_t n = 0, cap = 0;
+	long long o, l;
+	size_t cap = 0;
 	struct timespec a, b;
-	char *buf = malloc(CH);
+	pthread_t t[64];
 	FILE *f;
-	int fd;
 
-	if (argc != 3 || !buf || !(f = fopen(argv[2], "r")) || (fd = open(argv[1], O_RDONLY)) < 0)
+	if (argc < 3 || argc > 4 || !(f = fopen(argv[2], "r")) || (fd = open(argv[1], O_RDONLY)) < 0)
+		return 2;
+	if (argc == 4 && ((nthreads = strtoul(argv[3], NULL, 10)) < 1 || nthreads > 64))
 		return 2;
 	while (fscanf(f, "%lld %lld", &o, &l) == 2) {
 		for (; l > 0; o += CH, l -= CH) {
@@ -312,23 +337,29 @@ int main(int argc, char **argv)
 			r[n++][1] = l < CH ? l : CH;
 		}
 	}
-	for (size_t i = 0; i < CH; i += 4096)
-		buf[i] = 1;
+	/* Thread start-up (and the buffers' page faults) are timed: a threaded reader pays them. */
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (size_t i = 0; i < n; i++)
-		if (pread(fd, buf, (size_t)r[i][1], r[i][0]) != r[i][1])
-			return fprintf(stderr, "floor: short read at %lld\n", r[i][0]), 2;
+	for (size_t k = 1; k < nthreads; k++)
+		if (pthread_create(&t[k], NULL, reader, (void *)k))
+			return 2;
+	reader((void *)0);
+	for (size_t k = 1; k < nthreads; k++)
+		pthread_join(t[k], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (failed)
+		return 2;
 	printf("%lld\n", ((b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec) / 1000);
 	return 0;
 }
 EOF
+floor_threads=		# the two-thread floor needs floor.c
 floor_reader=("python3" "$tmpd/floor.py")
 floor_how="python3 os.preadv() per range (no C compiler found)"
 if cc=$(command -v "${CC:-cc}" || command -v gcc) &&
-   "$cc" -O2 -o "$tmpd/floor" "$tmpd/floor.c" 2> "$tmpd/floor.cc.log"; then
+   "$cc" -O2 -pthread -o "$tmpd/floor" "$tmpd/floor.c" 2> "$tmpd/floor.cc.log"; then
 	floor_reader=("$tmpd/floor")
 	floor_how="C pread(2) per range, compiled at run time with $cc"
+	floor_threads=2
 fi
 
 # ---------------------------------------------------------------- cache
@@ -471,6 +502,13 @@ run_fatscope() {
 	"$@" "$FATSCOPE" fsck -n -- "$img" > /dev/null 2>&1 < /dev/null || rc=$?
 	(( rc == fs_rc_ok )) || die "fatscope fsck -n $img exited $rc (warm-up: $fs_rc_ok)"
 }
+# The same with FATSCOPE_THREADS=1: the check in one thread.
+# shellcheck disable=SC2317
+run_fatscope1() {
+	local img=$1 rc=0; shift
+	FATSCOPE_THREADS=1 "$@" "$FATSCOPE" fsck -n -- "$img" > /dev/null 2>&1 < /dev/null || rc=$?
+	(( rc == fs_rc_ok )) || die "FATSCOPE_THREADS=1 fatscope fsck -n $img exited $rc (warm-up: $fs_rc_ok)"
+}
 # shellcheck disable=SC2317
 run_fsck_exfat() {
 	local img=$1 rc=0; shift
@@ -585,7 +623,7 @@ for label in "${labels[@]}"; do
 	"${floor_reader[@]}" "$img" "$tmpd/$label.ranges" > /dev/null ||
 		die "floor reader failed on $img"
 
-	for f in fatscope.us fsck_exfat.us floor.us floor_inuse.us fatscope.rss fsck_exfat.rss; do
+	for f in fatscope.us fatscope1.us fsck_exfat.us floor.us floor2.us floor_inuse.us fatscope.rss fsck_exfat.rss; do
 		: > "$tmpd/$f"
 	done
 	for (( r = 1; r <= runs; r++ )); do
@@ -597,25 +635,35 @@ for label in "${labels[@]}"; do
 			timed fsck_exfat "$img"; ue=$_us
 			timed fatscope "$img"; uf=$_us
 		fi
+		timed fatscope1 "$img"; u1=$_us
 		ul=$("${floor_reader[@]}" "$img" "$tmpd/$label.ranges") || die "floor reader failed"
+		u2=nan
+		if [[ -n $floor_threads ]]; then
+			u2=$("${floor_reader[@]}" "$img" "$tmpd/$label.ranges" "$floor_threads") || die "floor reader failed"
+			echo "$u2" >> "$tmpd/floor2.us"
+		fi
 		ui=$("${floor_reader[@]}" "$img" "$tmpd/$label.ranges.inuse") || die "floor reader failed"
 		echo "$ul" >> "$tmpd/floor.us"
 		echo "$ui" >> "$tmpd/floor_inuse.us"
 		rss fatscope "$img"
 		rss fsck_exfat "$img"
-		printf 'run %d: fatscope %s ms, fsck.exfat %s ms, floor %s ms (in-use %s ms); peak RSS fatscope %s KiB, fsck.exfat %s KiB\n' \
-			"$r" "$(fmt_ms "$uf")" "$(fmt_ms "$ue")" "$(fmt_ms "$ul")" "$(fmt_ms "$ui")" \
+		printf 'run %d: fatscope %s ms (one thread %s ms), fsck.exfat %s ms, floor %s ms (%s threads %s ms, in-use %s ms); peak RSS fatscope %s KiB, fsck.exfat %s KiB\n' \
+			"$r" "$(fmt_ms "$uf")" "$(fmt_ms "$u1")" "$(fmt_ms "$ue")" "$(fmt_ms "$ul")" "${floor_threads:-2}" \
+			"$( [[ $u2 == nan ]] && echo n/a || fmt_ms "$u2")" "$(fmt_ms "$ui")" \
 			"$(tail -n1 "$tmpd/fatscope.rss")" "$(tail -n1 "$tmpd/fsck_exfat.rss")"
 	done
 
 	mf=$(median < "$tmpd/fatscope.us"); me=$(median < "$tmpd/fsck_exfat.us")
 	ml=$(median < "$tmpd/floor.us"); mi=$(median < "$tmpd/floor_inuse.us")
+	m1=$(median < "$tmpd/fatscope1.us"); m2=$(median < "$tmpd/floor2.us")
 	rf=$(median < "$tmpd/fatscope.rss"); re=$(median < "$tmpd/fsck_exfat.rss")
 	tr=$(ratio "$mf" "$me"); rr=$(ratio "$rf" "$re")
 	tv=$(verdict "$mf" "$me" "$limit"); rv=$(verdict "$rf" "$re" "$rss_limit")
 	[[ $tv == PASS && $rv == PASS ]] || fail=1
 	printf 'median of %d runs: fatscope %s ms, fsck.exfat %s ms, floor %s ms, in-use floor %s ms\n' \
 		"$runs" "$(fmt_ms "$mf")" "$(fmt_ms "$me")" "$(fmt_ms "$ml")" "$(fmt_ms "$mi")"
+	printf 'one thread (FATSCOPE_THREADS=1): fatscope %s ms, ratio to fsck.exfat %s; floor with %s threads %s ms\n' \
+		"$(fmt_ms "$m1")" "$(ratio "$m1" "$me")" "${floor_threads:-2}" "$( [[ $m2 == nan ]] && echo n/a || fmt_ms "$m2")"
 	printf 'ratios: fatscope/fsck.exfat %s; to the floor: fatscope %s, fsck.exfat %s; to the in-use floor: fatscope %s, fsck.exfat %s\n' \
 		"$tr" "$(ratio "$mf" "$ml")" "$(ratio "$me" "$ml")" "$(ratio "$mf" "$mi")" "$(ratio "$me" "$mi")"
 	printf 'peak RSS (median): fatscope %s KiB, fsck.exfat %s KiB, ratio %s\n' "$rf" "$re" "$rr"
@@ -629,9 +677,10 @@ for label in "${labels[@]}"; do
 			"$(per_cluster "$hf" "$hbase_f" "${m[clusters]}" "$tiny_clusters" 8)" \
 			"$(per_cluster "$he" "$hbase_e" "${m[clusters]}" "$tiny_clusters" 8)"
 	fi
-	final[$label]=$(printf '%s %s: fatscope %s ms, fsck.exfat %s ms, ratio %s (limit %.2f): %s; RSS fatscope %s MiB, fsck.exfat %s MiB, ratio %s (limit %.2f): %s; floor %s ms (in-use %s ms)' \
+	final[$label]=$(printf '%s %s: fatscope %s ms, fsck.exfat %s ms, ratio %s (limit %.2f): %s; RSS fatscope %s MiB, fsck.exfat %s MiB, ratio %s (limit %.2f): %s; floor %s ms (2 threads %s ms, in-use %s ms); one thread %s ms' \
 		"$prog" "$label" "$(fmt_ms "$mf")" "$(fmt_ms "$me")" "$tr" "$limit" "$tv" \
-		"$(fmt_mib "$rf")" "$(fmt_mib "$re")" "$rr" "$rss_limit" "$rv" "$(fmt_ms "$ml")" "$(fmt_ms "$mi")")
+		"$(fmt_mib "$rf")" "$(fmt_mib "$re")" "$rr" "$rss_limit" "$rv" "$(fmt_ms "$ml")" \
+		"$( [[ $m2 == nan ]] && echo n/a || fmt_ms "$m2")" "$(fmt_ms "$mi")" "$(fmt_ms "$m1")")
 	unset m
 done
 
