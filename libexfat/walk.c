@@ -289,7 +289,10 @@ static void fat_lfn(struct wk *w, const uint8_t *e)
 		return;
 	for (int i = 0; i < 13; i++)
 		w->lfn[(deleted ? 0 : 13 * (seq - 1)) + i] = get_le16(e, pos[i]);
-	w->lfn_parts++;
+	/* A name has at most 20 parts (255 units); more (repeated sequence numbers,
+	   a run of deleted parts) must not count past what lfn[] holds. */
+	if (w->lfn_parts < 20)
+		w->lfn_parts++;
 }
 
 /* Code page 850 (mtools' default; DOS in Western Europe) for 8.3 bytes 0x80-0xFF. */
