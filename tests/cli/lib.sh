@@ -20,7 +20,9 @@ prepare_fixtures() {
 	for f in "$FIXTURES"/*.img.xz; do
 		n=$(basename "$f" .xz)
 		if [ ! -f "$WORK/img/$n" ] || [ "$f" -nt "$WORK/img/$n" ]; then
-			xz -dc "$f" > "$WORK/img/$n.tmp" && mv "$WORK/img/$n.tmp" "$WORK/img/$n"
+			# A name of this process's own: tests run in parallel (make -j check)
+			# may decompress the same fixture at once; rename(2) keeps it whole.
+			xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n"
 		fi
 	done
 }
