@@ -204,9 +204,17 @@ void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uin
 		if (t->sleeping && t->count >= DT_BATCH)
 			pthread_cond_signal(&t->more);
 	} else if (t->may_thread && t->queued_bytes >= DT_START_BYTES) {
-		t->started = true;
-		if (pthread_create(&t->thread, NULL, worker, t) != 0)
-			t->started = t->may_thread = false;	/* the walker does it all */
+		pthread_attr_t attr;
+
+		/* The worker needs little stack: 256 KiB, not the default 8 MiB of address space. */
+		t->started = pthread_attr_init(&attr) == 0;
+		if (t->started) {
+			pthread_attr_setstacksize(&attr, 256 * 1024);
+			t->started = pthread_create(&t->thread, &attr, worker, t) == 0;
+			pthread_attr_destroy(&attr);
+		}
+		if (!t->started)
+			t->may_thread = false;		/* the walker does it all */
 	}
 	pthread_mutex_unlock(&t->lock);
 }
