@@ -147,23 +147,37 @@ static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* A new root cluster: the first free one in the bitmap, zeroed, chained after the last. */
+/*
+ * A new root cluster: the first free one in the bitmap, zeroed, chained
+ * after the last; PercentInUse follows the new count (it is outside the
+ * boot checksum, EXSPEC 3.1.13 and 3.4).  Not on TexFAT volumes: their
+ * second FAT and bitmap would have to change too.
+ */
 static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
 			     const struct slot *s, struct fsc_plan *plan, uint64_t *slot_off, char *err, size_t errlen)
 {
 	const uint8_t *bm;
 	uint8_t *zero, e[4];
 	uint32_t c = 0;
+	uint64_t used = 0;
 	int r;
 
+	if (p->ex.num_fats != 1) {
+		snprintf(err, errlen, "the root directory is full, and growing it on a volume with two FATs "
+			 "is not supported");
+		return -ENOTSUP;
+	}
 	if (!p->root.bitmap_found || !volgeo_valid(g, p->root.bitmap_cluster) ||
 	    fsc_dev_map(dev, volgeo_cluster_byte(g, p->root.bitmap_cluster), ((size_t)g->count + 7) / 8, &bm) < 0) {
 		snprintf(err, errlen, "the allocation bitmap cannot be read; run fatscope fsck first");
 		return -EUCLEAN;
 	}
-	for (uint32_t i = 0; i < g->count && !c; i++)
-		if (!((bm[i / 8] >> (i % 8)) & 1))
+	for (uint32_t i = 0; i < g->count; i++) {
+		if ((bm[i / 8] >> (i % 8)) & 1)
+			used++;
+		else if (!c)
 			c = i + 2;
+	}
 	if (!c) {
 		snprintf(err, errlen, "the root directory is full and the volume has no free cluster");
 		return -ENOSPC;
@@ -181,6 +195,11 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 
 		r = add_edit(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
 			     "mark the new root cluster used", false);
+	}
+	if (!r && p->ex.percent_in_use <= 100 && g->count) {
+		uint8_t piu = (uint8_t)((used + 1) * 100 / g->count);
+
+		r = add_edit(dev, plan, 112, &piu, 1, "update PercentInUse", false);
 	}
 	put_le32(e, 0, c);
 	if (!r)

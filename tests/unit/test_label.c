@@ -128,6 +128,51 @@ static void test_exfat_full_root(void **state)
 	img_free(&im);
 }
 
+/*
+ * Growing the root can move PercentInUse: 35 of 3584 clusters in use is
+ * 0 %, 36 is 1 %.  A volume with two FATs is refused (its second FAT and
+ * bitmap are not maintained here), and nothing is written.
+ */
+static void test_exfat_full_root_percent(void **state)
+{
+	struct img im;
+	struct fsc_ids ids;
+	uint8_t *copy;
+
+	build_exfat(&im, 2 << 20, 9, 0);
+	assert_int_equal(im.cluster_count, 3584);
+	for (unsigned i = 6; i < im.cb / 32; i++)
+		exfat_root_entry(&im, i)[0] = 0xA1;
+	exfat_root_entry(&im, 0)[0] = 0xA1;	/* no label entry */
+	exfat_put_file(&im, 4, 3, "f.bin", 0x20, 5, 31ull * im.cb, 0x03);	/* clusters 5-35 */
+	for (uint32_t c = 5; c <= 35; c++)
+		exfat_mark(&im, c, 1);
+	im.buf[112] = 0;
+	exfat_resign(&im);
+	read_back(&im, &ids);			/* 34 clusters in use: 0 % */
+	exfat_mark(&im, 36, 1);			/* 35 */
+	put_le64(exfat_entry(&im, 4, 3), 32 + 24, 32ull * im.cb);
+	put_le64(exfat_entry(&im, 4, 3), 32 + 8, 32ull * im.cb);
+	exfat_fix_set(&im, 4, 3);
+	read_back(&im, &ids);
+	assert_int_equal(change(&im, set_label, "GROWN"), 0);
+	read_back(&im, &ids);
+	assert_string_equal(ids.label, "GROWN");
+	assert_int_equal(im.buf[112], 1);
+
+	copy = malloc(im.len);
+	assert_non_null(copy);
+	for (unsigned i = 0; i < im.cb / 32; i++)	/* full again (the label too); now with two FATs */
+		exfat_entry(&im, 37, i)[0] = 0xA1;
+	im.buf[110] = 2;
+	exfat_resign(&im);
+	memcpy(copy, im.buf, im.len);
+	assert_int_equal(change(&im, set_label, "AGAIN"), -ENOTSUP);
+	assert_memory_equal(copy, im.buf, im.len);
+	free(copy);
+	img_free(&im);
+}
+
 static void test_fat_labels(void **state)
 {
 	static const int bits[] = { 12, 16, 32 };
@@ -230,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exfat_label_serial_guid),
 		cmocka_unit_test(test_exfat_full_root),
+		cmocka_unit_test(test_exfat_full_root_percent),
 		cmocka_unit_test(test_fat_labels),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_undo),
