@@ -85,8 +85,10 @@ int fsc_dev_write(struct fsc_dev *dev, uint64_t off, const void *buf, size_t len
 int fsc_dev_sync(struct fsc_dev *dev);
 
 /*
- * Is the file or block device at path in use: mounted (itself, or through
- * a loop device backed by it)?  0 when free, -EBUSY with what in why.
+ * Is the file or block device at path in use: mounted itself, through one
+ * of its partitions, or (an image file) through a loop device backed by it
+ * or one of that device's partitions, or by a FUSE driver given the file?
+ * 0 when free, -EBUSY with what in why.
  */
 int fsc_dev_busy(const char *path, char *why, size_t whylen);
 

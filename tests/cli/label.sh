@@ -107,4 +107,31 @@ if [ "$(id -u)" = 0 ] && have losetup && have mount.exfat-fuse && [ -e /dev/fuse
 else
 	echo "SKIP: mounted-volume refusal (needs root, losetup and exfat-fuse)"
 fi
+
+# A whole-disk image whose exFAT partition is mounted through a partition of
+# a loop device (loopNp1) is refused too, and so is undo on it.
+if [ "$(id -u)" = 0 ] && have losetup && have partx && have mount.exfat-fuse && [ -e /dev/fuse ] &&
+   cp "$WORK/img/mbr-disk.img" disk.img && loop=$(losetup -P --find --show disk.img 2>/dev/null); then
+	trap 'umount mnt 2>/dev/null; partx -d "$loop" 2>/dev/null; losetup -d "$loop" 2>/dev/null' EXIT
+	[ -b "${loop}p1" ] || partx -a "$loop" 2> /dev/null	# no udev: add the partitions by hand
+	mkdir -p mnt
+	if [ -b "${loop}p1" ] && mount.exfat-fuse -o ro "${loop}p1" mnt > /dev/null 2>&1; then
+		orig=$(sha256sum < disk.img)
+		err=$("$FATSCOPE" label --partition 1 disk.img MOUNTED 2>&1); rc=$?
+		check "partition mounted through a loop partition" \
+			"8 fatscope: disk.img: attached to $loop, partition ${loop}p1 is mounted on $dir/mnt; unmount it first" \
+			"$rc $err"
+		: > empty.undo
+		"$FATSCOPE" undo empty.undo disk.img > /dev/null 2>&1; check "undo on it refused" 8 $?
+		check "nothing written" "$orig" "$(sha256sum < disk.img)"
+		umount mnt
+	else
+		echo "SKIP: loop partition refusal (no ${loop}p1, or exfat-fuse could not mount it)"
+	fi
+	partx -d "$loop" 2> /dev/null
+	losetup -d "$loop"
+	trap - EXIT
+else
+	echo "SKIP: loop partition refusal (needs root, losetup, partx and exfat-fuse)"
+fi
 finish
