@@ -58,6 +58,7 @@ int xv_load_fat(struct xvol *v)
 {
 	const struct fsc_exfat_boot *ex = &v->p->ex;
 	uint64_t off = (uint64_t)ex->fat_offset << v->shift, len = ((uint64_t)v->cc + 2) * 4;
+	uint64_t claimed = ((uint64_t)ex->cluster_count + 2) * 4;	/* for the message */
 	struct fsc_finding *f;
 	uint8_t head[8];
 	int r = off > fsc_dev_size(v->dev) || len > fsc_dev_size(v->dev) - off ? -ENXIO :
@@ -67,7 +68,7 @@ int xv_load_fat(struct xvol *v)
 	if (r < 0) {
 		f = xv_add(v, FSC_PR_EXFAT_FAT_UNREADABLE, FSC_LOC_SECTOR, ex->fat_offset, "FAT");
 		if (f)
-			finding_detail(f, "%llu bytes at byte %llu, the image has %llu", (unsigned long long)len,
+			finding_detail(f, "%llu bytes at byte %llu, the image has %llu", (unsigned long long)claimed,
 				       (unsigned long long)off, (unsigned long long)fsc_dev_size(v->dev));
 		return r;
 	}
@@ -103,8 +104,11 @@ static bool in_chain(const struct xvol *v, uint32_t first, bool nofat, uint64_t 
 static void chain_problem(struct xvol *v, enum fsc_problem id, const struct owner *who,
 			  uint64_t n, const char *detail)
 {
-	struct fsc_finding *f = xv_add_owner(v, id, who);
+	struct fsc_finding *f;
 
+	if (who->chain_told)
+		return;
+	f = xv_add_owner(v, id, who);
 	if (!f)
 		return;
 	finding_actual(f, "%llu", (unsigned long long)n);
@@ -250,7 +254,7 @@ int xv_load_bitmap(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, words = ((uint64_t)v->cc + 63) / 64, copied = 0;
-	struct owner who = { "/", "allocation bitmap", 0, 0, NULL, 0 };
+	struct owner who = { "/", "allocation bitmap", 0, 0, NULL, 0, false };
 	uint32_t c = r->bitmap_cluster;
 	uint8_t *dst;
 	uint64_t trailing = 0;
@@ -287,7 +291,10 @@ int xv_load_bitmap(struct xvol *v)
 		if (!xv_cluster_valid(v, c))
 			break;
 	}
-	if (v->cc % 8) {	/* bits of the last byte past ClusterCount */
+	v->bitmap_ok = copied >= bytes;
+	if (r->bitmap_self_checked && !r->bitmap_self_allocated)
+		bit_set(v->marked, r->bitmap_cluster - 2);	/* EXFAT_BITMAP_CLUSTERS_FREE said so: once is enough */
+	if (v->cc % 8 && copied >= bytes) {	/* bits of the last byte past ClusterCount */
 		uint8_t extra = (uint8_t)(dst[bytes - 1] & (0xFF << (v->cc % 8)));
 
 		trailing += (uint64_t)__builtin_popcount(extra);
@@ -328,7 +335,7 @@ static uint8_t *read_chain(struct xvol *v, uint32_t c, uint64_t len)
 void xv_load_upcase(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner who = { "/", "up-case table", 0, 0, NULL, 0 };
+	struct owner who = { "/", "up-case table", 0, 0, NULL, 0, false };
 	struct chain_res res;
 	uint8_t *t;
 	uint32_t idx = 0;
@@ -360,6 +367,7 @@ void xv_load_upcase(struct xvol *v)
 		}
 	}
 	free(t);
+	v->upcase_ok = true;
 	for (uint32_t i = 0; i < 128; i++) {
 		uint16_t want = (uint16_t)((i >= 'a' && i <= 'z') ? i - 32 : i);
 
@@ -430,6 +438,7 @@ void xv_compare_bitmap(struct xvol *v)
 	struct runs unmarked = { 0 }, lost = { 0 };
 	uint64_t words = ((uint64_t)v->cc + 63) / 64, marked = 0, used = 0;
 	uint8_t piu = v->p->ex.percent_in_use;
+	uint64_t cc = v->p->ex.cluster_count;
 	struct fsc_finding *f;
 
 	for (uint64_t w = 0; w < words; w++) {
@@ -445,13 +454,19 @@ void xv_compare_bitmap(struct xvol *v)
 			d &= d - 1;
 		}
 	}
+	v->sum->clusters_used = used;
+	if (!v->bitmap_ok) {
+		/* No bitmap to compare with (EXFAT_BITMAP_MISSING, or unreadable): what the tree owns. */
+		v->sum->clusters_marked = used;
+		return;
+	}
 	runs_report(v, FSC_PR_EXFAT_BITMAP_UNMARKED, &unmarked);
 	runs_report(v, FSC_PR_EXFAT_LOST_CLUSTERS, &lost);
 	v->sum->clusters_marked = marked;
-	v->sum->clusters_used = used;
 	v->sum->lost_clusters = lost.count;
-	if (piu != 0xFF && piu <= 100 && v->cc) {
-		uint64_t lo = marked * 100 / v->cc, hi = (marked * 100 + v->cc - 1) / v->cc;
+	/* PercentInUse is of ClusterCount as the boot sector says, though the image may hold fewer. */
+	if (piu != 0xFF && piu <= 100 && cc) {
+		uint64_t lo = marked * 100 / cc, hi = (marked * 100 + cc - 1) / cc;
 
 		if ((piu < lo || piu > hi) &&
 		    (f = xv_add(v, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG, FSC_LOC_BYTE, 112, "PercentInUse"))) {

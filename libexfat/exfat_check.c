@@ -87,7 +87,7 @@ static int resolve_cross_links(struct xvol *v)
 {
 	struct fsc_check_summary keep = *v->sum;
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0 }, up = { "/", "up-case table", 0, 0, NULL, 0 };
+	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0, false }, up = { "/", "up-case table", 0, 0, NULL, 0, false };
 	struct chain_res res;
 	int rc;
 

@@ -16,6 +16,7 @@ struct owner {
 	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
 	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
 	unsigned name16_len;
+	bool chain_told;		/* its chain's break was reported already (EXFAT_ROOT_CHAIN) */
 };
 
 struct xvol {
@@ -33,6 +34,8 @@ struct xvol {
 	uint64_t *used;			/* claimed clusters, bit c-2 */
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
+	bool upcase_ok;			/* the volume's table (else the ASCII default) */
+	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
 	unsigned per_id[FSC_PR_COUNT];
 	unsigned max_per_id;
 	uint64_t progress_done, progress_total;

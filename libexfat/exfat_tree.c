@@ -104,7 +104,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
 					 uint32_t entry, const char *name)
 {
-	struct owner who = { w->path, name, cluster, entry, NULL, 0 };
+	struct owner who = { w->path, name, cluster, entry, NULL, 0, false };
 
 	return xv_add_owner(w->v, id, &who);
 }
@@ -120,7 +120,10 @@ static const char *ts_problem(uint32_t ts, unsigned ms10)
 	unsigned sec2 = ts & 0x1F, min = (ts >> 5) & 0x3F, hour = (ts >> 11) & 0x1F;
 	unsigned day = (ts >> 16) & 0x1F, month = (ts >> 21) & 0xF;
 
-	if (month < 1 || month > 12 || day < 1 || day > mdays[month - 1])
+	unsigned year = 1980 + (ts >> 25);
+	bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+
+	if (month < 1 || month > 12 || day < 1 || day > mdays[month - 1] || (month == 2 && day == 29 && !leap))
 		return "date";
 	if (hour > 23 || min > 59 || sec2 > 29)
 		return "time";
@@ -174,10 +177,12 @@ static bool name_char_ok(uint16_t u)
  * of the first forbidden character, or n; *hash is the NameHash it should
  * have.  Under memory pressure the name is hashed but not remembered.
  */
-static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash)
+static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash,
+			  bool *ascii)
 {
 	const uint16_t *up = w->v->upcase;
 	unsigned bad = n;
+	uint16_t any = 0;
 	uint16_t h = 0, *to = NULL;
 	struct nameref *r;
 
@@ -196,6 +201,7 @@ static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uin
 
 		if (!name_char_ok(units[i]) && bad == n)
 			bad = i;
+		any |= units[i];
 		h = xv_name_hash_step(h, u);
 		if (to)
 			to[i] = u;
@@ -203,6 +209,7 @@ static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uin
 	if (to)
 		w->names[w->nnames - 1].hash = h;
 	*hash = h;
+	*ascii = any < 0x80;
 	return bad;
 }
 
@@ -300,7 +307,8 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 	if (k < names) {
 		if ((f = AT_SET(w, EXFAT_NAME_ENTRIES, NULL))) {
 			finding_actual(f, "%u", fi->nl);
-			finding_expected(f, "%u (the set has %u)", names, k);
+			finding_expected(f, "%u", names);
+			finding_detail(f, "the set has %u", k);
 		}
 		fi->nl = 15 * k;
 	}
@@ -325,11 +333,16 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
 	if (fi->nl) {
 		uint16_t want;
-		unsigned bad = take_name(w, fi->units, fi->nl, &want);
+		bool ascii;
+		unsigned bad = take_name(w, fi->units, fi->nl, &want, &ascii);
 
 		if (bad < fi->nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 			finding_actual(f, "%04X", fi->units[bad]);
-		if (want != hash && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
+		/*
+		 * Without the volume's own up-case table (missing, or failing its
+		 * checksum) only ASCII is known to up-case; other names are not judged.
+		 */
+		if (want != hash && (w->v->upcase_ok || ascii) && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
 			finding_actual(f, "0x%04x", hash);
 			finding_expected(f, "0x%04x", want);
 		}
@@ -387,7 +400,7 @@ static void finish_file_set(struct walk *w)
 			push_job(w, pathtab_add(&w->nodes, w->node, fi->nl ? fname(fi) : "?"), fi->first, dl,
 				 fi->flags & 2);
 	} else {
-		struct owner who = { w->path, NULL, w->set_cluster, w->set_entry, fi->units, fi->nl };
+		struct owner who = { w->path, NULL, w->set_cluster, w->set_entry, fi->units, fi->nl, false };
 		struct chain_res res;
 
 		v->sum->files++;
@@ -556,7 +569,7 @@ static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, 0, 0, NULL, 0 };
+	struct owner who = { w->path, NULL, 0, 0, NULL, 0, false };
 	struct chain_res res;
 	struct xvol *v = w->v;
 
@@ -565,8 +578,10 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->end_seen = w->after_end_told = false;
 	w->have = w->need = 0;
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
-	if (w->is_root)
+	if (w->is_root) {
 		who.name = "root directory";
+		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
+	}
 	xv_claim(v, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
 	if (w->have)
 		cut_short(w, "the end of the directory");

@@ -414,6 +414,63 @@ static void test_cross_link_owners(void **state)
 	img_free(&im);
 }
 
+/* The IDs found on an image built by make, in order, as "A B C". */
+static void ids_of(void (*make)(struct img *), char *out, size_t len)
+{
+	struct img im;
+	struct fsc_probe *p;
+	size_t o = 0;
+
+	make(&im);
+	p = probe_and_check(&im);
+	out[0] = '\0';
+	for (size_t i = 0; i < p->findings.n && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? " " : "",
+				      fsc_problem_info(p->findings.v[i].id)->name);
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
+/* 29 February: in 2020 and 2000 a real date, in 2021 and 2100 not (2100 - 1980 = 120 fits 7 bits). */
+static void leap(struct img *im, unsigned year)
+{
+	tr(im);
+	put_le32(hello(im), 8, (year - 1980) << 25 | 2u << 21 | 29u << 16);
+	fix_hello(im);
+}
+static void leap2020(struct img *im) { leap(im, 2020); }
+static void leap2000(struct img *im) { leap(im, 2000); }
+static void leap2021(struct img *im) { leap(im, 2021); }
+static void leap2100(struct img *im) { leap(im, 2100); }
+
+/* The bitmap's own cluster marked free: BITMAP_CLUSTERS_FREE, not also BITMAP_UNMARKED. */
+static void bitmap_self_free(struct img *im) { tr(im); im->buf[im->heap_byte] &= (uint8_t)~1; }
+/* No bitmap entry: nothing to compare against, so no UNMARKED, LOST or PERCENT findings. */
+static void bitmap_gone(struct img *im)
+{
+	tr(im);
+	exfat_root_entry(im, 1)[0] = 0x01;	/* was 0x81 */
+	im->buf[112] = 50;
+}
+
+static void test_one_cause_one_finding(void **state)
+{
+	char ids[512];
+
+	ids_of(leap2020, ids, sizeof(ids));
+	assert_string_equal(ids, "");
+	ids_of(leap2000, ids, sizeof(ids));
+	assert_string_equal(ids, "");
+	ids_of(leap2021, ids, sizeof(ids));
+	assert_string_equal(ids, "EXFAT_TIMESTAMP");
+	ids_of(leap2100, ids, sizeof(ids));
+	assert_string_equal(ids, "EXFAT_TIMESTAMP");
+	ids_of(bitmap_self_free, ids, sizeof(ids));
+	assert_string_equal(ids, "EXFAT_BITMAP_CLUSTERS_FREE");
+	ids_of(bitmap_gone, ids, sizeof(ids));
+	assert_string_equal(ids, "EXFAT_BITMAP_MISSING");
+}
+
 /* Every field table tiles its structure: no gap, no overlap, in offset order. */
 static void test_field_tables(void **state)
 {
@@ -452,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_every_id),
 		cmocka_unit_test(test_rendering),
 		cmocka_unit_test(test_cross_link_owners),
+		cmocka_unit_test(test_one_cause_one_finding),
 		cmocka_unit_test(test_field_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
