@@ -12,8 +12,9 @@
  * answer (the first entry in use of each range, in the order the ranges
  * were added) is the same with or without the thread.
  *
- * Without <pthread.h> support, or with threads disabled, the walker does
- * it all.  Memory: the ring (DT_RING ranges) and one read buffer a thread.
+ * With threads disabled (fsc_check_opts.threads 1), or when the thread
+ * cannot be started, the walker does it all.  Memory: the ring (DT_RING
+ * ranges, 40 KiB) and one read buffer of up to 256 KiB a thread.
  */
 #include "config.h"
 
@@ -37,7 +38,7 @@ struct dt_range {
 
 struct dirtail {
 	struct fsc_dev *dev;
-	uint32_t cb, chunk;
+	uint32_t chunk;			/* bytes read at a time */
 	bool may_thread, started, done, sleeping;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -160,7 +161,6 @@ struct dirtail *dirtail_new(struct fsc_dev *dev, uint32_t cluster_bytes, bool ma
 	if (!t)
 		return NULL;
 	t->dev = dev;
-	t->cb = cluster_bytes;
 	t->chunk = cluster_bytes < XV_DIR_CHUNK ? cluster_bytes : XV_DIR_CHUNK;
 	t->may_thread = may_thread;
 	t->mybuf = malloc(t->chunk);
