@@ -57,6 +57,12 @@ void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
 
 /* Drop the edits of a plan after the first n. */
 void plan_truncate(struct fsc_plan *plan, size_t n);
+/*
+ * Read as the device will be once the plan so far is applied: what a
+ * planner must look at, so that two changes in one plan (a label and a
+ * GUID in a root without either) do not both take the same free slot.
+ */
+int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len);
 
 /* UTF-8 to UTF-16 units; the count, or -1 on invalid UTF-8 or more than max units. */
 int utf8_to_utf16(const char *in, uint16_t *out, size_t max);

@@ -90,33 +90,43 @@ static void scan_area(const struct volgeo *g, const uint8_t *d, size_t len, uint
 	}
 }
 
-static void find_slots(struct fsc_dev *dev, const struct volgeo *g, struct slot *s)
+/* The root as the plan so far leaves it (an earlier change may have taken a slot or grown it). */
+static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct volgeo *g,
+		       struct slot *s)
 {
-	const uint8_t *d;
 	uint32_t c = g->root_cluster;
 	bool ended = false;
+	uint8_t *d, fe[4];
 
 	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
 	s->broken = false;
+	d = malloc(g->type != FSC_TYPE_EXFAT && g->bits != 32 ? g->root_bytes : g->cb);
+	if (!d) {
+		s->broken = true;
+		return;
+	}
 	if (g->type != FSC_TYPE_EXFAT && g->bits != 32) {
-		if (fsc_dev_map(dev, g->root_byte, g->root_bytes, &d) < 0)
+		if (plan_view_read(dev, plan, g->root_byte, d, g->root_bytes) < 0)
 			s->broken = true;
 		else
 			scan_area(g, d, g->root_bytes, g->root_byte, s, &ended);
+		free(d);
 		return;
 	}
 	for (uint64_t n = 0; !ended; n++) {
 		if (!volgeo_valid(g, c) || n >= g->count ||
-		    fsc_dev_map(dev, volgeo_cluster_byte(g, c), g->cb, &d) < 0) {
+		    plan_view_read(dev, plan, volgeo_cluster_byte(g, c), d, g->cb) < 0 ||
+		    plan_view_read(dev, plan, g->fat_byte + 4ull * c, fe, 4) < 0) {
 			s->broken = true;
-			return;
+			break;
 		}
 		scan_area(g, d, g->cb, volgeo_cluster_byte(g, c), s, &ended);
 		s->last_cluster = c;
-		c = volgeo_next(g, c);
+		c = volgeo_entry32(g, get_le32(fe, 0));
 		if (c == VG_EOC)
-			return;
+			break;
 	}
+	free(d);
 }
 
 static int add_edit(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *new, size_t len,
@@ -127,7 +137,7 @@ static int add_edit(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, co
 
 	if (!old)
 		return -ENOMEM;
-	r = fsc_dev_read(dev, off, old, len);
+	r = plan_view_read(dev, plan, off, old, len);	/* what this edit will find */
 	if (r == 0 && memcmp(old, new, len) != 0)
 		r = fsc_plan_add(plan, off, old, new, len, why, sync);
 	free(old);
@@ -156,10 +166,9 @@ static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
 static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
 			     const struct slot *s, struct fsc_plan *plan, uint64_t *slot_off, char *err, size_t errlen)
 {
-	const uint8_t *bm;
-	uint8_t *zero, e[4];
+	uint8_t *bm, *zero, e[4];
 	uint32_t c = 0;
-	uint64_t used = 0;
+	uint64_t used = 0, cc = p->ex.cluster_count;
 	int r;
 
 	if (p->ex.num_fats != 1) {
@@ -167,8 +176,13 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 			 "is not supported");
 		return -ENOTSUP;
 	}
-	if (!p->root.bitmap_found || !volgeo_valid(g, p->root.bitmap_cluster) ||
-	    fsc_dev_map(dev, volgeo_cluster_byte(g, p->root.bitmap_cluster), ((size_t)g->count + 7) / 8, &bm) < 0) {
+	if (!p->root.bitmap_found || !volgeo_valid(g, p->root.bitmap_cluster))
+		bm = NULL;
+	else if ((bm = malloc(((size_t)g->count + 7) / 8)) == NULL)
+		return -ENOMEM;
+	if (!bm || plan_view_read(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster), bm,
+				  ((size_t)g->count + 7) / 8) < 0) {
+		free(bm);
 		snprintf(err, errlen, "the allocation bitmap cannot be read; run fatscope fsck first");
 		return -EUCLEAN;
 	}
@@ -179,12 +193,15 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 			c = i + 2;
 	}
 	if (!c) {
+		free(bm);
 		snprintf(err, errlen, "the root directory is full and the volume has no free cluster");
 		return -ENOSPC;
 	}
 	zero = calloc(1, g->cb);
-	if (!zero)
+	if (!zero) {
+		free(bm);
 		return -ENOMEM;
+	}
 	r = add_edit(dev, plan, volgeo_cluster_byte(g, c), zero, g->cb, "zero the new root cluster", false);
 	free(zero);
 	put_le32(e, 0, 0xFFFFFFFF);
@@ -196,8 +213,10 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 		r = add_edit(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
 			     "mark the new root cluster used", false);
 	}
-	if (!r && p->ex.percent_in_use <= 100 && g->count) {
-		uint8_t piu = (uint8_t)((used + 1) * 100 / g->count);
+	free(bm);
+	/* Of ClusterCount as the boot sector says, as fsck judges it. */
+	if (!r && p->ex.percent_in_use <= 100 && cc) {
+		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
 
 		r = add_edit(dev, plan, 112, &piu, 1, "update PercentInUse", false);
 	}
@@ -256,7 +275,7 @@ static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const 
 	char why[64];
 	int r = 0;
 
-	find_slots(dev, g, &s);
+	find_slots(dev, plan, g, &s);
 	if (s.broken) {
 		snprintf(err, errlen, "the root directory chain is broken; run fatscope fsck first");
 		return -EUCLEAN;
@@ -350,7 +369,7 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 		snprintf(err, errlen, "the BPB is unusable; run fsck.fat first");
 		return -EUCLEAN;
 	}
-	find_slots(dev, &g, &s);
+	find_slots(dev, plan, &g, &s);
 	if (s.broken) {
 		snprintf(err, errlen, "the root directory cannot be read; run fsck.fat first");
 		return -EUCLEAN;

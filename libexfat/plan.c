@@ -194,6 +194,15 @@ static int expect_before(struct fsc_dev *dev, const struct fsc_plan *plan, size_
 	return r;
 }
 
+int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len)
+{
+	int r = fsc_dev_read(dev, off, buf, len);
+
+	for (size_t j = 0; r == 0 && j < plan->n; j++)
+		overlay(buf, off, len, plan->v[j].new, plan->v[j].offset, plan->v[j].len);
+	return r;
+}
+
 void plan_truncate(struct fsc_plan *plan, size_t n)
 {
 	while (plan->n > n) {

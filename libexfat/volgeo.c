@@ -79,13 +79,16 @@ uint32_t volgeo_next(const struct volgeo *g, uint32_t c)
 		v = get_le16(g->fat, 2 * (size_t)c);
 		return v >= 0xFFF8 ? VG_EOC : v == 0xFFF7 ? VG_BAD : v;
 	default:
-		v = get_le32(g->fat, 4 * (size_t)c);
-		if (g->type != FSC_TYPE_EXFAT)
-			v &= 0x0FFFFFFF;
-		if (g->type == FSC_TYPE_EXFAT)
-			return v >= 0xFFFFFFF8u ? VG_EOC : v == 0xFFFFFFF7u ? VG_BAD : v;
-		return v >= 0x0FFFFFF8 ? VG_EOC : v == 0x0FFFFFF7 ? VG_BAD : v;
+		return volgeo_entry32(g, get_le32(g->fat, 4 * (size_t)c));
 	}
+}
+
+uint32_t volgeo_entry32(const struct volgeo *g, uint32_t v)
+{
+	if (g->type == FSC_TYPE_EXFAT)
+		return v >= 0xFFFFFFF8u ? VG_EOC : v == 0xFFFFFFF7u ? VG_BAD : v;
+	v &= 0x0FFFFFFF;
+	return v >= 0x0FFFFFF8 ? VG_EOC : v == 0x0FFFFFF7 ? VG_BAD : v;
 }
 
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,

@@ -26,6 +26,8 @@ struct volgeo {
 int volgeo_init(struct volgeo *g, struct fsc_dev *dev, const struct fsc_probe *p);
 /* Next cluster, VG_EOC, VG_BAD or 0 (free); other values may be out of range. */
 uint32_t volgeo_next(const struct volgeo *g, uint32_t c);
+/* The same for a 32-bit FAT entry value v read elsewhere (exFAT, FAT32). */
+uint32_t volgeo_entry32(const struct volgeo *g, uint32_t v);
 
 static inline bool volgeo_valid(const struct volgeo *g, uint32_t c)
 {

@@ -270,11 +270,92 @@ static void test_undo(void **state)
 	img_free(&im);
 }
 
+/* Plan with fn on a file copy of im, apply with an undo log, undo it, and read the file back into im. */
+static void undo_round_trip(struct img *im, int (*fn)(struct fsc_dev *, const struct fsc_probe *, struct fsc_plan *,
+							  const void *), const void *arg)
+{
+	char path[] = "/tmp/fatscope-test-XXXXXX", undo[64];
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, im->buf, im->len), (ssize_t)im->len);
+	close(fd);
+	snprintf(undo, sizeof(undo), "%s.undo", path);
+	assert_int_equal(fsc_dev_open(path, FSC_DEV_WRITE, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fn(dev, p, plan, arg), 0);
+	assert_int_equal(fsc_plan_apply(dev, plan, undo), 0);
+	assert_true(fsc_undo_apply(dev, undo) > 0);
+	assert_int_equal(fsc_dev_read(dev, 0, im->buf, im->len), 0);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	unlink(path);
+	unlink(undo);
+}
+
+/* Label and GUID planned together, as `fatscope label --guid G IMG LABEL` does. */
+static int set_label_and_guid(struct fsc_dev *d, const struct fsc_probe *p, struct fsc_plan *pl, const void *a)
+{
+	static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	char err[200];
+	int r = fsc_plan_label(d, p, a, 1577934245, pl, err, sizeof(err));
+
+	return r ? r : fsc_plan_guid(d, p, guid, pl, err, sizeof(err));
+}
+
+/*
+ * Two root entries in one plan: the second change sees the slot, or the
+ * new root cluster, that the first one took (they collided, and the plan
+ * was refused as stale).  Once with free slots, once in a full root
+ * (one new cluster holds both), with the undo log restoring every byte.
+ */
+static void test_exfat_label_and_guid(void **state)
+{
+	for (int full = 0; full < 2; full++) {
+		struct img im;
+		struct fsc_ids ids;
+		uint8_t *orig;
+
+		build_exfat(&im, 2 << 20, 9, 0);
+		exfat_root_entry(&im, 0)[0] = 0x03;	/* no label entry: the slot is free */
+		for (unsigned i = 3; full && i < im.cb / 32; i++)
+			exfat_root_entry(&im, i)[0] = 0xA1;
+		if (full)
+			exfat_root_entry(&im, 0)[0] = 0xA1;
+		orig = malloc(im.len);
+		assert_non_null(orig);
+		memcpy(orig, im.buf, im.len);
+		undo_round_trip(&im, set_label_and_guid, "BOTH");	/* the undo log restores every byte */
+		assert_memory_equal(im.buf, orig, im.len);
+		assert_int_equal(change(&im, set_label_and_guid, "BOTH"), 0);
+		read_back(&im, &ids);
+		assert_string_equal(ids.label, "BOTH");
+		assert_true(ids.has_guid);
+		assert_int_equal(ids.guid[15], 16);
+		if (full) {
+			assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 4), 5);	/* root 4 -> 5, once */
+			assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 5), 0xFFFFFFFF);
+			assert_int_equal(exfat_entry(&im, 5, 0)[0], 0x83);
+			assert_int_equal(exfat_entry(&im, 5, 1)[0], 0xA0);
+		} else {
+			assert_int_equal(exfat_root_entry(&im, 0)[0], 0x83);
+			assert_int_equal(exfat_root_entry(&im, 3)[0], 0xA0);
+		}
+		free(orig);
+		img_free(&im);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exfat_label_serial_guid),
 		cmocka_unit_test(test_exfat_full_root),
+		cmocka_unit_test(test_exfat_label_and_guid),
 		cmocka_unit_test(test_exfat_full_root_percent),
 		cmocka_unit_test(test_fat_labels),
 		cmocka_unit_test(test_refusals),
