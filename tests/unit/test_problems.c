@@ -455,20 +455,20 @@ static void bitmap_gone(struct img *im)
 
 static void test_one_cause_one_finding(void **state)
 {
+	static const struct { void (*make)(struct img *); const char *ids; } t[] = {
+		{ leap2020, "" },
+		{ leap2000, "" },
+		{ leap2021, "EXFAT_TIMESTAMP" },
+		{ leap2100, "EXFAT_TIMESTAMP" },
+		{ bitmap_self_free, "EXFAT_BITMAP_CLUSTERS_FREE" },
+		{ bitmap_gone, "EXFAT_BITMAP_MISSING" },
+	};
 	char ids[512];
 
-	ids_of(leap2020, ids, sizeof(ids));
-	assert_string_equal(ids, "");
-	ids_of(leap2000, ids, sizeof(ids));
-	assert_string_equal(ids, "");
-	ids_of(leap2021, ids, sizeof(ids));
-	assert_string_equal(ids, "EXFAT_TIMESTAMP");
-	ids_of(leap2100, ids, sizeof(ids));
-	assert_string_equal(ids, "EXFAT_TIMESTAMP");
-	ids_of(bitmap_self_free, ids, sizeof(ids));
-	assert_string_equal(ids, "EXFAT_BITMAP_CLUSTERS_FREE");
-	ids_of(bitmap_gone, ids, sizeof(ids));
-	assert_string_equal(ids, "EXFAT_BITMAP_MISSING");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ids_of(t[i].make, ids, sizeof(ids));
+		assert_string_equal(ids, t[i].ids);
+	}
 }
 
 /* Every field table tiles its structure: no gap, no overlap, in offset order. */
