@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 /* probe exit codes (fatscope-probe(8)); fsck uses fsck(8)'s. */
 enum {

@@ -3,7 +3,7 @@
 #ifndef FSC_FUZZ_H
 #define FSC_FUZZ_H
 
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 /* Render every finding's message and location (the renderers are fuzzed too). */
 void fuzz_render_findings(const struct fsc_probe *p);

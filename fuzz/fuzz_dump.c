@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);

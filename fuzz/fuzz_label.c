@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

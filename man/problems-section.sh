@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # problems-section.sh - print the PROBLEMS section of fatscope-fsck(8) and
-# fatscope-probe(8) from libexfat/problems.def, the one table of problems,
+# fatscope-probe(8) from libexfat/include/fatscope/problems.def, the one table of problems,
 # so that the pages cannot drift from it (tests/cli/man-sync.sh compares).
 #
 # Usage: problems-section.sh [--all | --probe] [--def FILE] [--update PAGE]
@@ -10,7 +10,7 @@
 #   --all          every group of problems.def (default; fatscope-fsck.8)
 #   --probe        every group but the fsck ones, whose section comment
 #                  says "(fsck" (fatscope-probe.8)
-#   --def FILE     the table to read (default: ../libexfat/problems.def
+#   --def FILE     the table to read (default: ../libexfat/include/fatscope/problems.def
 #                  next to this script)
 #   --update PAGE  replace PAGE's section, from ".SH PROBLEMS" up to the
 #                  next ".SH", instead of printing it
@@ -53,8 +53,8 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$def" ]; then
 	case $0 in
-	*/*) def=${0%/*}/../libexfat/problems.def ;;
-	*) def=../libexfat/problems.def ;;
+	*/*) def=${0%/*}/../libexfat/include/fatscope/problems.def ;;
+	*) def=../libexfat/include/fatscope/problems.def ;;
 	esac
 fi
 [ -r "$def" ] || { echo "problems-section.sh: cannot read $def" >&2; exit 1; }
@@ -236,7 +236,7 @@ generate "$tmp.body"
 
 {
 	echo '.SH PROBLEMS'
-	echo '.\" Generated from libexfat/problems.def by man/problems-section.sh'
+	echo '.\" Generated from libexfat/include/fatscope/problems.def by man/problems-section.sh'
 	if [ "$mode" = probe ]; then
 		echo '.\" --probe; do not edit.  Regenerate with'
 		echo '.\"   sh man/problems-section.sh --probe --update man/fatscope-probe.8'

@@ -3,10 +3,10 @@
 #
 # man-sync.sh - check that the man pages stay in step with the code:
 #   man/fatscope-fsck.8 documents
-#     (a) every problem ID of libexfat/problems.def (as a ".B ID" entry),
+#     (a) every problem ID of libexfat/include/fatscope/problems.def (as a ".B ID" entry),
 #     (d) every long option listed by `fatscope fsck --help`;
 #   man/fatscope-probe.8 documents
-#     (b) every problem ID of the groups of libexfat/problems.def that
+#     (b) every problem ID of the groups of libexfat/include/fatscope/problems.def that
 #         probe reports (all but the "(fsck ...)" groups), and none of the
 #         fsck groups (as ".B ID" entries),
 #     every driver ID listed under "Drivers:" by `fatscope probe --help`
@@ -43,7 +43,7 @@ dump_page=$srcdir/man/fatscope-dump.8
 label_page=$srcdir/man/fatscope-label.8
 main_page=$srcdir/man/fatscope.8
 makemodule=$srcdir/man/Makemodule.am
-def=$srcdir/libexfat/problems.def
+def=$srcdir/libexfat/include/fatscope/problems.def
 gen=$srcdir/man/problems-section.sh
 
 fail_hard() {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "builder.h"
-#include "bytes.h"
+#include "base/bytes.h"
 
 static void img_alloc(struct img *im, size_t size)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 struct img {
 	uint8_t *buf;

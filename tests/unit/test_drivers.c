@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
-#include "bytes.h"
+#include "base/bytes.h"
 
 #define ANY FSC_TYPE_COUNT
 #define M(t) { FSC_MOUNTS, FSC_TYPE_##t, 0 }

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
-#include "bytes.h"
+#include "base/bytes.h"
 
 /* Plan with fn, apply to the image in place; returns the plan's result. */
 static int change(struct img *im, int (*fn)(struct fsc_dev *, const struct fsc_probe *, struct fsc_plan *, const void *),

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "builder.h"
-#include "bytes.h"
+#include "base/bytes.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
 

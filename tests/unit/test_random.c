@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "fatscope.h"
+#include "fatscope/fatscope.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 

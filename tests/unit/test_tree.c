@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "builder.h"
-#include "fatscope.h"
-#include "../../libexfat/bytes.h"
+#include "fatscope/fatscope.h"
+#include "base/bytes.h"
 
 /* Where a test plants a byte: entry `entry` of the n-th directory made (-1: the root). */
 struct plant {

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * base/base.h - the lowest layer of libexfat: the export attribute, bit
+ * sets, growable arrays, UTF-16 <-> UTF-8 and the path table of tree
+ * walks.  Knows nothing of any filesystem; not installed.
+ */
+#ifndef FSC_BASE_H
+#define FSC_BASE_H
+
+#include "fatscope/fatscope.h"
+#include "base/bytes.h"
+
+#define FSC_EXPORT __attribute__((visibility("default")))
+
+static inline bool bit_get(const uint64_t *b, uint64_t i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void bit_set(uint64_t *b, uint64_t i)
+{
+	b[i >> 6] |= 1ull << (i & 63);
+}
+
+/* Set bit i; return whether it was set before. */
+static inline bool bit_test_set(uint64_t *b, uint64_t i)
+{
+	bool was = bit_get(b, i);
+
+	bit_set(b, i);
+	return was;
+}
+
+static inline char tolower_ascii(uint8_t c)
+{
+	return (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
+}
+
+/* pathtab.c: directories of a walk as (parent, name) nodes; node 0 is the root. */
+struct pathnode {
+	size_t parent;
+	char *name;
+};
+struct pathtab {
+	struct pathnode *v;
+	size_t n, cap;
+};
+int pathtab_init(struct pathtab *t);
+/* The new node's index, or SIZE_MAX when out of memory. */
+size_t pathtab_add(struct pathtab *t, size_t parent, const char *name);
+/* "/a/b" for node n; a path too long for buf is cut at the front ("./b"). */
+void pathtab_path(const struct pathtab *t, size_t n, char *buf, size_t len);
+void pathtab_free(struct pathtab *t);
+
+/* unicode.c: UTF-16LE -> UTF-8, invalid units as U+FFFD; always NUL-terminates. */
+void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
+/* UTF-8 to UTF-16 units; the count, or -1 on invalid UTF-8 or more than max units. */
+int utf8_to_utf16(const char *in, uint16_t *out, size_t max);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * exfat_check.h - the state shared by the exFAT check passes
+ * (exfat_check.c, exfat_alloc.c, exfat_tree.c); not installed.
+ */
+#ifndef FSC_EXFAT_CHECK_H
+#define FSC_EXFAT_CHECK_H
+
+#include "report/report.h"
+
+/* Who owns an allocation, for findings: a directory path and a name. */
+struct owner {
+	const char *dir;		/* path of the directory holding the entry */
+	const char *name;		/* UTF-8 name, or a description ("root directory") */
+	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
+	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
+	unsigned name16_len;
+	bool chain_told;		/* its chain's break was reported already (EXFAT_ROOT_CHAIN) */
+};
+
+struct xvol {
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	const struct fsc_check_opts *o;
+	struct fsc_check_summary *sum;
+	unsigned shift;			/* sector shift */
+	uint32_t cb;			/* cluster bytes */
+	uint32_t cc;			/* ClusterCount */
+	uint64_t heap_byte;
+	uint64_t fat_byte;		/* where the FAT starts */
+	struct fatcache *fc;		/* blocks of the FAT read with pread */
+	uint8_t *dirbuf;		/* one chunk of a directory cluster */
+	uint64_t *used;			/* claimed clusters, bit c-2 */
+	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
+	uint16_t *upcase;		/* 65536 entries */
+	bool upcase_ok;			/* the volume's table (else the ASCII default) */
+	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
+	unsigned per_id[FSC_PR_COUNT];
+	unsigned max_per_id;
+	uint64_t progress_done, progress_total;
+	int pass;
+	/*
+	 * Cross-links: the second owner is found in pass 3; a second walk
+	 * (resolving, with the bitmap copy reused as its claimed set) names
+	 * the first owner.  No finding is made while resolving.
+	 */
+	bool resolving;
+	struct xlink { uint32_t cluster; size_t finding; bool named; } xlinks[64];
+	unsigned nxlinks;
+};
+
+#define XV_NPASSES 4
+
+static inline bool xv_cluster_valid(const struct xvol *v, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c <= (uint64_t)v->cc + 1;
+}
+
+/* NameHash (EXSPEC 7.6.4) of one more up-cased unit. */
+static inline uint16_t xv_name_hash_step(uint16_t h, uint16_t u)
+{
+	h = (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u & 0xFF));
+	return (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u >> 8));
+}
+
+/* FAT entry of cluster c (c <= cc + 1); reads go through a small block cache. */
+uint32_t xv_fat(const struct xvol *v, uint32_t c);
+
+/* Bytes of directory clusters read at a time. */
+#define XV_DIR_CHUNK (256u * 1024)
+
+static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
+{
+	return v->heap_byte + (uint64_t)(c - 2) * v->cb;
+}
+
+/* A finding with the per-problem cap; NULL when it is over the cap (counted). */
+struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
+			   uint64_t loc, const char *field);
+/* The same for an entry or an allocation: location and path from who. */
+void owner_path(const struct owner *who, char *path, size_t len);
+struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who);
+void xv_progress(struct xvol *v, uint64_t step);
+
+/* exfat_alloc.c */
+struct chain_res {
+	uint64_t clusters;		/* clusters claimed */
+	bool contiguous;
+	bool readable;			/* the first cluster is this allocation's own */
+};
+typedef bool (*cluster_fn)(struct xvol *v, uint32_t c, void *ctx);
+/*
+ * Walk and claim an allocation (FAT chain, or contiguous with NoFatChain).
+ * size 0 with !nofat: follow the chain to its end (the root directory).
+ * visit (may be NULL) sees each cluster of the allocation, in order, up to
+ * the first problem; returning false stops the walk.
+ */
+void xv_claim(struct xvol *v, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
+	      struct chain_res *res, cluster_fn visit, void *ctx);
+int xv_load_fat(struct xvol *v);
+int xv_load_bitmap(struct xvol *v);
+void xv_load_upcase(struct xvol *v);
+void xv_compare_bitmap(struct xvol *v);
+
+/* dirtail.c: the free entries past each directory's end marker, checked beside the walk */
+struct tail_hit {
+	uint64_t seq;			/* order of the range (and so of the directory) */
+	size_t node;			/* the directory in the walk's path table */
+	uint32_t dir;			/* the directory's number in walk order */
+	uint32_t cluster, entry;	/* the first entry in use */
+	uint8_t type;
+};
+struct dirtail;
+uint32_t dt_first_used(const uint8_t *d, uint32_t n);
+/* may_thread: a second thread may share the reading (the answer is the same). */
+struct dirtail *dirtail_new(struct fsc_dev *dev, uint32_t cluster_bytes, bool may_thread);
+/* len bytes at off (a whole number of entries, from entry on in cluster) must be free. */
+void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uint32_t dir,
+		 uint32_t cluster, uint32_t entry);
+/* An entry in use that the walker found itself, in a range it had read already. */
+void dirtail_note(struct dirtail *t, size_t node, uint32_t dir, uint32_t cluster, uint32_t entry,
+		  uint8_t type);
+/* Waits for every range; the first entry in use of each range, in the order added. */
+size_t dirtail_finish(struct dirtail *t, const struct tail_hit **out);
+void dirtail_free(struct dirtail *t);
+
+/* exfat_tree.c */
+int xv_walk_tree(struct xvol *v);
+
+#endif

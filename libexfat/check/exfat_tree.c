@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_tree.c - pass 3: the directory tree, walked with an explicit
+ * stack from the root.  Every directory cluster is read whole: up to the
+ * end marker here, and the rest (where entries must be 0x00 too) through
+ * dirtail.c, beside the walk; entry sets are parsed across
+ * cluster boundaries and checked: checksum, SecondaryCount, stream
+ * extension, names (count, characters, hash, duplicates under the
+ * volume's up-case table), attributes, timestamps, sizes, and the
+ * root-only entries.  Each allocation is claimed through exfat_alloc.c.
+ *
+ * Consumes: struct xvol with FAT, bitmap and up-case loaded.  Produces:
+ * findings, counts, the claimed set.  A directory whose first cluster was
+ * already claimed is not read again, so cycles end; memory is one node per
+ * directory (parent and name) and the names of the directory being read.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/exfat_check.h"
+
+#define MAX_DIR_BYTES (256ull << 20)
+/* Read first from each directory cluster: most directories end within it. */
+#define DIR_HEAD 4096u
+
+struct job {
+	size_t node;
+	uint32_t first;
+	uint64_t size;		/* 0: the root, by its chain */
+	bool nofat;
+};
+
+struct nameref {
+	uint16_t hash, len;
+	size_t off;		/* in the arena of up-cased units */
+	uint32_t cluster, entry;
+};
+
+struct fileinfo {
+	uint16_t units[255];
+	unsigned nl;
+	bool named;			/* name[] holds the UTF-8 name */
+	char name[766];
+	uint16_t attr;
+	uint8_t flags;
+	uint64_t vdl, dl;
+	uint32_t first;
+};
+
+struct walk {
+	struct xvol *v;
+	struct pathtab nodes;
+	struct job *stack;
+	size_t nstack, capstack;
+	struct dirtail *tail;		/* NULL while resolving cross-links */
+	uint32_t dirs;			/* directories read */
+	/* the directory being read */
+	size_t node;
+	bool is_root, end_seen, after_end_told;
+	char path[4096];
+	uint32_t cluster, entry;
+	uint8_t set[256 * 32];
+	unsigned have, need;
+	uint32_t set_cluster, set_entry;
+	unsigned n_bitmap, n_upcase, n_label, n_guid;
+	struct nameref *names;
+	size_t nnames, capnames;
+	uint16_t *arena;
+	size_t alen, acap;
+	struct fileinfo fi;		/* the set being checked */
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	np = realloc(*p, nc * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = nc;
+	return true;
+}
+
+static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
+{
+	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
+		return;
+	w->stack[w->nstack++] = (struct job){ node, first, size, nofat };
+}
+
+/* ---- findings about entries ---- */
+
+static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
+					 uint32_t entry, const char *name)
+{
+	struct owner who = { w->path, name, cluster, entry, NULL, 0, false };
+
+	return xv_add_owner(w->v, id, &who);
+}
+
+#define AT_SET(w, id, name) entry_finding(w, FSC_PR_##id, (w)->set_cluster, (w)->set_entry, name)
+#define AT_ENTRY(w, id) entry_finding(w, FSC_PR_##id, (w)->cluster, (w)->entry, NULL)
+
+/* ---- timestamps (EXSPEC 7.4.8) ---- */
+
+static const char *ts_problem(uint32_t ts, unsigned ms10)
+{
+	static const uint8_t mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	unsigned sec2 = ts & 0x1F, min = (ts >> 5) & 0x3F, hour = (ts >> 11) & 0x1F;
+	unsigned day = (ts >> 16) & 0x1F, month = (ts >> 21) & 0xF;
+
+	unsigned year = 1980 + (ts >> 25);
+	bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+
+	if (month < 1 || month > 12 || day < 1 || day > mdays[month - 1] || (month == 2 && day == 29 && !leap))
+		return "date";
+	if (hour > 23 || min > 59 || sec2 > 29)
+		return "time";
+	if (ms10 > 199)
+		return "10 ms field";
+	return NULL;
+}
+
+struct fileinfo;
+static const char *fname(struct fileinfo *fi);
+
+static void check_times(struct walk *w, const uint8_t *e, struct fileinfo *fi)
+{
+	static const struct { const char *what; unsigned ts, ms, utc; } t[] = {
+		{ "create", 8, 20, 22 }, { "last modified", 12, 21, 23 }, { "last accessed", 16, 0, 24 },
+	};
+	struct fsc_finding *f;
+
+	for (int i = 0; i < 3; i++) {
+		uint32_t ts = get_le32(e, t[i].ts);
+		const char *bad = ts_problem(ts, t[i].ms ? e[t[i].ms] : 0);
+		uint8_t utc = e[t[i].utc];
+		int off = (utc & 0x40) ? (int)(utc & 0x7F) - 128 : (int)(utc & 0x7F);
+
+		if (bad && (f = AT_SET(w, EXFAT_TIMESTAMP, fname(fi)))) {
+			finding_actual(f, "%s 0x%08x", bad, ts);
+			finding_detail(f, "%s", t[i].what);
+			return;		/* one finding per set */
+		}
+		if ((utc & 0x80) && (off < -48 || off > 56) && (f = AT_SET(w, EXFAT_UTC_OFFSET, fname(fi)))) {
+			finding_actual(f, "%+d minutes", off * 15);
+			finding_detail(f, "%s", t[i].what);
+			return;
+		}
+	}
+}
+
+/* ---- names ---- */
+
+static bool name_char_ok(uint16_t u)
+{
+	/* Bit per ASCII code: " * / : < > ? \ | are not allowed. */
+	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
+
+	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
+}
+
+/*
+ * The name of the set, in one pass: its characters are checked, up-cased
+ * into the arena (for the duplicate check) and hashed.  Returns the index
+ * of the first forbidden character, or n; *hash is the NameHash it should
+ * have.  Under memory pressure the name is hashed but not remembered.
+ */
+static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash,
+			  bool *ascii)
+{
+	const uint16_t *up = w->v->upcase;
+	unsigned bad = n;
+	uint16_t any = 0;
+	uint16_t h = 0, *to = NULL;
+	struct nameref *r;
+
+	if (grow((void **)&w->names, &w->capnames, w->nnames + 1, sizeof(*w->names)) &&
+	    grow((void **)&w->arena, &w->acap, w->alen + n, sizeof(*w->arena))) {
+		r = &w->names[w->nnames++];
+		r->len = (uint16_t)n;
+		r->off = w->alen;
+		r->cluster = w->set_cluster;
+		r->entry = w->set_entry;
+		to = w->arena + w->alen;
+		w->alen += n;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t u = up[units[i]];
+
+		if (!name_char_ok(units[i]) && bad == n)
+			bad = i;
+		any |= units[i];
+		h = xv_name_hash_step(h, u);
+		if (to)
+			to[i] = u;
+	}
+	if (to)
+		w->names[w->nnames - 1].hash = h;
+	*hash = h;
+	*ascii = any < 0x80;
+	return bad;
+}
+
+static int cmp_names(const void *a, const void *b, void *ctx)
+{
+	const struct nameref *x = a, *y = b;
+	const struct walk *w = ctx;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(w->arena + x->off, w->arena + y->off, x->len * 2u);
+}
+
+static void check_duplicates(struct walk *w)
+{
+	char name[1024];
+	struct fsc_finding *f;
+
+	if (w->nnames > 24) {
+		qsort_r(w->names, w->nnames, sizeof(*w->names), cmp_names, w);
+	} else {		/* most directories are small: insertion sort, no allocation */
+		for (size_t i = 1; i < w->nnames; i++) {
+			struct nameref x = w->names[i];
+			size_t k = i;
+
+			for (; k && cmp_names(&w->names[k - 1], &x, w) > 0; k--)
+				w->names[k] = w->names[k - 1];
+			w->names[k] = x;
+		}
+	}
+	for (size_t i = 1; i < w->nnames; i++) {
+		if (cmp_names(&w->names[i - 1], &w->names[i], w) != 0)
+			continue;
+		{
+			uint8_t le[510];
+			unsigned n = w->names[i].len;
+
+			for (unsigned k = 0; k < n; k++)
+				put_le16(le, 2 * k, w->arena[w->names[i].off + k]);
+			utf16le_to_utf8(le, n, name, sizeof(name));
+		}
+		f = entry_finding(w, FSC_PR_EXFAT_NAME_DUPLICATE, w->names[i].cluster, w->names[i].entry, NULL);
+		if (f)
+			finding_detail(f, "%s", name);
+	}
+	w->nnames = w->alen = 0;
+}
+
+/* ---- file entry sets (EXSPEC 7.4-7.7) ---- */
+
+
+/* The UTF-8 name, converted when first needed (findings, directories). */
+static const char *fname(struct fileinfo *fi)
+{
+	if (!fi->named) {
+		uint8_t le[510];
+
+		for (unsigned i = 0; i < fi->nl; i++)
+			put_le16(le, 2 * i, fi->units[i]);
+		utf16le_to_utf8(le, fi->nl, fi->name, sizeof(fi->name));
+		fi->named = true;
+	}
+	return fi->name;
+}
+
+/* Structure of the set: count, stream, names.  False when it cannot be used. */
+static bool set_structure(struct walk *w, struct fileinfo *fi)
+{
+	const uint8_t *s = w->set;
+	unsigned sc = s[1], names, k;
+	struct fsc_finding *f;
+
+	if (sc < 2) {
+		if ((f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
+			finding_detail(f, "has SecondaryCount %u, at least 2 needed", sc);
+		return false;
+	}
+	if (s[32] != 0xC0) {
+		if ((f = AT_SET(w, EXFAT_STREAM_MISSING, NULL)))
+			finding_actual(f, "%02x", s[32]);
+		return false;
+	}
+	fi->flags = s[33];
+	fi->nl = s[35];
+	fi->named = false;
+	fi->vdl = get_le64(s, 40);
+	fi->first = get_le32(s, 52);
+	fi->dl = get_le64(s, 56);
+	fi->attr = get_le16(s, 4);
+	names = (fi->nl + 14) / 15;
+	for (k = 0; k < sc - 1 && s[64 + 32 * k] == 0xC1; k++)
+		;
+	if (k < names) {
+		if ((f = AT_SET(w, EXFAT_NAME_ENTRIES, NULL))) {
+			finding_actual(f, "%u", fi->nl);
+			finding_expected(f, "%u", names);
+			finding_detail(f, "the set has %u", k);
+		}
+		fi->nl = 15 * k;
+	}
+	for (unsigned i = 0, e = 64 + 2; i < fi->nl; i += 15, e += 32)	/* 15 units a name entry */
+		for (unsigned u = 0; u < 15 && i + u < fi->nl; u++)
+			fi->units[i + u] = get_le16(s, e + 2 * u);
+	for (unsigned i = 1 + k; i < sc; i++) {	/* secondaries after the names */
+		uint8_t t = s[32 * (i + 1)];
+
+		if ((t & 0x20) == 0 && t != 0xC1 && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
+			finding_actual(f, "%02x", t);
+	}
+	return true;
+}
+
+static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
+{
+	struct fsc_finding *f;
+	bool dir = fi->attr & 0x10;
+
+	if (fi->nl == 0)
+		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
+	if (fi->nl) {
+		uint16_t want;
+		bool ascii;
+		unsigned bad = take_name(w, fi->units, fi->nl, &want, &ascii);
+
+		if (bad < fi->nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
+			finding_actual(f, "%04X", fi->units[bad]);
+		/*
+		 * Without the volume's own up-case table (missing, or failing its
+		 * checksum) only ASCII is known to up-case; other names are not judged.
+		 */
+		if (want != hash && (w->v->upcase_ok || ascii) && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
+			finding_actual(f, "0x%04x", hash);
+			finding_expected(f, "0x%04x", want);
+		}
+	}
+	if ((fi->attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
+		finding_actual(f, "0x%04x", fi->attr);
+	if ((!(fi->flags & 1) || (fi->flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
+		finding_actual(f, "0x%02x", fi->flags);
+		finding_detail(f, "%s", !(fi->flags & 1) ? "AllocationPossible is 0" : "reserved bits set");
+	}
+	if (fi->vdl > fi->dl && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fname(fi)))) {
+		finding_actual(f, "%llu", (unsigned long long)fi->vdl);
+		finding_expected(f, "%llu", (unsigned long long)fi->dl);
+	}
+	if ((fi->first == 0) != (fi->dl == 0) && (f = AT_SET(w, EXFAT_FIRST_CLUSTER, fname(fi)))) {
+		finding_actual(f, "%u", fi->first);
+		finding_expected(f, "%llu", (unsigned long long)fi->dl);
+	}
+	if (dir && (fi->dl == 0 || fi->dl % w->v->cb || fi->dl > MAX_DIR_BYTES || fi->vdl != fi->dl) &&
+	    (f = AT_SET(w, EXFAT_DIR_SIZE, fname(fi)))) {
+		finding_actual(f, "%llu", (unsigned long long)fi->dl);
+		finding_detail(f, "%s", fi->dl == 0 ? "a directory needs at least one cluster" :
+			       fi->dl % w->v->cb ? "not a multiple of the cluster size" :
+			       fi->dl > MAX_DIR_BYTES ? "larger than 256 MiB" : "ValidDataLength differs");
+	}
+	check_times(w, w->set, fi);
+}
+
+static void finish_file_set(struct walk *w)
+{
+	struct xvol *v = w->v;
+	unsigned sc = w->set[1];
+	uint16_t stored = get_le16(w->set, 2), sum = fsc_exfat_set_checksum(w->set, sc + 1);
+	struct fileinfo *fi = &w->fi;
+	struct fsc_finding *f;
+	bool usable;
+
+	w->have = w->need = 0;
+	fi->nl = 0;
+	fi->named = false;
+	usable = set_structure(w, fi);
+	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->nl ? fname(fi) : NULL))) {
+		finding_actual(f, "0x%04x", stored);
+		finding_expected(f, "0x%04x", sum);
+	}
+	if (!usable)
+		return;
+	set_fields(w, fi, get_le16(w->set, 36));
+	if (fi->attr & 0x10) {
+		v->sum->dirs++;
+		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
+		uint64_t dl = fi->dl >= v->cb ? fi->dl - fi->dl % v->cb : fi->dl;
+
+		if (fi->first && dl)
+			push_job(w, pathtab_add(&w->nodes, w->node, fi->nl ? fname(fi) : "?"), fi->first, dl,
+				 fi->flags & 2);
+	} else {
+		struct owner who = { w->path, NULL, w->set_cluster, w->set_entry, fi->units, fi->nl, false };
+		struct chain_res res;
+
+		v->sum->files++;
+		if (fi->first && fi->dl) {
+			xv_claim(v, &who, fi->first, fi->dl, fi->flags & 2, &res, NULL, NULL);
+			if (!res.contiguous)
+				v->sum->fragmented++;
+			xv_progress(v, res.clusters);
+		}
+	}
+}
+
+/* ---- entries outside file sets ---- */
+
+static void root_entry(struct walk *w, const uint8_t *e)
+{
+	static const char *const what[] = { "allocation bitmap", "up-case table", "volume label" };
+	struct fsc_finding *f;
+	unsigned *count = e[0] == 0x81 ? &w->n_bitmap : e[0] == 0x82 ? &w->n_upcase :
+			  e[0] == 0x83 ? &w->n_label : &w->n_guid;
+	unsigned max = e[0] == 0x81 ? (w->v->p->ex.num_fats == 2 ? 2 : 1) : 1;
+
+	if (++*count > max && (f = AT_ENTRY(w, EXFAT_DUPLICATE_ROOT_ENTRY)))
+		finding_detail(f, "%s", e[0] == 0xA0 ? "volume GUID" : what[e[0] - 0x81]);
+	if (e[0] == 0xA0 && *count == 1) {
+		const char *bad = e[1] != 0 ? "SecondaryCount is not 0" :
+				  (get_le16(e, 4) & 1) ? "AllocationPossible is set" :
+				  bytes_all(e, 6, 16, 0) ? "the GUID is null" :
+				  fsc_exfat_set_checksum(e, 1) != get_le16(e, 2) ? "checksum mismatch" : NULL;
+
+		if (bad && (f = AT_ENTRY(w, EXFAT_GUID_ENTRY)))
+			finding_detail(f, "%s", bad);
+	}
+}
+
+static void primary_entry(struct walk *w, const uint8_t *e)
+{
+	static const char *const root_names[] = { "allocation bitmap", "up-case table", "volume label" };
+	uint8_t t = e[0];
+	struct fsc_finding *f;
+
+	if (t == 0x85) {
+		memcpy(w->set, e, 32);
+		w->have = 1;
+		w->need = e[1] + 1u;
+		w->set_cluster = w->cluster;
+		w->set_entry = w->entry;
+		if (w->need == 1)
+			finish_file_set(w);
+		return;
+	}
+	if (t == 0x81 || t == 0x82 || t == 0x83 || t == 0xA0) {
+		if (w->is_root) {
+			root_entry(w, e);
+		} else if ((f = AT_ENTRY(w, EXFAT_ROOT_ONLY_ENTRY))) {
+			finding_actual(f, "%02x", t);
+			finding_detail(f, "%s", t == 0xA0 ? "volume GUID" : root_names[t - 0x81]);
+		}
+		return;
+	}
+	if (t == 0xA1)
+		return;		/* TexFAT padding */
+	f = entry_finding(w, (t & 0x20) ? FSC_PR_EXFAT_UNKNOWN_BENIGN : FSC_PR_EXFAT_UNKNOWN_CRITICAL,
+			  w->cluster, w->entry, NULL);
+	if (f)
+		finding_actual(f, "%02x", t);
+	/* Skip its secondaries (generic primary template: SecondaryCount at 1). */
+	w->have = 1;
+	w->need = e[1] + 1u;
+	w->set[0] = t;
+	if (w->need == 1)
+		w->have = w->need = 0;
+}
+
+static void cut_short(struct walk *w, const char *why)
+{
+	struct fsc_finding *f;
+
+	if (w->set[0] == 0x85 && (f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
+		finding_detail(f, "has SecondaryCount %u but is cut short by %s", w->set[1], why);
+	w->have = w->need = 0;
+}
+
+static void one_entry(struct walk *w, const uint8_t *e)
+{
+	uint8_t t = e[0];
+	struct fsc_finding *f;
+
+	if (t == 0x00) {
+		if (w->have)
+			cut_short(w, "the end of the directory");
+		w->end_seen = true;
+		return;
+	}
+	if (!(t & 0x80)) {
+		if (w->have)
+			cut_short(w, "an unused entry");
+		return;
+	}
+	if (t & 0x40) {		/* secondary */
+		if (!w->have) {
+			if ((f = AT_ENTRY(w, EXFAT_STRAY_SECONDARY)))
+				finding_actual(f, "%02x", t);
+			return;
+		}
+		memcpy(w->set + 32 * w->have++, e, 32);
+		if (w->have == w->need) {
+			if (w->set[0] == 0x85)
+				finish_file_set(w);
+			else
+				w->have = w->need = 0;
+		}
+		return;
+	}
+	if (w->have)
+		cut_short(w, "another primary entry");
+	primary_entry(w, e);
+}
+
+/* Past the end marker only 0x00 may follow: n entries of d, already read. */
+static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t first)
+{
+	uint32_t i = dt_first_used(d, n);
+
+	if (i < n) {
+		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[32 * i]);
+		w->after_end_told = true;
+	}
+}
+
+/*
+ * One cluster of a directory: the entries up to the end marker are parsed
+ * here; the rest of what was read is scanned at once, and what lies beyond
+ * goes to dirtail.c unread.  While resolving cross-links nothing past the
+ * end marker matters (no findings are made).
+ */
+static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
+{
+	struct walk *w = ctx;
+	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
+	uint32_t len = v->cb < DIR_HEAD ? v->cb : DIR_HEAD;
+
+	w->cluster = c;
+	for (uint32_t at = 0; at < v->cb; at += len, len = v->cb - at < chunk ? v->cb - at : chunk) {
+		const uint8_t *d = v->dirbuf;
+		uint32_t i = 0, n = len / 32;
+
+		if (w->end_seen) {
+			if (w->tail && !w->after_end_told)
+				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
+					    c, at / 32);
+			break;
+		}
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
+			return false;
+		for (; i < n && !w->end_seen; i++) {
+			w->entry = at / 32 + i;
+			one_entry(w, d + 32 * i);
+		}
+		if (i < n && w->tail && !w->after_end_told)
+			after_end(w, d + 32 * i, n - i, at / 32 + i);
+	}
+	xv_progress(v, 1);
+	return true;
+}
+
+static void read_dir(struct walk *w, const struct job *j)
+{
+	struct owner who = { w->path, NULL, 0, 0, NULL, 0, false };
+	struct chain_res res;
+	struct xvol *v = w->v;
+
+	w->node = j->node;
+	w->is_root = j->node == 0;
+	w->end_seen = w->after_end_told = false;
+	w->have = w->need = 0;
+	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
+	if (w->is_root) {
+		who.name = "root directory";
+		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
+	}
+	xv_claim(v, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
+	if (w->have)
+		cut_short(w, "the end of the directory");
+	if (!j->nofat && !res.contiguous)
+		v->sum->fragmented++;
+	check_duplicates(w);
+	w->dirs++;
+}
+
+/* The first entry in use past the end marker of each directory, in walk order. */
+static void report_tails(struct walk *w)
+{
+	const struct tail_hit *h;
+	size_t n = dirtail_finish(w->tail, &h);
+	struct fsc_finding *f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i && h[i].dir == h[i - 1].dir)
+			continue;
+		pathtab_path(&w->nodes, h[i].node, w->path, sizeof(w->path));
+		if ((f = entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
+			finding_actual(f, "%02x", h[i].type);
+	}
+}
+
+int xv_walk_tree(struct xvol *v)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	int r = 0;
+
+	if (!w)
+		return -ENOMEM;
+	w->v = v;
+	if (pathtab_init(&w->nodes) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!v->resolving) {
+		w->tail = dirtail_new(v->dev, v->cb, !(v->o && v->o->threads == 1));
+		if (!w->tail) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	push_job(w, 0, v->p->ex.root_cluster, 0, false);
+	while (w->nstack) {
+		struct job j = w->stack[--w->nstack];
+
+		read_dir(w, &j);
+	}
+	if (w->tail)
+		report_tails(w);
+out:
+	dirtail_free(w->tail);
+	pathtab_free(&w->nodes);
+	free(w->stack);
+	free(w->names);
+	free(w->arena);
+	free(w);
+	return r;
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * label.c - labels, serials and the exFAT volume GUID: read them, and plan
+ * their change as byte edits for plan.c (nothing is written here).
+ *
+ * exFAT (EXSPEC 3.1.11, 7.3, 7.5): the label entry (0x83, up to 11 UTF-16
+ * units) and GUID entry (0xA0, with its set checksum) in the root, a free
+ * slot used when they are absent and a new root cluster when there is
+ * none; the serial in both boot regions with both checksums; VolumeDirty
+ * set before directory changes and restored after (EXSPEC 8.1).
+ * FAT (FATGEN): the root directory's label entry (the one Windows shows),
+ * BS_VolLab in the boot sector and the FAT32 backup, BS_VolID; labels in
+ * upper case, "NO NAME    " when removed, the characters Windows refuses
+ * refused.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vol/geo.h"
+#include "write/write.h"
+
+#define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+
+FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *ids)
+{
+	(void)dev;
+	memset(ids, 0, sizeof(*ids));
+	if (p->type == FSC_TYPE_EXFAT) {
+		ids->has_label = p->root.label_found && p->root.label_chars > 0;
+		snprintf(ids->label, sizeof(ids->label), "%s", p->root.label);
+		ids->has_guid = p->root.guid_found;
+		memcpy(ids->guid, p->root.guid, 16);
+		ids->has_serial = true;
+		ids->serial = p->ex.serial;
+	} else if (fsc_type_is_fat(p->type)) {
+		ids->has_label = p->fat.root_label_found;
+		snprintf(ids->label, sizeof(ids->label), "%s", p->fat.root_label);
+		ids->has_boot_label = p->fat.boot_sig == 0x29 && strcmp(p->fat.boot_label, "NO NAME    ") != 0;
+		snprintf(ids->boot_label, sizeof(ids->boot_label), "%s", p->fat.boot_label);
+		for (int i = 10; i >= 0 && ids->boot_label[i] == ' '; i--)
+			ids->boot_label[i] = '\0';
+		ids->has_serial = p->has_serial;
+		ids->serial = p->fat.serial;
+	} else {
+		return -EINVAL;
+	}
+	if (ids->has_serial)
+		snprintf(ids->serial_text, sizeof(ids->serial_text), "%04X-%04X", ids->serial >> 16,
+			 ids->serial & 0xFFFF);
+	return 0;
+}
+
+/* ---- directory slots ---- */
+
+/* Walk the root's clusters (exFAT, FAT32) or the fixed root (FAT12/16) for a slot. */
+struct slot {
+	uint64_t label_off, guid_off, free_off;	/* byte offsets; UINT64_MAX: none */
+	uint32_t last_cluster;
+	bool broken;
+};
+
+static bool is_free_slot(const struct volgeo *g, uint8_t t)
+{
+	return g->type == FSC_TYPE_EXFAT ? t < 0x80 : (t == 0x00 || t == 0xE5);
+}
+
+static void scan_area(const struct volgeo *g, const uint8_t *d, size_t len, uint64_t base, struct slot *s,
+		      bool *ended)
+{
+	for (size_t i = 0; i + 32 <= len && !*ended; i += 32) {
+		const uint8_t *e = d + i;
+
+		if (is_free_slot(g, e[0]) && s->free_off == UINT64_MAX)
+			s->free_off = base + i;
+		if (e[0] == 0x00) {
+			*ended = true;
+		} else if (g->type == FSC_TYPE_EXFAT) {
+			if (e[0] == 0x83 && s->label_off == UINT64_MAX)
+				s->label_off = base + i;
+			if (e[0] == 0xA0 && s->guid_off == UINT64_MAX)
+				s->guid_off = base + i;
+		} else if (e[0] != 0xE5 && (e[11] & 0x3F) != 0x0F && (e[11] & 0x18) == 0x08 &&
+			   s->label_off == UINT64_MAX) {
+			s->label_off = base + i;
+		}
+	}
+}
+
+/* The root as the plan so far leaves it (an earlier change may have taken a slot or grown it). */
+static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct volgeo *g,
+		       struct slot *s)
+{
+	uint32_t c = g->root_cluster;
+	bool ended = false;
+	uint8_t *d, fe[4];
+
+	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
+	s->broken = false;
+	d = malloc(g->type != FSC_TYPE_EXFAT && g->bits != 32 ? g->root_bytes : g->cb);
+	if (!d) {
+		s->broken = true;
+		return;
+	}
+	if (g->type != FSC_TYPE_EXFAT && g->bits != 32) {
+		if (plan_view_read(dev, plan, g->root_byte, d, g->root_bytes) < 0)
+			s->broken = true;
+		else
+			scan_area(g, d, g->root_bytes, g->root_byte, s, &ended);
+		free(d);
+		return;
+	}
+	for (uint64_t n = 0; !ended; n++) {
+		if (!volgeo_valid(g, c) || n >= g->count ||
+		    plan_view_read(dev, plan, volgeo_cluster_byte(g, c), d, g->cb) < 0 ||
+		    plan_view_read(dev, plan, g->fat_byte + 4ull * c, fe, 4) < 0) {
+			s->broken = true;
+			break;
+		}
+		scan_area(g, d, g->cb, volgeo_cluster_byte(g, c), s, &ended);
+		s->last_cluster = c;
+		c = volgeo_entry32(g, get_le32(fe, 0));
+		if (c == VG_EOC)
+			break;
+	}
+	free(d);
+}
+
+static int add_edit(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *new, size_t len,
+		    const char *why, bool sync)
+{
+	uint8_t *old = malloc(len);
+	int r;
+
+	if (!old)
+		return -ENOMEM;
+	r = plan_view_read(dev, plan, off, old, len);	/* what this edit will find */
+	if (r == 0 && memcmp(old, new, len) != 0)
+		r = fsc_plan_add(plan, off, old, new, len, why, sync);
+	free(old);
+	return r;
+}
+
+/* ---- exFAT ---- */
+
+static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
+{
+	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_ROOT_CHAIN) ||
+	    fsc_findings_has(&p->findings, FSC_PR_EXFAT_ROOT_UNREADABLE) ||
+	    fsc_findings_has(&p->findings, FSC_PR_EXFAT_BITMAP_MISSING)) {
+		snprintf(err, errlen, "the root directory is damaged; run fatscope fsck first");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/*
+ * A new root cluster: the first free one in the bitmap, zeroed, chained
+ * after the last; PercentInUse follows the new count (it is outside the
+ * boot checksum, EXSPEC 3.1.13 and 3.4).  Not on TexFAT volumes: their
+ * second FAT and bitmap would have to change too.
+ */
+static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
+			     const struct slot *s, struct fsc_plan *plan, uint64_t *slot_off, char *err, size_t errlen)
+{
+	uint8_t *bm, *zero, e[4];
+	uint32_t c = 0;
+	uint64_t used = 0, cc = p->ex.cluster_count;
+	int r;
+
+	if (p->ex.num_fats != 1) {
+		snprintf(err, errlen, "the root directory is full, and growing it on a volume with two FATs "
+			 "is not supported");
+		return -ENOTSUP;
+	}
+	if (!p->root.bitmap_found || !volgeo_valid(g, p->root.bitmap_cluster))
+		bm = NULL;
+	else if ((bm = malloc(((size_t)g->count + 7) / 8)) == NULL)
+		return -ENOMEM;
+	if (!bm || plan_view_read(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster), bm,
+				  ((size_t)g->count + 7) / 8) < 0) {
+		free(bm);
+		snprintf(err, errlen, "the allocation bitmap cannot be read; run fatscope fsck first");
+		return -EUCLEAN;
+	}
+	for (uint32_t i = 0; i < g->count; i++) {
+		if ((bm[i / 8] >> (i % 8)) & 1)
+			used++;
+		else if (!c)
+			c = i + 2;
+	}
+	if (!c) {
+		free(bm);
+		snprintf(err, errlen, "the root directory is full and the volume has no free cluster");
+		return -ENOSPC;
+	}
+	zero = calloc(1, g->cb);
+	if (!zero) {
+		free(bm);
+		return -ENOMEM;
+	}
+	r = add_edit(dev, plan, volgeo_cluster_byte(g, c), zero, g->cb, "zero the new root cluster", false);
+	free(zero);
+	put_le32(e, 0, 0xFFFFFFFF);
+	if (!r)
+		r = add_edit(dev, plan, g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster", false);
+	if (!r) {
+		uint8_t b = (uint8_t)(bm[(c - 2) / 8] | (1u << ((c - 2) % 8)));
+
+		r = add_edit(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
+			     "mark the new root cluster used", false);
+	}
+	free(bm);
+	/* Of ClusterCount as the boot sector says, as fsck judges it. */
+	if (!r && p->ex.percent_in_use <= 100 && cc) {
+		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
+
+		r = add_edit(dev, plan, 112, &piu, 1, "update PercentInUse", false);
+	}
+	put_le32(e, 0, c);
+	if (!r)
+		r = add_edit(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
+	*slot_off = volgeo_cluster_byte(g, c);
+	return r;
+}
+
+/* Directory edits on exFAT, bracketed by VolumeDirty (EXSPEC 8.1). */
+static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_plan *plan,
+			  int (*body)(struct fsc_dev *, const struct fsc_probe *, const struct volgeo *,
+				      struct fsc_plan *, const void *, char *, size_t),
+			  const void *arg, char *err, size_t errlen)
+{
+	struct volgeo g;
+	uint8_t flags[2], dirty[2];
+	size_t start, before;
+	int r = exfat_usable(p, err, errlen);
+
+	if (r < 0)
+		return r;
+	if (volgeo_init(&g, dev, p) < 0) {
+		snprintf(err, errlen, "the volume geometry is unusable; run fatscope fsck first");
+		return -EUCLEAN;
+	}
+	put_le16(flags, 0, p->ex.volume_flags);
+	put_le16(dirty, 0, p->ex.volume_flags | 2);
+	start = fsc_plan_count(plan);
+	r = add_edit(dev, plan, 106, dirty, 2, "set VolumeDirty before changing the directory", false);
+	before = fsc_plan_count(plan);
+	if (!r)
+		r = body(dev, p, &g, plan, arg, err, errlen);
+	if (!r && fsc_plan_count(plan) == before) {	/* nothing to change after all */
+		plan_truncate(plan, start);
+		return 0;
+	}
+	if (!r && !(p->ex.volume_flags & 2))
+		r = fsc_plan_add(plan, 106, dirty, flags, 2, "clear VolumeDirty again", true);
+	return r;
+}
+
+/* A root entry to write: the label (0x83) or the GUID (0xA0), in place or in a free slot. */
+struct root_put {
+	uint8_t e[32];
+	const char *what;
+};
+
+static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
+			  struct fsc_plan *plan, const void *arg, char *err, size_t errlen)
+{
+	const struct root_put *rp = arg;
+	struct slot s;
+	uint64_t have, off;
+	char why[64];
+	int r = 0;
+
+	find_slots(dev, plan, g, &s);
+	if (s.broken) {
+		snprintf(err, errlen, "the root directory chain is broken; run fatscope fsck first");
+		return -EUCLEAN;
+	}
+	have = rp->e[0] == 0x83 ? s.label_off : s.guid_off;
+	off = have != UINT64_MAX ? have : s.free_off;
+	if (have == UINT64_MAX && rp->e[0] == 0x83 && rp->e[1] == 0)
+		return 0;	/* no label, none wanted */
+	if (off == UINT64_MAX)
+		r = exfat_extend_root(dev, p, g, &s, plan, &off, err, errlen);
+	snprintf(why, sizeof(why), "%s the %s entry", have != UINT64_MAX ? "update" : "create", rp->what);
+	if (!r)
+		r = add_edit(dev, plan, off, rp->e, 32, why, true);
+	return r;
+}
+
+/* The serial in one boot region (sectors base..base+11) with its checksum recomputed. */
+static int exfat_serial_region(struct fsc_dev *dev, unsigned shift, unsigned base, uint32_t serial,
+			       struct fsc_plan *plan, bool sync, const char *which)
+{
+	size_t ss = (size_t)1 << shift;
+	uint8_t *r12 = malloc(12 * ss), why[64];
+	uint32_t sum;
+	int r;
+
+	if (!r12)
+		return -ENOMEM;
+	r = fsc_dev_read(dev, (uint64_t)base * ss, r12, 12 * ss);
+	if (r == 0) {
+		put_le32(r12, 100, serial);
+		sum = fsc_exfat_boot_checksum(r12, ss);
+		for (size_t i = 0; i < ss; i += 4)
+			put_le32(r12, 11 * ss + i, sum);
+		snprintf((char *)why, sizeof(why), "%s boot sector: VolumeSerialNumber", which);
+		r = add_edit(dev, plan, (uint64_t)base * ss + 100, r12 + 100, 4, (char *)why, sync);
+		snprintf((char *)why, sizeof(why), "%s boot checksum (sector %u)", which, base + 11);
+		if (!r)
+			r = add_edit(dev, plan, ((uint64_t)base + 11) * ss, r12 + 11 * ss, ss, (char *)why, false);
+	}
+	free(r12);
+	return r;
+}
+
+/* ---- FAT ---- */
+
+static int fat_label_bytes(const char *label, uint8_t out[11], char *err, size_t errlen)
+{
+	size_t n = strlen(label);
+
+	if (n > 11)
+		return ERR("a FAT label has at most 11 characters (this one has %zu)", n);
+	memset(out, ' ', 11);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)label[i];
+
+		if (c >= 0x80)
+			return ERR("only ASCII characters are supported in FAT labels");
+		if (c < 0x20 || strchr("\"*+,./:;<=>?[\\]|", c))
+			return ERR("'%c' is not allowed in a FAT label", c < 0x20 ? '?' : c);
+		out[i] = (uint8_t)((c >= 'a' && c <= 'z') ? c - 32 : c);
+	}
+	if (n && out[0] == ' ')
+		return ERR("a FAT label cannot start with a space");
+	return 0;
+}
+
+static void dos_time(int64_t now, uint8_t *e)
+{
+	time_t t = (time_t)now;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || tm.tm_year < 80)
+		return;
+	put_le16(e, 22, (uint16_t)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2));
+	put_le16(e, 24, (uint16_t)((tm.tm_year - 80) << 9 | (tm.tm_mon + 1) << 5 | tm.tm_mday));
+}
+
+static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,
+		     struct fsc_plan *plan, char *err, size_t errlen)
+{
+	const struct fsc_fat_bpb *b = &p->fat;
+	struct volgeo g;
+	struct slot s;
+	uint8_t name[11], e[32] = { 0 };
+	unsigned ext = b->bpb32 ? 64 : 36;
+	int r = fat_label_bytes(label, name, err, errlen);
+
+	if (r < 0)
+		return r;
+	if (volgeo_init(&g, dev, p) < 0) {
+		snprintf(err, errlen, "the BPB is unusable; run fsck.fat first");
+		return -EUCLEAN;
+	}
+	find_slots(dev, plan, &g, &s);
+	if (s.broken) {
+		snprintf(err, errlen, "the root directory cannot be read; run fsck.fat first");
+		return -EUCLEAN;
+	}
+	if (s.label_off != UINT64_MAX) {
+		if (fsc_dev_read(dev, s.label_off, e, 32) < 0)
+			return -EIO;
+		if (label[0]) {
+			memcpy(e, name, 11);
+			dos_time(now, e);
+		} else {
+			e[0] = 0xE5;
+		}
+		r = add_edit(dev, plan, s.label_off, e, 32, label[0] ? "update the root label entry" :
+			     "delete the root label entry", false);
+	} else if (label[0]) {
+		if (s.free_off == UINT64_MAX) {
+			snprintf(err, errlen, "the root directory has no free entry for the label");
+			return -ENOSPC;
+		}
+		memcpy(e, name, 11);
+		e[11] = 0x08;
+		dos_time(now, e);
+		r = add_edit(dev, plan, s.free_off, e, 32, "create the root label entry", false);
+	}
+	if (!r && b->boot_sig == 0x29) {
+		const uint8_t *boot = label[0] ? name : (const uint8_t *)"NO NAME    ";
+
+		r = add_edit(dev, plan, ext + 7, boot, 11, "boot sector BS_VolLab", true);
+		if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
+			r = add_edit(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 7, boot, 11,
+				     "backup boot sector BS_VolLab", true);
+	}
+	return r;
+}
+
+static int fat_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial, struct fsc_plan *plan,
+		      char *err, size_t errlen)
+{
+	const struct fsc_fat_bpb *b = &p->fat;
+	unsigned ext = b->bpb32 ? 64 : 36;
+	uint8_t v[4];
+	int r;
+
+	if (b->boot_sig != 0x29 && b->boot_sig != 0x28)
+		return ERR("this FAT boot sector has no serial number field (BS_BootSig is 0x%02x)", b->boot_sig);
+	put_le32(v, 0, serial);
+	r = add_edit(dev, plan, ext + 3, v, 4, "boot sector BS_VolID", false);
+	if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
+		r = add_edit(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 3, v, 4,
+			     "backup boot sector BS_VolID", true);
+	return r;
+}
+
+/* ---- public ---- */
+
+FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,
+			      struct fsc_plan *plan, char *err, size_t errlen)
+{
+	struct root_put rp = { { 0 }, "volume label" };
+	uint16_t units[1 + 11];
+	int n;
+
+	err[0] = '\0';
+	if (fsc_type_is_fat(p->type))
+		return fat_label(dev, p, label, now, plan, err, errlen);
+	if (p->type != FSC_TYPE_EXFAT)
+		return ERR("not an exFAT or FAT volume");
+	n = utf8_to_utf16(label, units + 1, 11);
+	if (n < 0)
+		return ERR("an exFAT label has at most 11 UTF-16 characters of valid UTF-8");
+	for (int i = 1; i <= n; i++)
+		if (units[i] < 0x20)
+			return ERR("control characters are not allowed in a label");
+	rp.e[0] = 0x83;
+	rp.e[1] = (uint8_t)n;
+	for (int i = 0; i < n; i++)
+		put_le16(rp.e, 2 + 2 * (size_t)i, units[1 + i]);
+	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
+}
+
+FSC_EXPORT int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial,
+			       struct fsc_plan *plan, char *err, size_t errlen)
+{
+	int r;
+
+	err[0] = '\0';
+	if (fsc_type_is_fat(p->type))
+		return fat_serial(dev, p, serial, plan, err, errlen);
+	if (p->type != FSC_TYPE_EXFAT)
+		return ERR("not an exFAT or FAT volume");
+	if (!p->ex.checksum_known || fsc_findings_has(&p->findings, FSC_PR_EXFAT_BOOT_CHECKSUM) ||
+	    fsc_findings_has(&p->findings, FSC_PR_EXFAT_BOOT_SECTOR_SHIFT)) {
+		snprintf(err, errlen, "the main boot region is damaged; run fatscope fsck first");
+		return -EUCLEAN;
+	}
+	r = exfat_serial_region(dev, p->ex.sector_shift, 0, serial, plan, false, "main");
+	/* The backup region last, and only where it can be read. */
+	if (!r && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_UNREADABLE))
+		r = exfat_serial_region(dev, p->ex.sector_shift, 12, serial, plan, true, "backup");
+	return r;
+}
+
+FSC_EXPORT int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t guid[16],
+			     struct fsc_plan *plan, char *err, size_t errlen)
+{
+	struct root_put rp = { { 0 }, "volume GUID" };
+
+	err[0] = '\0';
+	if (p->type != FSC_TYPE_EXFAT)
+		return ERR("only exFAT volumes have a volume GUID");
+	if (bytes_all(guid, 0, 16, 0))
+		return ERR("the volume GUID cannot be null");
+	rp.e[0] = 0xA0;
+	memcpy(rp.e + 6, guid, 16);
+	put_le16(rp.e, 2, fsc_exfat_set_checksum(rp.e, 1));
+	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
+}

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_root.c - what the mount paths read from the exFAT root directory:
+ * its cluster chain, the allocation bitmap (0x81) and up-case table
+ * (0x82) entries, the volume label (0x83) and GUID (0xA0), and the entry
+ * parse exfat-fuse does at mount (entry types, file entry sets).
+ *
+ * Consumes: the decoded boot sector and a sector shift (the volume's own,
+ * or the device's to see what the staging driver sees).  Produces: struct
+ * fsc_exfat_root; exfat_root_findings() turns it into findings.
+ * Every walk is bounded by what fits in the device: O(1) memory for the
+ * chain, at most one cluster buffer at a time.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+
+#define EXFAT_EOC_MIN	0xFFFFFFF8u
+#define EXFAT_BAD	0xFFFFFFF7u
+#define UPCASE_MAX	(256u * 1024)	/* 64 Ki units uncompressed is 128 KiB */
+
+struct geo {
+	struct fsc_dev *dev;
+	uint64_t fat_byte, heap_byte;
+	uint32_t cluster_bytes;
+	uint32_t count;			/* ClusterCount */
+	uint64_t max_chain;		/* clusters that fit in the device */
+};
+
+static bool geo_init(struct geo *g, struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
+		     unsigned shift, char *err, size_t errlen)
+{
+	uint64_t size = fsc_dev_size(dev);
+
+	if (shift + ex->cluster_shift > 25) {
+		snprintf(err, errlen, "cluster size 2^%u is out of range", shift + ex->cluster_shift);
+		return false;
+	}
+	if ((1ull << (shift + ex->cluster_shift)) > size) {
+		snprintf(err, errlen, "a cluster (2^%u bytes) is larger than the image",
+			 shift + ex->cluster_shift);
+		return false;
+	}
+	g->dev = dev;
+	g->fat_byte = (uint64_t)ex->fat_offset << shift;
+	g->heap_byte = (uint64_t)ex->heap_offset << shift;
+	g->cluster_bytes = 1u << (shift + ex->cluster_shift);
+	g->count = ex->cluster_count;
+	g->max_chain = size / g->cluster_bytes + 1;
+	if (g->max_chain > (uint64_t)g->count)
+		g->max_chain = g->count;
+	return true;
+}
+
+static bool cluster_valid(const struct geo *g, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c <= (uint64_t)g->count + 1;
+}
+
+static uint64_t cluster_byte(const struct geo *g, uint32_t c)
+{
+	return g->heap_byte + (uint64_t)(c - 2) * g->cluster_bytes;
+}
+
+/*
+ * Next cluster of a chain: 1 and *next set, 0 at end of chain, -1 with
+ * err filled when the chain is broken.
+ */
+static int chain_next(const struct geo *g, uint32_t c, uint32_t *next, char *err, size_t errlen)
+{
+	uint8_t e[4];
+	uint32_t v;
+
+	if (fsc_dev_read(g->dev, g->fat_byte + (uint64_t)c * 4, e, 4) < 0) {
+		snprintf(err, errlen, "FAT entry of cluster %u cannot be read", c);
+		return -1;
+	}
+	v = get_le32(e, 0);
+	if (v >= EXFAT_EOC_MIN)
+		return 0;
+	if (v == EXFAT_BAD || v == 0) {
+		snprintf(err, errlen, "cluster %u is followed by a %s cluster", c,
+			 v ? "bad" : "free");
+		return -1;
+	}
+	if (!cluster_valid(g, v)) {
+		snprintf(err, errlen, "cluster %u points to %u, outside the heap", c, v);
+		return -1;
+	}
+	*next = v;
+	return 1;
+}
+
+/* State of the streaming entry parse over the whole root chain. */
+struct scan {
+	struct fsc_exfat_root *r;
+	bool end_in_cluster, end_seen;
+	uint8_t set[256 * 32];
+	unsigned set_have, set_need;
+	uint8_t buf[64 * 1024];		/* one chunk of a root cluster */
+};
+
+__attribute__((format(printf, 2, 3)))
+static void fuse_fail(struct scan *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->r->fuse_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(st->r->fuse_error, sizeof(st->r->fuse_error), fmt, ap);
+	va_end(ap);
+}
+
+/* exfat-fuse's checks of one complete file entry set. */
+static void fuse_check_set(struct scan *st)
+{
+	const uint8_t *s = st->set;
+	unsigned sc = s[1], names;
+	uint8_t flags = s[32 + 1], nl = s[32 + 3];
+
+	if (sc < 2) {
+		fuse_fail(st, "file entry set with %u secondary entries", sc);
+		return;
+	}
+	if (s[32] != 0xC0) {
+		fuse_fail(st, "file entry followed by entry type 0x%02x", s[32]);
+		return;
+	}
+	if (flags & ~3u) {
+		fuse_fail(st, "stream extension flags 0x%02x", flags);
+		return;
+	}
+	names = (nl + 14u) / 15u;
+	if (names > sc - 1) {
+		fuse_fail(st, "%u name entries missing", names - (sc - 1));
+		return;
+	}
+	for (unsigned i = 0; i < names; i++)
+		if (s[64 + 32 * i] != 0xC1) {
+			fuse_fail(st, "name entry of type 0x%02x", s[64 + 32 * i]);
+			return;
+		}
+	if (fsc_exfat_set_checksum(s, sc + 1) != get_le16(s, 2)) {
+		fuse_fail(st, "entry set checksum 0x%04x is wrong", get_le16(s, 2));
+		return;
+	}
+	if (get_le64(s, 32 + 8) > get_le64(s, 32 + 24))
+		fuse_fail(st, "valid data length beyond data length");
+}
+
+static void note_label(struct fsc_exfat_root *r, const uint8_t *e)
+{
+	unsigned n = e[1];
+
+	r->label_found = true;
+	r->label_chars = e[1];
+	utf16le_to_utf8(e + 2, n > 11 ? 11 : n, r->label, sizeof(r->label));
+}
+
+static void scan_primary(struct scan *st, const uint8_t *e)
+{
+	struct fsc_exfat_root *r = st->r;
+
+	switch (e[0]) {
+	case 0x81:
+		if (!r->bitmap_found && !(e[1] & 1)) {
+			r->bitmap_found = true;
+			r->bitmap_after_end = st->end_in_cluster;
+			r->bitmap_cluster = get_le32(e, 20);
+			r->bitmap_length = get_le64(e, 24);
+		}
+		break;
+	case 0x82:
+		if (!r->upcase_found) {
+			r->upcase_found = true;
+			r->upcase_after_end = st->end_in_cluster;
+			r->upcase_checksum_stored = get_le32(e, 4);
+			r->upcase_cluster = get_le32(e, 20);
+			r->upcase_length = get_le64(e, 24);
+		}
+		break;
+	case 0x83:
+		if (!r->label_found && !st->end_seen)
+			note_label(r, e);
+		break;
+	case 0x85:
+		memcpy(st->set, e, 32);
+		st->set_have = 1;
+		st->set_need = e[1] + 1u;
+		if (st->set_need == 1)
+			fuse_check_set(st);
+		break;
+	default:
+		if (e[0] == 0xA0 && !r->guid_found) {
+			r->guid_found = true;
+			memcpy(r->guid, e + 6, 16);
+		}
+		if (!r->fuse_bad_type)
+			r->fuse_bad_type = e[0];
+		break;
+	}
+}
+
+static void scan_entry(struct scan *st, const uint8_t *e)
+{
+	if (e[0] == 0x00) {
+		st->end_in_cluster = st->end_seen = true;
+		return;
+	}
+	if (!(e[0] & 0x80))
+		return;		/* deleted or unused: every driver skips it */
+	if (st->set_have && st->set_have < st->set_need) {
+		memcpy(st->set + 32 * st->set_have++, e, 32);
+		if (st->set_have == st->set_need)
+			fuse_check_set(st);
+		return;
+	}
+	st->set_have = 0;
+	scan_primary(st, e);
+}
+
+static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
+{
+	uint32_t chunk = g->cluster_bytes < sizeof(st->buf) ? g->cluster_bytes : (uint32_t)sizeof(st->buf);
+
+	st->end_in_cluster = false;
+	for (uint32_t at = 0; at < g->cluster_bytes; at += chunk) {
+		if (fsc_dev_read(g->dev, cluster_byte(g, c) + at, st->buf, chunk) < 0)
+			return false;
+		for (uint32_t off = 0; off < chunk; off += 32)
+			scan_entry(st, st->buf + off);
+	}
+	return true;
+}
+
+/* Up-case table: checksum over DataLength bytes and code point coverage. */
+static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
+{
+	uint64_t len = r->upcase_length;
+	uint32_t c = r->upcase_cluster, sum = 0, idx = 0;
+	char err[96];
+	uint8_t *buf;
+	bool pending_ffff = false;
+
+	if (!cluster_valid(g, c) || len == 0 || len > UPCASE_MAX || (len & 1))
+		return;
+	buf = malloc(g->cluster_bytes < UPCASE_MAX ? g->cluster_bytes : UPCASE_MAX);
+	if (!buf)
+		return;
+	for (uint64_t done = 0, steps = 0; done < len; steps++) {
+		uint32_t n = len - done < g->cluster_bytes ? (uint32_t)(len - done) : g->cluster_bytes;
+
+		if (steps > g->max_chain || fsc_dev_read(g->dev, cluster_byte(g, c), buf, n) < 0)
+			goto out;
+		sum = fsc_exfat_table_checksum(buf, n, sum);
+		for (uint32_t i = 0; i + 1 < n; i += 2) {
+			uint16_t u = get_le16(buf, i);
+
+			if (pending_ffff) {	/* as fs/exfat/nls.c walks it */
+				idx += u;
+				pending_ffff = false;
+			} else if (u == 0xFFFF && u != idx) {
+				pending_ffff = true;
+			} else {
+				idx++;
+			}
+		}
+		done += n;
+		if (done < len && chain_next(g, c, &c, err, sizeof(err)) != 1)
+			goto out;
+	}
+	r->upcase_read = true;
+	r->upcase_checksum_computed = sum;
+	r->upcase_coverage = idx > 0x10000 ? 0x10000 : idx;	/* >= 0xFFFF: complete */
+out:
+	free(buf);
+}
+
+/* Are the bitmap's own clusters marked used in the bitmap (EX-BMAP)? */
+static void check_bitmap_self(const struct geo *g, struct fsc_exfat_root *r)
+{
+	uint64_t nclus = (r->bitmap_length + g->cluster_bytes - 1) / g->cluster_bytes;
+	uint32_t *chain, c = r->bitmap_cluster;
+	char err[96];
+
+	if (!cluster_valid(g, c) || nclus == 0 || nclus > g->max_chain)
+		return;
+	chain = malloc(nclus * sizeof(*chain));
+	if (!chain)
+		return;
+	for (uint64_t i = 0; i < nclus; i++) {
+		chain[i] = c;
+		if (i + 1 < nclus && chain_next(g, c, &c, err, sizeof(err)) != 1)
+			goto out;
+	}
+	r->bitmap_self_checked = true;
+	r->bitmap_self_allocated = true;
+	for (uint64_t i = 0; i < nclus; i++) {
+		uint64_t bit = chain[i] - 2, byte = bit / 8;
+		uint8_t v;
+
+		if (byte >= r->bitmap_length ||
+		    fsc_dev_read(g->dev, cluster_byte(g, chain[byte / g->cluster_bytes]) +
+				 byte % g->cluster_bytes, &v, 1) < 0) {
+			r->bitmap_self_checked = false;
+			break;
+		}
+		if (!(v & (1u << (bit % 8)))) {
+			r->bitmap_self_allocated = false;
+			break;
+		}
+	}
+out:
+	free(chain);
+}
+
+void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
+		     unsigned shift, struct fsc_exfat_root *r)
+{
+	struct geo g;
+	struct scan *st;
+	uint32_t c = ex->root_cluster;
+	int rc = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (!geo_init(&g, dev, ex, shift, r->error, sizeof(r->error)))
+		return;
+	if (!cluster_valid(&g, c)) {
+		snprintf(r->error, sizeof(r->error), "root cluster %u is outside the heap", c);
+		return;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return;
+	st->r = r;
+	r->chain_ok = true;
+	for (uint64_t steps = 0; rc == 1; steps++) {
+		if (steps >= g.max_chain) {
+			snprintf(r->error, sizeof(r->error), "chain does not end after %llu clusters (loop)",
+				 (unsigned long long)steps);
+			r->chain_ok = false;
+			break;
+		}
+		if (!scan_cluster(&g, st, c)) {
+			snprintf(r->error, sizeof(r->error), "cluster %u lies beyond the end of the image", c);
+			break;
+		}
+		r->read = true;
+		r->clusters++;
+		rc = chain_next(&g, c, &c, r->error, sizeof(r->error));
+		if (rc < 0)
+			r->chain_ok = false;
+	}
+	if (r->upcase_found)
+		read_upcase(&g, r);
+	if (r->bitmap_found)
+		check_bitmap_self(&g, r);
+	free(st);
+}
+
+#define ADD(id, kind, loc, field) finding_add(&p->findings, FSC_PR_##id, FSC_LOC_##kind, loc, field)
+
+void exfat_root_findings(struct fsc_probe *p)
+{
+	const struct fsc_exfat_root *r = &p->root;
+	uint64_t need = ((uint64_t)p->ex.cluster_count + 7) / 8;
+	struct fsc_finding *f;
+
+	if (!r->read) {
+		f = ADD(EXFAT_ROOT_UNREADABLE, CLUSTER, p->ex.root_cluster, NULL);
+		finding_detail(f, "%s", r->error[0] ? r->error : "no root cluster could be read");
+		return;
+	}
+	if (!r->chain_ok) {
+		f = ADD(EXFAT_ROOT_CHAIN, CLUSTER, p->ex.root_cluster, NULL);
+		finding_detail(f, "%s", r->error);
+	}
+	if (!r->bitmap_found) {
+		ADD(EXFAT_BITMAP_MISSING, CLUSTER, p->ex.root_cluster, NULL);
+	} else if (r->bitmap_length < need) {
+		f = ADD(EXFAT_BITMAP_SIZE, CLUSTER, r->bitmap_cluster, "DataLength");
+		finding_actual(f, "%llu", (unsigned long long)r->bitmap_length);
+		finding_expected(f, "%llu", (unsigned long long)need);
+	} else if (r->bitmap_self_checked && !r->bitmap_self_allocated) {
+		f = ADD(EXFAT_BITMAP_CLUSTERS_FREE, CLUSTER, r->bitmap_cluster, NULL);
+		finding_actual(f, "%u", r->bitmap_cluster);
+	}
+	if (!r->upcase_found) {
+		ADD(EXFAT_UPCASE_MISSING, CLUSTER, p->ex.root_cluster, NULL);
+	} else if (r->upcase_read && r->upcase_checksum_computed != r->upcase_checksum_stored) {
+		f = ADD(EXFAT_UPCASE_CHECKSUM, CLUSTER, r->upcase_cluster, "TableChecksum");
+		finding_actual(f, "0x%08x", r->upcase_checksum_computed);
+		finding_expected(f, "0x%08x", r->upcase_checksum_stored);
+	} else if (r->upcase_read && r->upcase_coverage < 0xFFFF) {
+		f = ADD(EXFAT_UPCASE_SHORT, CLUSTER, r->upcase_cluster, NULL);
+		finding_actual(f, "%u", r->upcase_coverage);
+	}
+	if (r->label_found && r->label_chars > 11) {
+		f = ADD(EXFAT_LABEL_LENGTH, NONE, 0, "VolumeLabel");
+		finding_actual(f, "%u", r->label_chars);
+	}
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * bootsec.c - classify the first sector of a volume and run the decoder
+ * of its kind: exFAT (exfat_boot.c, exfat_root.c), FAT12/16/32
+ * (fat_bpb.c), NTFS, MBR and GPT protective MBR (here), blank, unknown.
+ *
+ * Order matters: a name magic wins ("EXFAT   ", "NTFS    "), then a FAT
+ * BPB that passes the basic field rules, then an exFAT boot sector that
+ * lost its name (zero BPB area and coherent geometry), then a partition
+ * table.  Every test checks many bytes, so random sectors stay unknown.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+
+static const char *const type_names[FSC_TYPE_COUNT] = {
+	[FSC_TYPE_UNKNOWN] = "unknown", [FSC_TYPE_BLANK] = "blank",
+	[FSC_TYPE_EXFAT] = "exfat", [FSC_TYPE_FAT12] = "fat12",
+	[FSC_TYPE_FAT16] = "fat16", [FSC_TYPE_FAT32] = "fat32",
+	[FSC_TYPE_NTFS] = "ntfs", [FSC_TYPE_MBR] = "mbr", [FSC_TYPE_GPT] = "gpt",
+};
+
+FSC_EXPORT const char *fsc_type_name(enum fsc_type t)
+{
+	return (unsigned)t < FSC_TYPE_COUNT ? type_names[t] : "unknown";
+}
+
+FSC_EXPORT bool fsc_type_is_fat(enum fsc_type t)
+{
+	return t == FSC_TYPE_FAT12 || t == FSC_TYPE_FAT16 || t == FSC_TYPE_FAT32;
+}
+
+FSC_EXPORT const char *fsc_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+static bool mbr_plausible(const uint8_t *s)
+{
+	if (get_le16(s, 510) != 0xAA55)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		const uint8_t *e = s + 446 + 16 * i;
+
+		if (e[0] != 0x00 && e[0] != 0x80)
+			return false;
+		if (e[4] != 0 && get_le32(e, 12) == 0)
+			return false;
+	}
+	return true;
+}
+
+static void mbr_decode(struct fsc_probe *p)
+{
+	const uint8_t *s = p->sector0;
+
+	p->type = FSC_TYPE_MBR;
+	for (int i = 0; i < 4; i++) {
+		const uint8_t *e = s + 446 + 16 * i;
+
+		p->mbr[i].status = e[0];
+		p->mbr[i].type = e[4];
+		p->mbr[i].start = get_le32(e, 8);
+		p->mbr[i].size = get_le32(e, 12);
+		if (e[4] == 0xEE)
+			p->type = FSC_TYPE_GPT;
+	}
+	if (!bytes_all(s, 11, 53, 0)) {
+		struct fsc_finding *f = finding_add(&p->findings, FSC_PR_MBR_BPB_OVERLAP,
+						    FSC_LOC_BYTE, 16, "boot code");
+		finding_actual(f, "0x%02x", s[16]);
+	}
+}
+
+/*
+ * The ntfs prober of libblkid: BPB fields NTFS leaves zero, a sane cluster
+ * and MFT record size, $MFT inside the volume and "FILE" at its record 0.
+ */
+static void ntfs_decode(struct fsc_dev *dev, struct fsc_probe *p)
+{
+	const uint8_t *s = p->sector0;
+	uint16_t bps = get_le16(s, 11);
+	uint32_t spc = s[13];
+	int8_t cpmr = (int8_t)s[64];
+	uint64_t nsec = get_le64(s, 40), mft = get_le64(s, 48), mirr = get_le64(s, 56);
+	uint8_t rec[4];
+
+	p->ntfs_serial = get_le64(s, 72);
+	snprintf(p->serial, sizeof(p->serial), "%016llX", (unsigned long long)p->ntfs_serial);
+	p->has_serial = true;
+	if (spc > 128) {		/* 240..249: 2^(256-v) sectors */
+		if (spc < 240 || spc > 249)
+			spc = 0;
+		else
+			spc = 1u << (256 - spc);
+	}
+	if (bps < 256 || bps > 4096 || !is_pow2_u32(spc)) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "sector or cluster size invalid");
+		return;
+	}
+	if (get_le16(s, 14) || s[16] || get_le16(s, 17) || get_le16(s, 19) ||
+	    get_le16(s, 22) || get_le32(s, 32)) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "BPB fields NTFS keeps zero are set");
+		return;
+	}
+	if (cpmr == 0 || (cpmr < 0 && (cpmr < -31))) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "bad MFT record size");
+		return;
+	}
+	if (mft > nsec / spc || mirr > nsec / spc) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "$MFT outside the volume");
+		return;
+	}
+	if (fsc_dev_read(dev, mft * spc * bps, rec, 4) < 0) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "$MFT cannot be read");
+		return;
+	}
+	if (memcmp(rec, "FILE", 4) != 0) {
+		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "no FILE record at $MFT");
+		return;
+	}
+	p->ntfs_blkid_ok = true;
+}
+
+static enum fsc_type classify(const uint8_t *s)
+{
+	if (memcmp(s + 3, "EXFAT   ", 8) == 0)
+		return FSC_TYPE_EXFAT;
+	if (memcmp(s + 3, "NTFS    ", 8) == 0)
+		return FSC_TYPE_NTFS;
+	if (fat_bpb_plausible(s))
+		return FSC_TYPE_FAT16;	/* refined by fat_bpb_check() */
+	if (exfat_lookalike(s))
+		return FSC_TYPE_EXFAT;
+	if (mbr_plausible(s))
+		return FSC_TYPE_MBR;
+	if (bytes_all(s, 0, 512, 0x00) || bytes_all(s, 0, 512, 0xFF))
+		return FSC_TYPE_BLANK;
+	return FSC_TYPE_UNKNOWN;
+}
+
+FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
+{
+	struct fsc_probe *p;
+	uint64_t size = fsc_dev_size(dev);
+	int r;
+
+	*out = NULL;
+	if (size < 512)
+		return -ENODATA;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->dev_sector_size = fsc_dev_sector_size(dev);
+	p->dev_size = size;
+	p->sector0_len = size < sizeof(p->sector0) ? (size_t)size : sizeof(p->sector0);
+	r = fsc_dev_read(dev, 0, p->sector0, p->sector0_len);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	p->type = classify(p->sector0);
+	switch (p->type) {
+	case FSC_TYPE_EXFAT:
+		exfat_boot_check(dev, p);
+		break;
+	case FSC_TYPE_FAT16:
+		fat_bpb_check(dev, p);
+		break;
+	case FSC_TYPE_NTFS:
+		ntfs_decode(dev, p);
+		break;
+	case FSC_TYPE_MBR:
+		mbr_decode(p);
+		break;
+	default:
+		break;
+	}
+	*out = p;
+	return 0;
+}
+
+FSC_EXPORT void fsc_probe_free(struct fsc_probe *p)
+{
+	if (!p)
+		return;
+	fsc_findings_free(&p->findings);
+	free(p);
+}
+
+FSC_EXPORT bool fsc_probe_spec_valid(const struct fsc_probe *p)
+{
+	if (p->type != FSC_TYPE_EXFAT && !fsc_type_is_fat(p->type))
+		return false;
+	return fsc_findings_worst(&p->findings) < FSC_SEV_ERROR;
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * problems.c - the problem table (from problems.def) and findings: adding,
+ * querying and rendering them.  The only place message templates are
+ * filled in, for text and JSON alike.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
+#define PROBLEM(nm, sev, fx, flags, msg, expl) \
+	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, #fx, (flags) != 0, msg, expl },
+#define PREEN 1
+#include "fatscope/problems.def"
+#undef PREEN
+#undef PROBLEM
+};
+
+FSC_EXPORT const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id)
+{
+	if ((unsigned)id >= FSC_PR_COUNT)
+		return NULL;
+	return &problems[id];
+}
+
+FSC_EXPORT int fsc_problem_lookup(const char *name)
+{
+	for (int i = 0; i < FSC_PR_COUNT; i++)
+		if (strcmp(problems[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+FSC_EXPORT const char *fsc_severity_name(enum fsc_severity sev)
+{
+	static const char *const names[] = { "info", "warning", "error", "fatal" };
+
+	return (unsigned)sev < 4 ? names[sev] : "?";
+}
+
+static struct fsc_finding sink;	/* where findings go when memory runs out */
+
+struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
+				enum fsc_loc_kind kind, uint64_t loc, const char *field)
+{
+	struct fsc_finding *f;
+
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 16;
+		struct fsc_finding *v = realloc(fs->v, cap * sizeof(*v));
+
+		if (!v)
+			return memset(&sink, 0, sizeof(sink));
+		fs->v = v;
+		fs->cap = cap;
+	}
+	f = &fs->v[fs->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->loc_kind = kind;
+	f->loc = loc;
+	if (field)
+		snprintf(f->field, sizeof(f->field), "%s", field);
+	return f;
+}
+
+#define FINDING_SETTER(member)						\
+void finding_##member(struct fsc_finding *f, const char *fmt, ...)	\
+{									\
+	va_list ap;							\
+	va_start(ap, fmt);						\
+	vsnprintf(f->member, sizeof(f->member), fmt, ap);		\
+	va_end(ap);							\
+}
+FINDING_SETTER(actual)
+FINDING_SETTER(expected)
+FINDING_SETTER(detail)
+
+void finding_path(struct fsc_finding *f, const char *path)
+{
+	if (f != &sink && path && !f->path)
+		f->path = strdup(path);
+}
+
+FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len)
+{
+	const char *t = fsc_problem_info(f->id)->message;
+	size_t o = 0;
+
+	if (!len)
+		return;
+	while (*t && o + 1 < len) {
+		const char *val = NULL;
+		size_t skip = 0;
+
+		if (strncmp(t, "{actual}", 8) == 0)
+			val = f->actual, skip = 8;
+		else if (strncmp(t, "{expected}", 10) == 0)
+			val = f->expected, skip = 10;
+		else if (strncmp(t, "{detail}", 8) == 0)
+			val = f->detail, skip = 8;
+		if (val) {
+			int n = snprintf(buf + o, len - o, "%s", val);
+
+			o += (size_t)n < len - o ? (size_t)n : len - o - 1;
+			t += skip;
+		} else {
+			buf[o++] = *t++;
+		}
+	}
+	buf[o] = '\0';
+}
+
+FSC_EXPORT void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "volume", "byte", "sector", "cluster", "cluster" };
+	const char *kind = (unsigned)f->loc_kind < 5 ? kinds[f->loc_kind] : "?";
+	bool field = f->field[0] != '\0';
+	char ent[24] = "";
+	int n;
+
+	if (f->loc_kind == FSC_LOC_ENTRY)
+		snprintf(ent, sizeof(ent), " entry %u", f->entry);
+	if (f->loc_kind == FSC_LOC_NONE)
+		n = snprintf(buf, len, "%s", field ? f->field : f->path ? "" : kind);
+	else
+		n = snprintf(buf, len, "%s %llu%s%s%s%s", kind, (unsigned long long)f->loc, ent,
+			     field ? " (" : "", f->field, field ? ")" : "");
+	if (f->path && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%s", n ? ": " : "", f->path);
+}
+
+FSC_EXPORT bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].id == id)
+			return true;
+	return false;
+}
+
+FSC_EXPORT int fsc_findings_worst(const struct fsc_findings *fs)
+{
+	int worst = -1;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		int s = (int)problems[fs->v[i].id].severity;
+
+		if (s > worst)
+			worst = s;
+	}
+	return worst;
+}
+
+FSC_EXPORT void fsc_findings_free(struct fsc_findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		free(fs->v[i].path);
+	free(fs->v);
+	fs->v = NULL;
+	fs->n = fs->cap = 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* write/write.h - plans as the planners inside the library see them (plan.c); not installed. */
+#ifndef FSC_WRITE_H
+#define FSC_WRITE_H
+
+#include "base/base.h"
+
+/* Drop the edits of a plan after the first n. */
+void plan_truncate(struct fsc_plan *plan, size_t n);
+/*
+ * Read as the device will be once the plan so far is applied: what a
+ * planner must look at, so that two changes in one plan (a label and a
+ * GUID in a root without either) do not both take the same free slot.
+ */
+int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len);
+
+#endif
