@@ -41,14 +41,9 @@ struct nameref {
 };
 
 struct fileinfo {
-	uint16_t units[255];
-	unsigned nl;
+	struct exfat_set d;		/* the set decoded */
 	bool named;			/* name[] holds the UTF-8 name */
 	char name[766];
-	uint16_t attr;
-	uint8_t flags;
-	uint64_t vdl, dl;
-	uint32_t first;
 };
 
 struct walk {
@@ -63,9 +58,7 @@ struct walk {
 	bool is_root, end_seen, after_end_told;
 	char path[4096];
 	uint32_t cluster, entry;
-	uint8_t set[256 * 32];
-	unsigned have, need;
-	uint32_t set_cluster, set_entry;
+	struct exfat_asm as;		/* the entry set being assembled */
 	unsigned n_bitmap, n_upcase, n_label, n_guid;
 	struct nameref *names;
 	size_t nnames, capnames;
@@ -109,7 +102,7 @@ static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, ui
 	return xv_add_owner(w->v, id, &who);
 }
 
-#define AT_SET(w, id, name) entry_finding(w, FSC_PR_##id, (w)->set_cluster, (w)->set_entry, name)
+#define AT_SET(w, id, name) entry_finding(w, FSC_PR_##id, (w)->as.at.cluster, (w)->as.at.entry, name)
 #define AT_ENTRY(w, id) entry_finding(w, FSC_PR_##id, (w)->cluster, (w)->entry, NULL)
 
 /* ---- timestamps (EXSPEC 7.4.8) ---- */
@@ -135,27 +128,25 @@ static const char *ts_problem(uint32_t ts, unsigned ms10)
 struct fileinfo;
 static const char *fname(struct fileinfo *fi);
 
-static void check_times(struct walk *w, const uint8_t *e, struct fileinfo *fi)
+static void check_times(struct walk *w, struct fileinfo *fi)
 {
-	static const struct { const char *what; unsigned ts, ms, utc; } t[] = {
-		{ "create", 8, 20, 22 }, { "last modified", 12, 21, 23 }, { "last accessed", 16, 0, 24 },
-	};
+	static const char *const what[] = { "create", "last modified", "last accessed" };
 	struct fsc_finding *f;
 
 	for (int i = 0; i < 3; i++) {
-		uint32_t ts = get_le32(e, t[i].ts);
-		const char *bad = ts_problem(ts, t[i].ms ? e[t[i].ms] : 0);
-		uint8_t utc = e[t[i].utc];
+		uint32_t ts = fi->d.time[i];
+		const char *bad = ts_problem(ts, i < 2 ? fi->d.ms10[i] : 0);
+		uint8_t utc = fi->d.utc_raw[i];
 		int off = (utc & 0x40) ? (int)(utc & 0x7F) - 128 : (int)(utc & 0x7F);
 
 		if (bad && (f = AT_SET(w, EXFAT_TIMESTAMP, fname(fi)))) {
 			finding_actual(f, "%s 0x%08x", bad, ts);
-			finding_detail(f, "%s", t[i].what);
+			finding_detail(f, "%s", what[i]);
 			return;		/* one finding per set */
 		}
 		if ((utc & 0x80) && (off < -48 || off > 56) && (f = AT_SET(w, EXFAT_UTC_OFFSET, fname(fi)))) {
 			finding_actual(f, "%+d minutes", off * 15);
-			finding_detail(f, "%s", t[i].what);
+			finding_detail(f, "%s", what[i]);
 			return;
 		}
 	}
@@ -191,8 +182,8 @@ static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uin
 		r = &w->names[w->nnames++];
 		r->len = (uint16_t)n;
 		r->off = w->alen;
-		r->cluster = w->set_cluster;
-		r->entry = w->set_entry;
+		r->cluster = w->as.at.cluster;
+		r->entry = w->as.at.entry;
 		to = w->arena + w->alen;
 		w->alen += n;
 	}
@@ -269,9 +260,9 @@ static const char *fname(struct fileinfo *fi)
 	if (!fi->named) {
 		uint8_t le[510];
 
-		for (unsigned i = 0; i < fi->nl; i++)
-			put_le16(le, 2 * i, fi->units[i]);
-		utf16le_to_utf8(le, fi->nl, fi->name, sizeof(fi->name));
+		for (unsigned i = 0; i < fi->d.nl; i++)
+			put_le16(le, 2 * i, fi->d.name[i]);
+		utf16le_to_utf8(le, fi->d.nl, fi->name, sizeof(fi->name));
 		fi->named = true;
 	}
 	return fi->name;
@@ -280,8 +271,9 @@ static const char *fname(struct fileinfo *fi)
 /* Structure of the set: count, stream, names.  False when it cannot be used. */
 static bool set_structure(struct walk *w, struct fileinfo *fi)
 {
-	const uint8_t *s = w->set;
-	unsigned sc = s[1], names, k;
+	const uint8_t *s = w->as.set;
+	const struct exfat_set *d = &fi->d;
+	unsigned sc = s[1], names = (d->name_length + 14u) / 15u;
 	struct fsc_finding *f;
 
 	if (sc < 2) {
@@ -289,36 +281,20 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 			finding_detail(f, "has SecondaryCount %u, at least 2 needed", sc);
 		return false;
 	}
-	if (s[32] != 0xC0) {
+	if (s[32] != EXFAT_T_STREAM) {
 		if ((f = AT_SET(w, EXFAT_STREAM_MISSING, NULL)))
 			finding_actual(f, "%02x", s[32]);
 		return false;
 	}
-	fi->flags = s[33];
-	fi->nl = s[35];
-	fi->named = false;
-	fi->vdl = get_le64(s, 40);
-	fi->first = get_le32(s, 52);
-	fi->dl = get_le64(s, 56);
-	fi->attr = get_le16(s, 4);
-	names = (fi->nl + 14) / 15;
-	for (k = 0; k < sc - 1 && s[64 + 32 * k] == 0xC1; k++)
-		;
-	if (k < names) {
-		if ((f = AT_SET(w, EXFAT_NAME_ENTRIES, NULL))) {
-			finding_actual(f, "%u", fi->nl);
-			finding_expected(f, "%u", names);
-			finding_detail(f, "the set has %u", k);
-		}
-		fi->nl = 15 * k;
+	if (d->name_entries < names && (f = AT_SET(w, EXFAT_NAME_ENTRIES, NULL))) {
+		finding_actual(f, "%u", d->name_length);
+		finding_expected(f, "%u", names);
+		finding_detail(f, "the set has %u", d->name_entries);
 	}
-	for (unsigned i = 0, e = 64 + 2; i < fi->nl; i += 15, e += 32)	/* 15 units a name entry */
-		for (unsigned u = 0; u < 15 && i + u < fi->nl; u++)
-			fi->units[i + u] = get_le16(s, e + 2 * u);
-	for (unsigned i = 1 + k; i < sc; i++) {	/* secondaries after the names */
+	for (unsigned i = 1 + d->name_entries; i < sc; i++) {	/* secondaries after the names */
 		uint8_t t = s[32 * (i + 1)];
 
-		if ((t & 0x20) == 0 && t != 0xC1 && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
+		if ((t & 0x20) == 0 && t != EXFAT_T_NAME && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
 			finding_actual(f, "%02x", t);
 	}
 	return true;
@@ -327,17 +303,17 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 {
 	struct fsc_finding *f;
-	bool dir = fi->attr & 0x10;
+	bool dir = fi->d.attr & 0x10;
 
-	if (fi->nl == 0)
+	if (fi->d.nl == 0)
 		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
-	if (fi->nl) {
+	if (fi->d.nl) {
 		uint16_t want;
 		bool ascii;
-		unsigned bad = take_name(w, fi->units, fi->nl, &want, &ascii);
+		unsigned bad = take_name(w, fi->d.name, fi->d.nl, &want, &ascii);
 
-		if (bad < fi->nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
-			finding_actual(f, "%04X", fi->units[bad]);
+		if (bad < fi->d.nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
+			finding_actual(f, "%04X", fi->d.name[bad]);
 		/*
 		 * Without the volume's own up-case table (missing, or failing its
 		 * checksum) only ASCII is known to up-case; other names are not judged.
@@ -347,65 +323,65 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 			finding_expected(f, "0x%04x", want);
 		}
 	}
-	if ((fi->attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
-		finding_actual(f, "0x%04x", fi->attr);
-	if ((!(fi->flags & 1) || (fi->flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
-		finding_actual(f, "0x%02x", fi->flags);
-		finding_detail(f, "%s", !(fi->flags & 1) ? "AllocationPossible is 0" : "reserved bits set");
+	if ((fi->d.attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
+		finding_actual(f, "0x%04x", fi->d.attr);
+	if ((!(fi->d.flags & 1) || (fi->d.flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
+		finding_actual(f, "0x%02x", fi->d.flags);
+		finding_detail(f, "%s", !(fi->d.flags & 1) ? "AllocationPossible is 0" : "reserved bits set");
 	}
-	if (fi->vdl > fi->dl && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fname(fi)))) {
-		finding_actual(f, "%llu", (unsigned long long)fi->vdl);
-		finding_expected(f, "%llu", (unsigned long long)fi->dl);
+	if (fi->d.valid_size > fi->d.size && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fname(fi)))) {
+		finding_actual(f, "%llu", (unsigned long long)fi->d.valid_size);
+		finding_expected(f, "%llu", (unsigned long long)fi->d.size);
 	}
-	if ((fi->first == 0) != (fi->dl == 0) && (f = AT_SET(w, EXFAT_FIRST_CLUSTER, fname(fi)))) {
-		finding_actual(f, "%u", fi->first);
-		finding_expected(f, "%llu", (unsigned long long)fi->dl);
+	if ((fi->d.first_cluster == 0) != (fi->d.size == 0) && (f = AT_SET(w, EXFAT_FIRST_CLUSTER, fname(fi)))) {
+		finding_actual(f, "%u", fi->d.first_cluster);
+		finding_expected(f, "%llu", (unsigned long long)fi->d.size);
 	}
-	if (dir && (fi->dl == 0 || fi->dl % w->v->cb || fi->dl > MAX_DIR_BYTES || fi->vdl != fi->dl) &&
+	if (dir && (fi->d.size == 0 || fi->d.size % w->v->cb || fi->d.size > MAX_DIR_BYTES || fi->d.valid_size != fi->d.size) &&
 	    (f = AT_SET(w, EXFAT_DIR_SIZE, fname(fi)))) {
-		finding_actual(f, "%llu", (unsigned long long)fi->dl);
-		finding_detail(f, "%s", fi->dl == 0 ? "a directory needs at least one cluster" :
-			       fi->dl % w->v->cb ? "not a multiple of the cluster size" :
-			       fi->dl > MAX_DIR_BYTES ? "larger than 256 MiB" : "ValidDataLength differs");
+		finding_actual(f, "%llu", (unsigned long long)fi->d.size);
+		finding_detail(f, "%s", fi->d.size == 0 ? "a directory needs at least one cluster" :
+			       fi->d.size % w->v->cb ? "not a multiple of the cluster size" :
+			       fi->d.size > MAX_DIR_BYTES ? "larger than 256 MiB" : "ValidDataLength differs");
 	}
-	check_times(w, w->set, fi);
+	check_times(w, fi);
 }
 
 static void finish_file_set(struct walk *w)
 {
 	struct xvol *v = w->v;
-	unsigned sc = w->set[1];
-	uint16_t stored = get_le16(w->set, 2), sum = fsc_exfat_set_checksum(w->set, sc + 1);
+	const uint8_t *set = w->as.set;
+	unsigned sc = set[1];
+	uint16_t stored = get_le16(set, 2), sum = fsc_exfat_set_checksum(set, sc + 1);
 	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
 	bool usable;
 
-	w->have = w->need = 0;
-	fi->nl = 0;
+	exfat_set_decode(set, sc + 1, &fi->d);
 	fi->named = false;
 	usable = set_structure(w, fi);
-	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->nl ? fname(fi) : NULL))) {
+	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->d.nl ? fname(fi) : NULL))) {
 		finding_actual(f, "0x%04x", stored);
 		finding_expected(f, "0x%04x", sum);
 	}
 	if (!usable)
 		return;
-	set_fields(w, fi, get_le16(w->set, 36));
-	if (fi->attr & 0x10) {
+	set_fields(w, fi, fi->d.name_hash);
+	if (fi->d.attr & 0x10) {
 		v->sum->dirs++;
 		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
-		uint64_t dl = fi->dl >= v->cb ? fi->dl - fi->dl % v->cb : fi->dl;
+		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb : fi->d.size;
 
-		if (fi->first && dl)
-			push_job(w, pathtab_add(&w->nodes, w->node, fi->nl ? fname(fi) : "?"), fi->first, dl,
-				 fi->flags & 2);
+		if (fi->d.first_cluster && dl)
+			push_job(w, pathtab_add(&w->nodes, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
+				 fi->d.flags & 2);
 	} else {
-		struct owner who = { w->path, NULL, w->set_cluster, w->set_entry, fi->units, fi->nl, false };
+		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false };
 		struct chain_res res;
 
 		v->sum->files++;
-		if (fi->first && fi->dl) {
-			xv_claim(v, &who, fi->first, fi->dl, fi->flags & 2, &res, NULL, NULL);
+		if (fi->d.first_cluster && fi->d.size) {
+			xv_claim(v, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
 			if (!res.contiguous)
 				v->sum->fragmented++;
 			xv_progress(v, res.clusters);
@@ -436,88 +412,75 @@ static void root_entry(struct walk *w, const uint8_t *e)
 	}
 }
 
+/* A primary that opens no file set: root-only entries, TexFAT padding. */
 static void primary_entry(struct walk *w, const uint8_t *e)
 {
 	static const char *const root_names[] = { "allocation bitmap", "up-case table", "volume label" };
 	uint8_t t = e[0];
 	struct fsc_finding *f;
 
-	if (t == 0x85) {
-		memcpy(w->set, e, 32);
-		w->have = 1;
-		w->need = e[1] + 1u;
-		w->set_cluster = w->cluster;
-		w->set_entry = w->entry;
-		if (w->need == 1)
-			finish_file_set(w);
+	if (t == EXFAT_T_PADDING)
 		return;
+	if (w->is_root) {
+		root_entry(w, e);
+	} else if ((f = AT_ENTRY(w, EXFAT_ROOT_ONLY_ENTRY))) {
+		finding_actual(f, "%02x", t);
+		finding_detail(f, "%s", t == EXFAT_T_GUID ? "volume GUID" : root_names[t - EXFAT_T_BITMAP]);
 	}
-	if (t == 0x81 || t == 0x82 || t == 0x83 || t == 0xA0) {
-		if (w->is_root) {
-			root_entry(w, e);
-		} else if ((f = AT_ENTRY(w, EXFAT_ROOT_ONLY_ENTRY))) {
-			finding_actual(f, "%02x", t);
-			finding_detail(f, "%s", t == 0xA0 ? "volume GUID" : root_names[t - 0x81]);
-		}
-		return;
-	}
-	if (t == 0xA1)
-		return;		/* TexFAT padding */
+}
+
+/* A primary of a type this checker does not know: its secondaries are skipped with it. */
+static void unknown_primary(struct walk *w, uint8_t t)
+{
+	struct fsc_finding *f;
+
 	f = entry_finding(w, (t & 0x20) ? FSC_PR_EXFAT_UNKNOWN_BENIGN : FSC_PR_EXFAT_UNKNOWN_CRITICAL,
 			  w->cluster, w->entry, NULL);
 	if (f)
 		finding_actual(f, "%02x", t);
-	/* Skip its secondaries (generic primary template: SecondaryCount at 1). */
-	w->have = 1;
-	w->need = e[1] + 1u;
-	w->set[0] = t;
-	if (w->need == 1)
-		w->have = w->need = 0;
 }
 
-static void cut_short(struct walk *w, const char *why)
+static void cut_short(struct walk *w)
 {
 	struct fsc_finding *f;
 
-	if (w->set[0] == 0x85 && (f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
-		finding_detail(f, "has SecondaryCount %u but is cut short by %s", w->set[1], why);
-	w->have = w->need = 0;
+	if (w->as.set[0] == EXFAT_T_FILE && (f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
+		finding_detail(f, "has SecondaryCount %u but is cut short by %s", w->as.set[1],
+			       exfat_cut_name(w->as.cut_by));
 }
 
 static void one_entry(struct walk *w, const uint8_t *e)
 {
-	uint8_t t = e[0];
+	struct exfat_where at = { w->cluster, w->entry, 0 };
+	enum exfat_ev ev;
 	struct fsc_finding *f;
 
-	if (t == 0x00) {
-		if (w->have)
-			cut_short(w, "the end of the directory");
+	while ((ev = exfat_asm_feed(&w->as, e, &at)) == EXA_CUT)
+		cut_short(w);
+	switch (ev) {
+	case EXA_END:
 		w->end_seen = true;
-		return;
+		break;
+	case EXA_STRAY:
+		if ((f = AT_ENTRY(w, EXFAT_STRAY_SECONDARY)))
+			finding_actual(f, "%02x", e[0]);
+		break;
+	case EXA_PRIMARY:
+		primary_entry(w, e);
+		break;
+	case EXA_BEGIN:
+		if (e[0] != EXFAT_T_FILE)
+			unknown_primary(w, e[0]);
+		break;
+	case EXA_SET:
+		if (w->as.set[0] == EXFAT_T_FILE)
+			finish_file_set(w);
+		else if (w->as.count == 1)
+			unknown_primary(w, e[0]);
+		break;
+	default:
+		break;
 	}
-	if (!(t & 0x80)) {
-		if (w->have)
-			cut_short(w, "an unused entry");
-		return;
-	}
-	if (t & 0x40) {		/* secondary */
-		if (!w->have) {
-			if ((f = AT_ENTRY(w, EXFAT_STRAY_SECONDARY)))
-				finding_actual(f, "%02x", t);
-			return;
-		}
-		memcpy(w->set + 32 * w->have++, e, 32);
-		if (w->have == w->need) {
-			if (w->set[0] == 0x85)
-				finish_file_set(w);
-			else
-				w->have = w->need = 0;
-		}
-		return;
-	}
-	if (w->have)
-		cut_short(w, "another primary entry");
-	primary_entry(w, e);
 }
 
 /* Past the end marker only 0x00 may follow: n entries of d, already read. */
@@ -576,15 +539,15 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->node = j->node;
 	w->is_root = j->node == 0;
 	w->end_seen = w->after_end_told = false;
-	w->have = w->need = 0;
+	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {
 		who.name = "root directory";
 		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
 	}
 	xv_claim(v, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
-	if (w->have)
-		cut_short(w, "the end of the directory");
+	if (exfat_asm_flush(&w->as))
+		cut_short(w);
 	if (!j->nofat && !res.contiguous)
 		v->sum->fragmented++;
 	check_duplicates(w);

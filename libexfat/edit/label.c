@@ -64,30 +64,44 @@ struct slot {
 	bool broken;
 };
 
-static bool is_free_slot(const struct volgeo *g, uint8_t t)
+/* One root entry of exFAT, through the entry-set parser: free slots, the label and GUID entries. */
+static void exfat_slot(struct exfat_asm *as, const uint8_t *e, uint64_t off, struct slot *s, bool *ended)
 {
-	return g->type == FSC_TYPE_EXFAT ? t < 0x80 : (t == 0x00 || t == 0xE5);
+	enum exfat_ev ev;
+
+	while ((ev = exfat_asm_feed(as, e, &(struct exfat_where){ 0, 0, off })) == EXA_CUT)
+		;
+	if ((ev == EXA_END || ev == EXA_UNUSED) && s->free_off == UINT64_MAX)
+		s->free_off = off;
+	if (ev == EXA_END)
+		*ended = true;
+	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_LABEL && s->label_off == UINT64_MAX)
+		s->label_off = off;
+	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_GUID && s->guid_off == UINT64_MAX)
+		s->guid_off = off;
 }
 
-static void scan_area(const struct volgeo *g, const uint8_t *d, size_t len, uint64_t base, struct slot *s,
-		      bool *ended)
+/* One root entry of FAT: free slots (0x00, 0xE5) and the label entry. */
+static void fat_slot(const uint8_t *e, uint64_t off, struct slot *s, bool *ended)
+{
+	enum fat_kind k = fat_entry_kind(e);
+
+	if ((k == FAT_E_END || e[0] == 0xE5) && s->free_off == UINT64_MAX)
+		s->free_off = off;
+	if (k == FAT_E_END)
+		*ended = true;
+	else if (k == FAT_E_LABEL && s->label_off == UINT64_MAX)
+		s->label_off = off;
+}
+
+static void scan_area(const struct volgeo *g, struct exfat_asm *as, const uint8_t *d, size_t len,
+		      uint64_t base, struct slot *s, bool *ended)
 {
 	for (size_t i = 0; i + 32 <= len && !*ended; i += 32) {
-		const uint8_t *e = d + i;
-
-		if (is_free_slot(g, e[0]) && s->free_off == UINT64_MAX)
-			s->free_off = base + i;
-		if (e[0] == 0x00) {
-			*ended = true;
-		} else if (g->type == FSC_TYPE_EXFAT) {
-			if (e[0] == 0x83 && s->label_off == UINT64_MAX)
-				s->label_off = base + i;
-			if (e[0] == 0xA0 && s->guid_off == UINT64_MAX)
-				s->guid_off = base + i;
-		} else if (e[0] != 0xE5 && (e[11] & 0x3F) != 0x0F && (e[11] & 0x18) == 0x08 &&
-			   s->label_off == UINT64_MAX) {
-			s->label_off = base + i;
-		}
+		if (g->type == FSC_TYPE_EXFAT)
+			exfat_slot(as, d + i, base + i, s, ended);
+		else
+			fat_slot(d + i, base + i, s, ended);
 	}
 }
 
@@ -98,11 +112,16 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 	uint32_t c = g->root_cluster;
 	bool ended = false;
 	uint8_t *d, fe[4];
+	struct exfat_asm *as = NULL;
 
 	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
 	s->broken = false;
 	d = malloc(g->type != FSC_TYPE_EXFAT && g->bits != 32 ? g->root_bytes : g->cb);
-	if (!d) {
+	if (g->type == FSC_TYPE_EXFAT && (as = malloc(sizeof(*as))))
+		exfat_asm_init(as, 0, 0);
+	if (!d || (g->type == FSC_TYPE_EXFAT && !as)) {
+		free(d);
+		free(as);
 		s->broken = true;
 		return;
 	}
@@ -110,7 +129,7 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 		if (plan_view_read(dev, plan, g->root_byte, d, g->root_bytes) < 0)
 			s->broken = true;
 		else
-			scan_area(g, d, g->root_bytes, g->root_byte, s, &ended);
+			scan_area(g, NULL, d, g->root_bytes, g->root_byte, s, &ended);
 		free(d);
 		return;
 	}
@@ -121,12 +140,13 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 			s->broken = true;
 			break;
 		}
-		scan_area(g, d, g->cb, volgeo_cluster_byte(g, c), s, &ended);
+		scan_area(g, as, d, g->cb, volgeo_cluster_byte(g, c), s, &ended);
 		s->last_cluster = c;
 		c = volgeo_entry32(g, get_le32(fe, 0));
 		if (c == VG_EOC)
 			break;
 	}
+	free(as);
 	free(d);
 }
 

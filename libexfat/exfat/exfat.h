@@ -9,4 +9,79 @@
 void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);
 bool exfat_lookalike(const uint8_t *s);
 
+/* Entry types (EXSPEC 6.2, 7.1-7.7). */
+#define EXFAT_T_BITMAP	0x81
+#define EXFAT_T_UPCASE	0x82
+#define EXFAT_T_LABEL	0x83
+#define EXFAT_T_FILE	0x85
+#define EXFAT_T_GUID	0xA0
+#define EXFAT_T_PADDING	0xA1	/* TexFAT */
+#define EXFAT_T_STREAM	0xC0
+#define EXFAT_T_NAME	0xC1
+
+/* dirent.c: where an entry lies. */
+struct exfat_where {
+	uint32_t cluster, entry;	/* cluster and entry index in it */
+	uint64_t offset;		/* byte in the volume */
+};
+
+/* What exfat_asm_feed made of an entry. */
+enum exfat_ev {
+	EXA_END,		/* 0x00: the end-of-directory marker */
+	EXA_UNUSED,		/* not in use (deleted or free), outside any set */
+	EXA_STRAY,		/* a secondary in use with no set open */
+	EXA_PRIMARY,		/* a primary that opens no set: the caller's to judge */
+	EXA_BEGIN,		/* a primary that opens a set: its secondaries follow */
+	EXA_MEMBER,		/* one more entry of the open set */
+	EXA_SET,		/* a set is complete: set[0 .. count-1] */
+	EXA_CUT,		/* the open set was cut short by this entry (cut_by): feed it again */
+};
+enum exfat_cut { EXA_CUT_END, EXA_CUT_UNUSED, EXA_CUT_PRIMARY };
+
+#define EXA_DELETED		0x1	/* assemble file sets with InUse clear too */
+#define EXA_LENIENT		0x2	/* exfat-fuse: skip unused entries inside a set */
+#define EXA_KEEP_UNKNOWN	0x4	/* unknown primaries keep their secondaries */
+
+struct exfat_asm {
+	uint8_t set[256 * 32];		/* the set: primary first */
+	unsigned have, need;		/* entries assembled and expected (open set) */
+	unsigned count;			/* EXA_SET / EXA_CUT: entries in set[] */
+	bool deleted;			/* the set's InUse is clear */
+	enum exfat_cut cut_by;
+	struct exfat_where at;		/* where the set's primary lies */
+	unsigned flags, max_secondary;
+};
+
+/*
+ * Start assembling (flags EXA_*).  max_secondary 0: any SecondaryCount;
+ * otherwise file sets must have 2..max_secondary secondaries to count.
+ */
+void exfat_asm_init(struct exfat_asm *a, unsigned flags, unsigned max_secondary);
+/* The next entry of the directory; at: where it lies (kept for a primary). */
+enum exfat_ev exfat_asm_feed(struct exfat_asm *a, const uint8_t *e, const struct exfat_where *at);
+/* The directory ended: true when a set was open (cut by the end; count set). */
+bool exfat_asm_flush(struct exfat_asm *a);
+/* "the end of the directory", "an unused entry", "another primary entry" */
+const char *exfat_cut_name(enum exfat_cut why);
+
+/* A file entry set decoded (EXSPEC 7.4, 7.6, 7.7). */
+struct exfat_set {
+	unsigned secondary_count;
+	uint16_t checksum, attr;
+	uint32_t time[3];		/* create, modify, access: DOS date << 16 | time */
+	uint8_t ms10[2];		/* create, modify: 10 ms increments */
+	uint8_t utc_raw[3];
+	int16_t utc[3];			/* minutes east of UTC; INT16_MIN: not given */
+	bool has_stream;		/* the first secondary is a stream extension */
+	uint8_t stream_type, flags, name_length;
+	uint16_t name_hash;
+	uint64_t valid_size, size;
+	uint32_t first_cluster;
+	unsigned name_entries;		/* file name entries right after the stream */
+	unsigned nl;			/* name units there: min(NameLength, 15 * name_entries) */
+	uint16_t name[255];
+};
+/* Decode count entries of a file set (InUse bits ignored). */
+void exfat_set_decode(const uint8_t *set, unsigned count, struct exfat_set *out);
+
 #endif

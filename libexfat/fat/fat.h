@@ -13,4 +13,39 @@ void fat_text(char *dst, const uint8_t *src, size_t n);
 /* Drop trailing spaces. */
 void fat_text_trim(char *s);
 
+/* dirent.c: what a 32-byte directory entry is. */
+enum fat_kind {
+	FAT_E_END,		/* 0x00: no entry follows */
+	FAT_E_LFN,		/* a long-name part in use */
+	FAT_E_LFN_DELETED,	/* a long-name part of a deleted name */
+	FAT_E_DELETED,		/* 0xE5: a deleted 8.3 entry */
+	FAT_E_DOT,		/* . or .. */
+	FAT_E_LABEL,		/* the volume label (ATTR_VOLUME_ID without ATTR_DIRECTORY) */
+	FAT_E_FILE,		/* a file or directory in use */
+};
+enum fat_kind fat_entry_kind(const uint8_t *e);
+/* A label entry's 11 bytes as text, non-printable bytes as '?', trailing spaces dropped. */
+void fat_label_text(const uint8_t *e, char out[12]);
+/* The checksum of an 8.3 name that its long-name parts carry. */
+uint8_t fat_sfn_checksum(const uint8_t *name11);
+/* An 8.3 name (raw, 11 bytes) as UTF-16 units "NAME.EXT" (code page 850), NT lower-case flags applied. */
+unsigned fat_sfn_units(const uint8_t *raw, uint8_t nt_flags, uint16_t *u);
+
+/* A long name being assembled from its parts (last part first). */
+struct fat_lfn {
+	uint16_t units[20 * 13];
+	unsigned parts;
+	uint8_t sum;
+	bool deleted;
+};
+void fat_lfn_reset(struct fat_lfn *l);
+void fat_lfn_add(struct fat_lfn *l, const uint8_t *e);
+/*
+ * The long name for the 8.3 entry raw (deleted or not), when the parts
+ * collected belong to it: its length in units (*units points into l), or 0.
+ */
+unsigned fat_lfn_name(const struct fat_lfn *l, const uint8_t raw[11], bool deleted, const uint16_t **units);
+/* A deleted entry's lost first byte, found through the parts' checksum: true and raw[0] set. */
+bool fat_lost_first_byte(const struct fat_lfn *l, uint8_t raw[11]);
+
 #endif

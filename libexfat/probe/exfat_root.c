@@ -100,8 +100,7 @@ static int chain_next(const struct geo *g, uint32_t c, uint32_t *next, char *err
 struct scan {
 	struct fsc_exfat_root *r;
 	bool end_in_cluster, end_seen;
-	uint8_t set[256 * 32];
-	unsigned set_have, set_need;
+	struct exfat_asm as;		/* exfat-fuse's lenient view of sets */
 	uint8_t buf[64 * 1024];		/* one chunk of a root cluster */
 };
 
@@ -120,7 +119,7 @@ static void fuse_fail(struct scan *st, const char *fmt, ...)
 /* exfat-fuse's checks of one complete file entry set. */
 static void fuse_check_set(struct scan *st)
 {
-	const uint8_t *s = st->set;
+	const uint8_t *s = st->as.set;
 	unsigned sc = s[1], names;
 	uint8_t flags = s[32 + 1], nl = s[32 + 3];
 
@@ -189,13 +188,6 @@ static void scan_primary(struct scan *st, const uint8_t *e)
 		if (!r->label_found && !st->end_seen)
 			note_label(r, e);
 		break;
-	case 0x85:
-		memcpy(st->set, e, 32);
-		st->set_have = 1;
-		st->set_need = e[1] + 1u;
-		if (st->set_need == 1)
-			fuse_check_set(st);
-		break;
 	default:
 		if (e[0] == 0xA0 && !r->guid_found) {
 			r->guid_found = true;
@@ -209,20 +201,20 @@ static void scan_primary(struct scan *st, const uint8_t *e)
 
 static void scan_entry(struct scan *st, const uint8_t *e)
 {
-	if (e[0] == 0x00) {
+	switch (exfat_asm_feed(&st->as, e, &(struct exfat_where){ 0, 0, 0 })) {
+	case EXA_END:
 		st->end_in_cluster = st->end_seen = true;
-		return;
+		break;
+	case EXA_SET:
+		fuse_check_set(st);
+		break;
+	case EXA_PRIMARY:
+	case EXA_STRAY:
+		scan_primary(st, e);
+		break;
+	default:
+		break;		/* deleted or unused: every driver skips it */
 	}
-	if (!(e[0] & 0x80))
-		return;		/* deleted or unused: every driver skips it */
-	if (st->set_have && st->set_have < st->set_need) {
-		memcpy(st->set + 32 * st->set_have++, e, 32);
-		if (st->set_have == st->set_need)
-			fuse_check_set(st);
-		return;
-	}
-	st->set_have = 0;
-	scan_primary(st, e);
 }
 
 static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
@@ -339,6 +331,7 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 	if (!st)
 		return;
 	st->r = r;
+	exfat_asm_init(&st->as, EXA_LENIENT, 0);
 	r->chain_ok = true;
 	for (uint64_t steps = 0; rc == 1; steps++) {
 		if (steps >= g.max_chain) {

@@ -192,12 +192,13 @@ static void find_root_label(struct fsc_dev *dev, struct fsc_fat_bpb *b)
 	for (uint64_t o = 0; o + 32 <= len; o += 32) {
 		const uint8_t *e = buf + o;
 
-		if (e[0] == 0x00)
+		enum fat_kind k = fat_entry_kind(e);
+
+		if (k == FAT_E_END)
 			break;
-		if (e[0] == 0xE5 || (e[11] & 0x3F) == 0x0F || (e[11] & 0x18) != 0x08)
+		if (k != FAT_E_LABEL)
 			continue;
-		fat_text(b->root_label, e, 11);
-		fat_text_trim(b->root_label);
+		fat_label_text(e, b->root_label);
 		b->root_label_found = true;
 		break;
 	}
