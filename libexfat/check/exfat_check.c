@@ -33,91 +33,23 @@ FSC_EXPORT uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const ui
 	return h;
 }
 
-struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
-			   uint64_t loc, const char *field)
-{
-	if (v->resolving)
-		return NULL;
-	if (v->per_id[id]++ >= v->max_per_id) {
-		v->sum->suppressed++;
-		return NULL;
-	}
-	return finding_add(&v->p->findings, id, kind, loc, field);
-}
-
-void owner_path(const struct owner *who, char *path, size_t len)
-{
-	char name[800];
-
-	if (!who->name && who->name16) {
-		uint8_t le[510];
-
-		for (unsigned i = 0; i < who->name16_len && i < 255; i++)
-			put_le16(le, 2 * i, who->name16[i]);
-		utf16le_to_utf8(le, who->name16_len < 255 ? who->name16_len : 255, name, sizeof(name));
-		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", name);
-	} else if (who->name && who->cluster)
-		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
-	else if (who->name)
-		snprintf(path, len, "%s (%s)", who->dir, who->name);
-	else
-		snprintf(path, len, "%s", who->dir);
-}
-
-struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who)
-{
-	struct fsc_finding *f = xv_add(v, id, who->cluster ? FSC_LOC_ENTRY : FSC_LOC_NONE,
-				       who->cluster, NULL);
-	char path[4096 + 800];
-
-	if (!f)
-		return NULL;
-	f->entry = who->entry;
-	owner_path(who, path, sizeof(path));
-	finding_path(f, path);
-	return f;
-}
-
 /*
- * Name the first owner of each cross-linked cluster: walk the bitmap, the
- * up-case table and the tree again in the same order, claiming into the
- * (no longer needed) bitmap copy.
+ * Walk the allocations again in the first walk's order, for the owners
+ * pass: the bitmap, the up-case table, the tree.
  */
-static int resolve_cross_links(struct xvol *v)
+static int walk_allocations(void *ctx)
 {
-	struct fsc_check_summary keep = *v->sum;
+	struct xvol *v = ctx;
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0, false }, up = { "/", "up-case table", 0, 0, NULL, 0, false };
+	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0, false };
+	struct owner up = { "/", "up-case table", 0, 0, NULL, 0, false };
 	struct chain_res res;
-	int rc;
 
-	memset(v->marked, 0, (((uint64_t)v->cc + 63) / 64) * 8);
-	v->resolving = true;
 	if (r->bitmap_found && xv_cluster_valid(v, r->bitmap_cluster))
-		xv_claim(v, &bm, r->bitmap_cluster, r->bitmap_length, false, &res, NULL, NULL);
+		ck_claim(&v->ck, &bm, r->bitmap_cluster, r->bitmap_length, false, &res, NULL, NULL);
 	if (r->upcase_found)
-		xv_claim(v, &up, r->upcase_cluster, r->upcase_length, false, &res, NULL, NULL);
-	rc = xv_walk_tree(v);
-	v->resolving = false;
-	*v->sum = keep;
-	return rc;
-}
-
-void xv_progress(struct xvol *v, uint64_t step)
-{
-	if (v->resolving)
-		return;
-	v->progress_done += step;
-	if (v->o && v->o->progress)
-		v->o->progress(v->o->ctx, v->pass, XV_NPASSES, v->progress_done, v->progress_total);
-}
-
-static void pass(struct xvol *v, int n, uint64_t total)
-{
-	v->pass = n;
-	v->progress_done = 0;
-	v->progress_total = total;
-	xv_progress(v, 0);
+		ck_claim(&v->ck, &up, r->upcase_cluster, r->upcase_length, false, &res, NULL, NULL);
+	return xv_walk_tree(v);
 }
 
 /* Sector 9: ten 48-byte parameter records; a null GUID means unused (EXSPEC 3.3). */
@@ -133,7 +65,7 @@ static void check_oem(struct xvol *v)
 		const uint8_t *rec = s + 48 * i;
 
 		if (bytes_all(rec, 0, 16, 0) && !bytes_all(rec, 16, 32, 0) &&
-		    (f = xv_add(v, FSC_PR_EXFAT_OEM_PARAMETERS, FSC_LOC_SECTOR, 9, NULL)))
+		    (f = ck_add(&v->ck, FSC_PR_EXFAT_OEM_PARAMETERS, FSC_LOC_SECTOR, 9, NULL)))
 			finding_actual(f, "%u", i);
 	}
 }
@@ -153,6 +85,53 @@ static bool geometry_usable(const struct fsc_probe *p)
 	return true;
 }
 
+/* The geometry, with the cluster count cut to what the device holds. */
+static void geometry(struct xvol *v)
+{
+	const struct fsc_exfat_boot *ex = &v->p->ex;
+
+	v->cb = 1u << (v->shift + ex->cluster_shift);
+	v->heap_byte = (uint64_t)ex->heap_offset << v->shift;
+	/*
+	 * Bookkeeping covers the clusters the device really holds: a boot
+	 * sector claiming 2^32 clusters on a 1 MiB image costs bits for the
+	 * clusters that exist, not 1 GiB (EXFAT_VOLUME_BEYOND_DEVICE says why).
+	 */
+	v->cc = ex->cluster_count;
+	if (v->heap_byte >= fsc_dev_size(v->dev))
+		v->cc = 0;
+	else if ((fsc_dev_size(v->dev) - v->heap_byte) / v->cb < v->cc)
+		v->cc = (uint32_t)((fsc_dev_size(v->dev) - v->heap_byte) / v->cb);
+}
+
+/* Passes 2 to 4, and the owners pass when cross-links were found. */
+static int passes(struct xvol *v)
+{
+	int r;
+
+	ck_pass(&v->ck, 2, 3);
+	v->upcase = malloc(65536 * sizeof(*v->upcase));
+	v->dirbuf = malloc(v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK);
+	if (!v->upcase || !v->dirbuf || ck_init_clusters(&v->ck, v->cc, v->cb, xv_next, v, &xv_chain_ids) < 0)
+		return -ENOMEM;
+	if (xv_load_fat(v) < 0)
+		return 0;	/* EXFAT_FAT_UNREADABLE */
+	r = xv_load_bitmap(v);
+	if (r < 0)
+		return r;
+	xv_load_upcase(v);
+
+	ck_pass(&v->ck, 3, v->p->ex.cluster_count);
+	r = xv_walk_tree(v);
+	if (r < 0)
+		return r;
+	ck_pass(&v->ck, 4, 1);
+	xv_compare_bitmap(v);
+	free(v->marked);	/* the owners pass needs a set of its own: still two bits a cluster */
+	v->marked = NULL;
+	return ck_name_owners(&v->ck, walk_allocations, v);
+}
+
 FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
 			       struct fsc_check_summary *sum)
 {
@@ -164,53 +143,16 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 		return -EINVAL;
 	v.dev = dev;
 	v.p = p;
-	v.o = o;
-	v.sum = sum;
-	v.max_per_id = o && o->max_per_problem ? o->max_per_problem : 100;
 	v.shift = p->ex.sector_shift;
-	pass(&v, 1, 1);
+	ck_init(&v.ck, &p->findings, sum, o, XV_NPASSES);
+	ck_pass(&v.ck, 1, 1);
 	if (!geometry_usable(p))
 		return 0;	/* the boot region findings say why nothing more can be read */
-	v.cb = 1u << (v.shift + p->ex.cluster_shift);
-	v.heap_byte = (uint64_t)p->ex.heap_offset << v.shift;
+	geometry(&v);
 	sum->clusters_total = p->ex.cluster_count;
-	/*
-	 * Bookkeeping covers the clusters the device really holds: a boot
-	 * sector claiming 2^32 clusters on a 1 MiB image costs bits for the
-	 * clusters that exist, not 1 GiB (EXFAT_VOLUME_BEYOND_DEVICE says why).
-	 */
-	v.cc = p->ex.cluster_count;
-	if (v.heap_byte >= fsc_dev_size(dev))
-		v.cc = 0;
-	else if ((fsc_dev_size(dev) - v.heap_byte) / v.cb < v.cc)
-		v.cc = (uint32_t)((fsc_dev_size(dev) - v.heap_byte) / v.cb);
 	check_oem(&v);
-
-	pass(&v, 2, 3);
-	v.used = calloc(((uint64_t)v.cc + 63) / 64 + 1, 8);
-	v.upcase = malloc(65536 * sizeof(*v.upcase));
-	v.dirbuf = malloc(v.cb < XV_DIR_CHUNK ? v.cb : XV_DIR_CHUNK);
-	if (!v.used || !v.upcase || !v.dirbuf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (xv_load_fat(&v) < 0)
-		goto out;	/* EXFAT_FAT_UNREADABLE */
-	r = xv_load_bitmap(&v);
-	if (r < 0)
-		goto out;
-	xv_load_upcase(&v);
-
-	pass(&v, 3, p->ex.cluster_count);
-	r = xv_walk_tree(&v);
-	if (r < 0)
-		goto out;
-	pass(&v, 4, 1);
-	xv_compare_bitmap(&v);
-	if (v.nxlinks)
-		r = resolve_cross_links(&v);
-out:
-	free(v.used);
+	r = passes(&v);
+	ck_free(&v.ck);
 	free(v.marked);
 	free(v.upcase);
 	free(v.dirbuf);

@@ -7,46 +7,23 @@
 #define FSC_EXFAT_CHECK_H
 
 #include "exfat/exfat.h"
-
-/* Who owns an allocation, for findings: a directory path and a name. */
-struct owner {
-	const char *dir;		/* path of the directory holding the entry */
-	const char *name;		/* UTF-8 name, or a description ("root directory") */
-	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
-	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
-	unsigned name16_len;
-	bool chain_told;		/* its chain's break was reported already (EXFAT_ROOT_CHAIN) */
-};
+#include "check/engine.h"
 
 struct xvol {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	const struct fsc_check_opts *o;
-	struct fsc_check_summary *sum;
+	struct ck_engine ck;		/* findings, progress, the claimed set */
 	unsigned shift;			/* sector shift */
 	uint32_t cb;			/* cluster bytes */
-	uint32_t cc;			/* ClusterCount */
+	uint32_t cc;			/* clusters the device holds (at most ClusterCount) */
 	uint64_t heap_byte;
 	uint64_t fat_byte;		/* where the FAT starts */
 	struct fatcache *fc;		/* blocks of the FAT read with pread */
 	uint8_t *dirbuf;		/* one chunk of a directory cluster */
-	uint64_t *used;			/* claimed clusters, bit c-2 */
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
 	bool upcase_ok;			/* the volume's table (else the ASCII default) */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
-	unsigned per_id[FSC_PR_COUNT];
-	unsigned max_per_id;
-	uint64_t progress_done, progress_total;
-	int pass;
-	/*
-	 * Cross-links: the second owner is found in pass 3; a second walk
-	 * (resolving, with the bitmap copy reused as its claimed set) names
-	 * the first owner.  No finding is made while resolving.
-	 */
-	bool resolving;
-	struct xlink { uint32_t cluster; size_t finding; bool named; } xlinks[64];
-	unsigned nxlinks;
 };
 
 #define XV_NPASSES 4
@@ -74,29 +51,10 @@ static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
 	return v->heap_byte + (uint64_t)(c - 2) * v->cb;
 }
 
-/* A finding with the per-problem cap; NULL when it is over the cap (counted). */
-struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kind kind,
-			   uint64_t loc, const char *field);
-/* The same for an entry or an allocation: location and path from who. */
-void owner_path(const struct owner *who, char *path, size_t len);
-struct fsc_finding *xv_add_owner(struct xvol *v, enum fsc_problem id, const struct owner *who);
-void xv_progress(struct xvol *v, uint64_t step);
-
 /* exfat_alloc.c */
-struct chain_res {
-	uint64_t clusters;		/* clusters claimed */
-	bool contiguous;
-	bool readable;			/* the first cluster is this allocation's own */
-};
-typedef bool (*cluster_fn)(struct xvol *v, uint32_t c, void *ctx);
-/*
- * Walk and claim an allocation (FAT chain, or contiguous with NoFatChain).
- * size 0 with !nofat: follow the chain to its end (the root directory).
- * visit (may be NULL) sees each cluster of the allocation, in order, up to
- * the first problem; returning false stops the walk.
- */
-void xv_claim(struct xvol *v, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
-	      struct chain_res *res, cluster_fn visit, void *ctx);
+/* The FAT entry of c normalised for the engine (CK_END, CK_BAD, CK_FREE or a cluster). */
+uint32_t xv_next(void *v, uint32_t c);
+extern const struct ck_chain_ids xv_chain_ids;
 int xv_load_fat(struct xvol *v);
 int xv_load_bitmap(struct xvol *v);
 void xv_load_upcase(struct xvol *v);

@@ -99,7 +99,7 @@ static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, ui
 {
 	struct owner who = { w->path, name, cluster, entry, NULL, 0, false };
 
-	return xv_add_owner(w->v, id, &who);
+	return ck_add_owner(&w->v->ck, id, &who);
 }
 
 #define AT_SET(w, id, name) entry_finding(w, FSC_PR_##id, (w)->as.at.cluster, (w)->as.at.entry, name)
@@ -368,7 +368,7 @@ static void finish_file_set(struct walk *w)
 		return;
 	set_fields(w, fi, fi->d.name_hash);
 	if (fi->d.attr & 0x10) {
-		v->sum->dirs++;
+		v->ck.sum->dirs++;
 		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
 		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb : fi->d.size;
 
@@ -379,12 +379,12 @@ static void finish_file_set(struct walk *w)
 		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false };
 		struct chain_res res;
 
-		v->sum->files++;
+		v->ck.sum->files++;
 		if (fi->d.first_cluster && fi->d.size) {
-			xv_claim(v, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
+			ck_claim(&v->ck, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
 			if (!res.contiguous)
-				v->sum->fragmented++;
-			xv_progress(v, res.clusters);
+				v->ck.sum->fragmented++;
+			ck_progress(&v->ck, res.clusters);
 		}
 	}
 }
@@ -500,9 +500,10 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
  * goes to dirtail.c unread.  While resolving cross-links nothing past the
  * end marker matters (no findings are made).
  */
-static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
+static bool dir_cluster(void *ctx, uint32_t c)
 {
 	struct walk *w = ctx;
+	struct xvol *v = w->v;
 	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
 	uint32_t len = v->cb < DIR_HEAD ? v->cb : DIR_HEAD;
 
@@ -526,7 +527,7 @@ static bool dir_cluster(struct xvol *v, uint32_t c, void *ctx)
 		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
 	}
-	xv_progress(v, 1);
+	ck_progress(&v->ck, 1);
 	return true;
 }
 
@@ -545,11 +546,11 @@ static void read_dir(struct walk *w, const struct job *j)
 		who.name = "root directory";
 		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
 	}
-	xv_claim(v, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
+	ck_claim(&v->ck, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
 	if (exfat_asm_flush(&w->as))
 		cut_short(w);
 	if (!j->nofat && !res.contiguous)
-		v->sum->fragmented++;
+		v->ck.sum->fragmented++;
 	check_duplicates(w);
 	w->dirs++;
 }
@@ -582,8 +583,8 @@ int xv_walk_tree(struct xvol *v)
 		r = -ENOMEM;
 		goto out;
 	}
-	if (!v->resolving) {
-		w->tail = dirtail_new(v->dev, v->cb, !(v->o && v->o->threads == 1));
+	if (!v->ck.owners_pass) {
+		w->tail = dirtail_new(v->dev, v->cb, !(v->ck.o && v->ck.o->threads == 1));
 		if (!w->tail) {
 			r = -ENOMEM;
 			goto out;

@@ -84,4 +84,14 @@ struct exfat_set {
 /* Decode count entries of a file set (InUse bits ignored). */
 void exfat_set_decode(const uint8_t *set, unsigned count, struct exfat_set *out);
 
+/* upcase.c: the ASCII-only mapping (65536 entries). */
+void exfat_upcase_default(uint16_t *table);
+/* Expanding a compressed table: zero it, then feed the bytes in order. */
+struct exfat_upcase_rd {
+	uint32_t idx;			/* code points mapped so far (65536: all) */
+	bool skip;			/* the next unit is the length of an identity run */
+};
+/* table (65536 entries) may be NULL: only idx counts. */
+void exfat_upcase_feed(struct exfat_upcase_rd *r, const uint8_t *buf, size_t n, uint16_t *table);
+
 #endif

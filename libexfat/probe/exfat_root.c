@@ -235,10 +235,10 @@ static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
 static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 {
 	uint64_t len = r->upcase_length;
-	uint32_t c = r->upcase_cluster, sum = 0, idx = 0;
+	uint32_t c = r->upcase_cluster, sum = 0;
+	struct exfat_upcase_rd rd = { 0, false };
 	char err[96];
 	uint8_t *buf;
-	bool pending_ffff = false;
 
 	if (!cluster_valid(g, c) || len == 0 || len > UPCASE_MAX || (len & 1))
 		return;
@@ -251,25 +251,14 @@ static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 		if (steps > g->max_chain || fsc_dev_read(g->dev, cluster_byte(g, c), buf, n) < 0)
 			goto out;
 		sum = fsc_exfat_table_checksum(buf, n, sum);
-		for (uint32_t i = 0; i + 1 < n; i += 2) {
-			uint16_t u = get_le16(buf, i);
-
-			if (pending_ffff) {	/* as fs/exfat/nls.c walks it */
-				idx += u;
-				pending_ffff = false;
-			} else if (u == 0xFFFF && u != idx) {
-				pending_ffff = true;
-			} else {
-				idx++;
-			}
-		}
+		exfat_upcase_feed(&rd, buf, n, NULL);
 		done += n;
 		if (done < len && chain_next(g, c, &c, err, sizeof(err)) != 1)
 			goto out;
 	}
 	r->upcase_read = true;
 	r->upcase_checksum_computed = sum;
-	r->upcase_coverage = idx > 0x10000 ? 0x10000 : idx;	/* >= 0xFFFF: complete */
+	r->upcase_coverage = rd.idx;	/* >= 0xFFFF: complete */
 out:
 	free(buf);
 }

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * check/engine.c - what every check needs whatever the filesystem: the
+ * finding cap, progress, the claimed-cluster set and chain walks over it
+ * (range, loops, cross-links, free and bad links, length), the owners
+ * pass, runs of clusters for findings.
+ *
+ * Consumes: FAT entries through the filesystem's reader (normalised to
+ * CK_FREE, CK_BAD, CK_END or a cluster).  Produces: findings and the
+ * claimed set.  A chain walk never takes more than count steps and needs
+ * no memory: a loop is told from a cross-link by walking the chain again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/engine.h"
+
+int ck_init(struct ck_engine *e, struct fsc_findings *out, struct fsc_check_summary *sum,
+	    const struct fsc_check_opts *o, int npasses)
+{
+	memset(e, 0, sizeof(*e));
+	e->out = out;
+	e->sum = sum;
+	e->o = o;
+	e->npasses = npasses;
+	e->max_per_id = o && o->max_per_problem ? o->max_per_problem : 100;
+	return 0;
+}
+
+int ck_init_clusters(struct ck_engine *e, uint32_t count, uint32_t cluster_bytes,
+		     uint32_t (*next)(void *ctx, uint32_t c), void *ctx, const struct ck_chain_ids *ids)
+{
+	e->count = count;
+	e->cluster_bytes = cluster_bytes;
+	e->next = next;
+	e->next_ctx = ctx;
+	e->ids = ids;
+	e->claimed = calloc(((uint64_t)count + 63) / 64 + 1, 8);
+	return e->claimed ? 0 : -ENOMEM;
+}
+
+void ck_free(struct ck_engine *e)
+{
+	free(e->claimed);
+	free(e->owners_set);
+	e->claimed = e->owners_set = NULL;
+}
+
+struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_loc_kind kind,
+			   uint64_t loc, const char *field)
+{
+	if (e->owners_pass)
+		return NULL;
+	if (e->per_id[id]++ >= e->max_per_id) {
+		e->sum->suppressed++;
+		return NULL;
+	}
+	return finding_add(e->out, id, kind, loc, field);
+}
+
+void owner_path(const struct owner *who, char *path, size_t len)
+{
+	char name[800];
+
+	if (!who->name && who->name16) {
+		uint8_t le[510];
+
+		for (unsigned i = 0; i < who->name16_len && i < 255; i++)
+			put_le16(le, 2 * i, who->name16[i]);
+		utf16le_to_utf8(le, who->name16_len < 255 ? who->name16_len : 255, name, sizeof(name));
+		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", name);
+	} else if (who->name && who->cluster)
+		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
+	else if (who->name)
+		snprintf(path, len, "%s (%s)", who->dir, who->name);
+	else
+		snprintf(path, len, "%s", who->dir);
+}
+
+struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const struct owner *who)
+{
+	struct fsc_finding *f = ck_add(e, id, who->cluster ? FSC_LOC_ENTRY : FSC_LOC_NONE,
+				       who->cluster, NULL);
+	char path[4096 + 800];
+
+	if (!f)
+		return NULL;
+	f->entry = who->entry;
+	owner_path(who, path, sizeof(path));
+	finding_path(f, path);
+	return f;
+}
+
+void ck_progress(struct ck_engine *e, uint64_t step)
+{
+	if (e->owners_pass)
+		return;
+	e->done += step;
+	if (e->o && e->o->progress)
+		e->o->progress(e->o->ctx, e->pass, e->npasses, e->done, e->total);
+}
+
+void ck_pass(struct ck_engine *e, int n, uint64_t total)
+{
+	e->pass = n;
+	e->done = 0;
+	e->total = total;
+	ck_progress(e, 0);
+}
+
+/* Was cluster c reached earlier by the chain from first (within steps)? */
+static bool in_chain(const struct ck_engine *e, uint32_t first, bool nofat, uint64_t steps, uint32_t c)
+{
+	uint32_t x = first;
+
+	for (uint64_t i = 0; i < steps; i++) {
+		if (x == c)
+			return true;
+		if (nofat) {
+			x++;
+			continue;
+		}
+		x = e->next(e->next_ctx, x);
+		if (!ck_cluster_valid(e, x))
+			return false;
+	}
+	return false;
+}
+
+static void chain_problem(struct ck_engine *e, enum fsc_problem id, const struct owner *who,
+			  uint64_t n, const char *detail)
+{
+	struct fsc_finding *f;
+
+	if (who->chain_told)
+		return;
+	f = ck_add_owner(e, id, who);
+	if (!f)
+		return;
+	finding_actual(f, "%llu", (unsigned long long)n);
+	if (detail)
+		finding_detail(f, "%s", detail);
+}
+
+/* The owners pass: the allocation claiming a cross-linked cluster first is named in its finding. */
+static void name_first_owner(struct ck_engine *e, const struct owner *who, uint32_t c)
+{
+	char path[4096 + 800];
+
+	for (unsigned k = 0; k < e->nxlinks; k++) {
+		struct ck_xlink *x = &e->xlinks[k];
+
+		if (x->cluster != c || x->named)
+			continue;
+		owner_path(who, path, sizeof(path));
+		finding_detail(&e->out->v[x->finding], "%s", path);
+		x->named = true;
+	}
+}
+
+enum claim { CLAIMED, LOOP, CROSSED };
+
+/*
+ * Claim cluster c for the allocation.  A loop is reported and ends the
+ * walk; a cross-link is reported once per allocation (crossed is set), and
+ * the caller goes on claiming the rest of the chain so that its tail does
+ * not also show up as lost clusters.
+ */
+static enum claim claim_one(struct ck_engine *e, const struct owner *who, uint32_t first, bool nofat,
+			    uint64_t step, uint32_t c, bool crossed)
+{
+	uint64_t i = (uint64_t)c - 2;
+	uint64_t *claimed = e->owners_pass ? e->owners_set : e->claimed;
+	struct fsc_finding *f;
+
+	if (!bit_get(claimed, i)) {
+		bit_set(claimed, i);
+		if (e->owners_pass)
+			name_first_owner(e, who, c);
+		return CLAIMED;
+	}
+	if (crossed)
+		return CROSSED;		/* the shared tail goes on: said already */
+	if (in_chain(e, first, nofat, step, c)) {
+		chain_problem(e, e->ids->loop, who, c, NULL);
+		return LOOP;
+	}
+	if ((f = ck_add_owner(e, e->ids->cross, who))) {
+		finding_actual(f, "%u", c);
+		finding_detail(f, "another file or directory checked earlier");
+		if (e->nxlinks < sizeof(e->xlinks) / sizeof(e->xlinks[0]))
+			e->xlinks[e->nxlinks++] = (struct ck_xlink){ c, (size_t)(f - e->out->v), false };
+	}
+	return CROSSED;
+}
+
+static void length_check(struct ck_engine *e, const struct owner *who, uint64_t have, uint64_t need, bool ended)
+{
+	struct fsc_finding *f;
+
+	if (have == need || need == 0 || !ended)
+		return;
+	f = ck_add_owner(e, have < need ? e->ids->shorter : e->ids->longer, who);
+	if (f) {
+		finding_actual(f, "%llu", (unsigned long long)have);
+		finding_expected(f, "%llu", (unsigned long long)need);
+	}
+}
+
+/* The first cluster, and the size of a contiguous allocation, inside the clusters there are. */
+static bool claim_start(struct ck_engine *e, const struct owner *who, uint32_t first, bool nofat,
+			uint64_t *need)
+{
+	char msg[80];
+
+	if (!ck_cluster_valid(e, first)) {
+		snprintf(msg, sizeof(msg), "first cluster %u", first);
+		chain_problem(e, e->ids->range, who, first, msg);
+		return false;
+	}
+	if (nofat && *need > (uint64_t)e->count + 2 - first) {
+		snprintf(msg, sizeof(msg), "%llu contiguous clusters from %u", (unsigned long long)*need, first);
+		chain_problem(e, e->ids->range, who, first, msg);
+		*need = (uint64_t)e->count + 2 - first;
+	}
+	return true;
+}
+
+/* The link after c: true to go on with *c; false at the end (*ended) or a broken link (reported). */
+static bool claim_next(struct ck_engine *e, const struct owner *who, uint64_t n, uint32_t *c, bool *ended,
+		       struct chain_res *res)
+{
+	uint32_t next = e->next(e->next_ctx, *c);
+	char msg[80];
+
+	if (next == CK_END) {
+		*ended = true;
+		return false;
+	}
+	if (next == CK_FREE || next == CK_BAD) {
+		chain_problem(e, next ? e->ids->bad : e->ids->free, who, n, NULL);
+		return false;
+	}
+	if (!ck_cluster_valid(e, next)) {
+		snprintf(msg, sizeof(msg), "cluster %u points to 0x%08x", *c, next);
+		chain_problem(e, e->ids->range, who, next, msg);
+		return false;
+	}
+	if (next != *c + 1)
+		res->contiguous = false;
+	*c = next;
+	return true;
+}
+
+void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
+	      struct chain_res *res, cluster_fn visit, void *ctx)
+{
+	uint64_t need = (size + e->cluster_bytes - 1) / e->cluster_bytes, n = 0;
+	uint32_t c = first;
+	bool ended = false, visiting = visit != NULL, crossed = false;
+
+	memset(res, 0, sizeof(*res));
+	res->contiguous = true;
+	if (!claim_start(e, who, first, nofat, &need))
+		return;
+	for (;;) {
+		enum claim cl = claim_one(e, who, first, nofat, n, c, crossed);
+
+		/* After a cross-link: claim the rest up to DataLength, read nothing more. */
+		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count)))
+			break;
+		if (cl == CROSSED) {
+			crossed = true;
+			visiting = false;
+		}
+		if (n == 0 && cl == CLAIMED)
+			res->readable = true;
+		n++;
+		if (visiting && !visit(ctx, c))
+			visiting = false;
+		if (nofat) {
+			ended = n >= need;
+			if (ended)
+				break;
+			c++;
+		} else if (!claim_next(e, who, n, &c, &ended, res)) {
+			break;
+		}
+	}
+	res->clusters = n;
+	length_check(e, who, n, need, ended);
+}
+
+int ck_name_owners(struct ck_engine *e, int (*walk)(void *ctx), void *ctx)
+{
+	struct fsc_check_summary keep = *e->sum;
+	int rc;
+
+	if (!e->nxlinks)
+		return 0;
+	e->owners_set = calloc(((uint64_t)e->count + 63) / 64 + 1, 8);
+	if (!e->owners_set)
+		return -ENOMEM;
+	e->owners_pass = true;
+	rc = walk(ctx);
+	e->owners_pass = false;
+	*e->sum = keep;
+	return rc;
+}
+
+static void runs_flush(struct ck_runs *r)
+{
+	size_t o = strlen(r->text);
+
+	if (!r->open)
+		return;
+	r->open = false;
+	r->nruns++;
+	if (r->nruns > 6 || o + 24 > sizeof(r->text))
+		return;
+	if (r->start == r->last)
+		snprintf(r->text + o, sizeof(r->text) - o, "%s%llu", o ? ", " : "", (unsigned long long)r->start);
+	else
+		snprintf(r->text + o, sizeof(r->text) - o, "%s%llu-%llu", o ? ", " : "",
+			 (unsigned long long)r->start, (unsigned long long)r->last);
+}
+
+void ck_runs_add(struct ck_runs *r, uint64_t cluster)
+{
+	if (r->open && cluster == r->last + 1) {
+		r->last = cluster;
+	} else {
+		runs_flush(r);
+		if (!r->count)
+			r->first = cluster;
+		r->open = true;
+		r->start = r->last = cluster;
+	}
+	r->count++;
+}
+
+void ck_runs_report(struct ck_engine *e, enum fsc_problem id, struct ck_runs *r)
+{
+	struct fsc_finding *f;
+
+	runs_flush(r);
+	if (!r->count || !(f = ck_add(e, id, FSC_LOC_CLUSTER, r->first, NULL)))
+		return;
+	finding_actual(f, "%llu", (unsigned long long)r->count);
+	finding_detail(f, "%s%s (%llu cluster%s in %llu run%s)", r->text, r->nruns > 6 ? ", ..." : "",
+		       (unsigned long long)r->count, r->count == 1 ? "" : "s",
+		       (unsigned long long)r->nruns, r->nruns == 1 ? "" : "s");
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * check/engine.h - the filesystem-neutral part of a check: findings with a
+ * per-problem cap, progress by pass, the claimed-cluster set (one bit per
+ * cluster) with chain walks that find loops and cross-links, the owners
+ * pass that names the first owner of each cross-linked cluster, and runs
+ * of clusters for lost-cluster findings.  The exFAT passes use it; the
+ * FAT passes will.  Not installed.
+ */
+#ifndef FSC_CHECK_ENGINE_H
+#define FSC_CHECK_ENGINE_H
+
+#include "report/report.h"
+
+/* Who owns an allocation, for findings: a directory path and a name. */
+struct owner {
+	const char *dir;		/* path of the directory holding the entry */
+	const char *name;		/* UTF-8 name, or a description ("root directory") */
+	uint32_t cluster, entry;	/* where the entry lies (cluster 0: not an entry) */
+	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
+	unsigned name16_len;
+	bool chain_told;		/* its chain's break was reported already */
+};
+
+/* What a FAT entry says, normalised by the filesystem's reader. */
+#define CK_FREE	0u
+#define CK_BAD	0xFFFFFFF7u
+#define CK_END	0xFFFFFFFFu
+
+/* The problems a chain walk reports, named by each filesystem. */
+struct ck_chain_ids {
+	enum fsc_problem range, loop, cross, free, bad, shorter, longer;
+};
+
+struct ck_xlink {
+	uint32_t cluster;
+	size_t finding;			/* index in the findings list */
+	bool named;
+};
+
+struct ck_engine {
+	struct fsc_findings *out;
+	struct fsc_check_summary *sum;
+	const struct fsc_check_opts *o;
+	unsigned per_id[FSC_PR_COUNT];
+	unsigned max_per_id;
+	int pass, npasses;
+	uint64_t done, total;
+	/* allocation: clusters 2 .. count + 1 */
+	uint32_t count, cluster_bytes;
+	uint64_t *claimed;
+	uint32_t (*next)(void *ctx, uint32_t c);	/* CK_FREE, CK_BAD, CK_END or a cluster */
+	void *next_ctx;
+	const struct ck_chain_ids *ids;
+	/* the owners pass: claims go to a fresh set, no finding is made */
+	bool owners_pass;
+	uint64_t *owners_set;
+	struct ck_xlink xlinks[64];
+	unsigned nxlinks;
+};
+
+/*
+ * Set up: findings go to out (capped at o->max_per_problem a problem, 100
+ * by default), npasses for progress; the claimed set is allocated for
+ * count clusters.  0 or -ENOMEM.
+ */
+int ck_init(struct ck_engine *e, struct fsc_findings *out, struct fsc_check_summary *sum,
+	    const struct fsc_check_opts *o, int npasses);
+/* The allocation side: count clusters of cluster_bytes, FAT entries through next(ctx, c). */
+int ck_init_clusters(struct ck_engine *e, uint32_t count, uint32_t cluster_bytes,
+		     uint32_t (*next)(void *ctx, uint32_t c), void *ctx, const struct ck_chain_ids *ids);
+void ck_free(struct ck_engine *e);
+
+static inline bool ck_cluster_valid(const struct ck_engine *e, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c <= (uint64_t)e->count + 1;
+}
+
+/* A finding under the cap; NULL when over it (counted) or in the owners pass. */
+struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_loc_kind kind,
+			   uint64_t loc, const char *field);
+/* The same for an entry or an allocation: location and path from who. */
+struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const struct owner *who);
+void owner_path(const struct owner *who, char *path, size_t len);
+
+/* Start pass n of total units; count step more units done. */
+void ck_pass(struct ck_engine *e, int n, uint64_t total);
+void ck_progress(struct ck_engine *e, uint64_t step);
+
+struct chain_res {
+	uint64_t clusters;		/* clusters claimed */
+	bool contiguous;
+	bool readable;			/* the first cluster is this allocation's own */
+};
+/* Sees each cluster of an allocation in order; false stops the visits. */
+typedef bool (*cluster_fn)(void *ctx, uint32_t c);
+/*
+ * Walk and claim an allocation (FAT chain, or contiguous with nofat) of
+ * size bytes; size 0 with !nofat: follow the chain to its end (a
+ * directory known by its chain).  visit (may be NULL) sees each cluster
+ * up to the first problem.  Reports range, loop, cross-link, free and bad
+ * links and a length that disagrees with size.
+ */
+void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
+	      struct chain_res *res, cluster_fn visit, void *ctx);
+
+/*
+ * The owners pass: when cross-links were found, walk (ctx) claims every
+ * allocation again in the order of the first walk; the first claim of
+ * each cross-linked cluster names its owner in the cross-link finding.
+ * The summary is left as the first walk made it.  Returns walk's value.
+ */
+int ck_name_owners(struct ck_engine *e, int (*walk)(void *ctx), void *ctx);
+
+/* "5-9, 20, 33-40 (14 clusters in 3 runs)": clusters added in increasing order. */
+struct ck_runs {
+	char text[88];
+	uint64_t count, nruns, start, last, first;
+	bool open;
+};
+void ck_runs_add(struct ck_runs *r, uint64_t cluster);
+/* One finding for all the runs (loc: the first cluster), if any. */
+void ck_runs_report(struct ck_engine *e, enum fsc_problem id, struct ck_runs *r);
+
+#endif
