@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * drivers_fat.c - the FAT-side models: Linux fs/fat (vfat and msdos share
+ * drivers/fat.c - the FAT-side models: Linux fs/fat (vfat and msdos share
  * fat_fill_super, mount-rules 3) and libblkid's type detection as udev
- * and mount(8) see it (mount-rules 5), in its 2.38 and current forms.
+ * and mount(8) see it (mount-rules 5), in its 2.38 and current forms
+ * (one function, the variant tells them apart).  The table that names
+ * them is drivers.c.
  *
  * Consumes: a probed volume.  Produces: a verdict.  Both models apply to
  * any sector, since that is the question: what they make of bytes that
@@ -45,7 +47,7 @@ static const char *vfat_bpb_error(const uint8_t *s, char *buf, size_t len)
 	return NULL;
 }
 
-void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v)
+void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 {
 	const uint8_t *s = p->sector0;
 	char buf[64];
@@ -188,8 +190,9 @@ static bool blkid_vfat(const struct fsc_probe *p, enum fsc_type *as, char *why, 
 	return true;
 }
 
-void judge_blkid(const struct fsc_probe *p, struct fsc_verdict *v, bool modern)
+void judge_blkid(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 {
+	bool modern = variant == BLKID_MODERN;
 	char why_ex[80] = "", why_fat[80] = "";
 	enum fsc_type fat_as = FSC_TYPE_UNKNOWN;
 	bool ex = blkid_exfat(p, modern, why_ex, sizeof(why_ex));

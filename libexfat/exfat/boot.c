@@ -3,6 +3,8 @@
  * exfat/boot.c - the exFAT boot sector decoded into struct fsc_exfat_boot
  * (EXSPEC 3.1), the look-alike test used by classification, and the
  * checksums of the boot region (3.4), entry sets (6.3.3) and tables (7.2.2).
+ * The decoder's offsets are those of the field table in report/fields.c;
+ * tests/unit/test_fields.c checks that the two agree.
  */
 #include "config.h"
 

@@ -2,7 +2,10 @@
 /*
  * fat/bpb.c - the FAT boot sector and BPB decoded into struct fsc_fat_bpb
  * (fatgen103 section 3), with the FAT type by cluster count and by the
- * BPB's style, and the plausibility test used by classification.
+ * BPB's style, the FSInfo sector decoded (fatgen103 section 5), and the
+ * plausibility test used by classification.  The offsets are those of
+ * the field tables in report/fields.c; tests/unit/test_fields.c checks
+ * that the two agree.
  */
 #include "config.h"
 
@@ -66,11 +69,11 @@ void fat_bpb_decode(const uint8_t *s, struct fsc_fat_bpb *b)
 	b->fat_size16 = get_le16(s, 22);
 	b->hidden = get_le32(s, 28);
 	b->total32 = get_le32(s, 32);
-	b->fat_size32 = get_le32(s, 36);
 	b->signature = get_le16(s, 510);
 	b->bpb32 = b->fat_size16 == 0;
 	ext = b->bpb32 ? 64 : 36;
 	if (b->bpb32) {
+		b->fat_size32 = get_le32(s, 36);
 		b->ext_flags = get_le16(s, 40);
 		b->fs_version = get_le16(s, 42);
 		b->root_cluster = get_le32(s, 44);
@@ -97,4 +100,13 @@ void fat_bpb_decode(const uint8_t *s, struct fsc_fat_bpb *b)
 		      b->clusters > 4084 ? FSC_TYPE_FAT16 : FSC_TYPE_FAT12;
 	if (!b->geometry_ok)
 		b->spec_type = b->bpb_type;
+}
+
+void fat_fsinfo_decode(const uint8_t *s, struct fat_fsinfo *fi)
+{
+	fi->lead_sig = get_le32(s, 0);
+	fi->struc_sig = get_le32(s, 484);
+	fi->free_count = get_le32(s, 488);
+	fi->next_free = get_le32(s, 492);
+	fi->trail_sig = get_le32(s, 508);
 }

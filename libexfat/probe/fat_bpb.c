@@ -125,6 +125,7 @@ static void check_fat32(struct fsc_dev *dev, struct fsc_probe *p)
 {
 	struct fsc_fat_bpb *b = &p->fat;
 	uint32_t bps = b->bytes_per_sector;
+	struct fat_fsinfo fi = { 0 };
 	uint8_t *sec;
 	struct fsc_finding *f;
 
@@ -142,12 +143,13 @@ static void check_fat32(struct fsc_dev *dev, struct fsc_probe *p)
 		return;
 	if (b->fsinfo_sector && b->fsinfo_sector != 0xFFFF && b->fsinfo_sector < b->reserved &&
 	    fsc_dev_read(dev, (uint64_t)b->fsinfo_sector * bps, sec, bps) == 0) {
+		fat_fsinfo_decode(sec, &fi);
 		b->fsinfo_read = true;
-		b->fsinfo_lead = get_le32(sec, 0);
-		b->fsinfo_struc = get_le32(sec, 484);
+		b->fsinfo_lead = fi.lead_sig;
+		b->fsinfo_struc = fi.struc_sig;
 	}
-	if (b->fsinfo_read && (b->fsinfo_lead != 0x41615252 || b->fsinfo_struc != 0x61417272 ||
-			       get_le32(sec, 508) != 0xAA550000)) {
+	if (b->fsinfo_read && (fi.lead_sig != 0x41615252 || fi.struc_sig != 0x61417272 ||
+			       fi.trail_sig != 0xAA550000)) {
 		f = ADD(FAT32_FSINFO_SIGNATURE, SECTOR, b->fsinfo_sector, "FSInfo");
 		finding_detail(f, "%u", b->fsinfo_sector);
 	}

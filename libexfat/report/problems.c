@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +45,30 @@ FSC_EXPORT const char *fsc_severity_name(enum fsc_severity sev)
 	return (unsigned)sev < 4 ? names[sev] : "?";
 }
 
-static struct fsc_finding sink;	/* where findings go when memory runs out */
+/* Double the list's room; false when that overflows or memory runs out. */
+static bool findings_grow(struct fsc_findings *fs)
+{
+	size_t cap = fs->cap ? fs->cap * 2 : 16;
+	struct fsc_finding *v;
+
+	if (cap <= fs->cap || cap > SIZE_MAX / sizeof(*v))
+		return false;
+	v = realloc(fs->v, cap * sizeof(*v));
+	if (!v)
+		return false;
+	fs->v = v;
+	fs->cap = cap;
+	return true;
+}
 
 struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 				enum fsc_loc_kind kind, uint64_t loc, const char *field)
 {
 	struct fsc_finding *f;
 
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 16;
-		struct fsc_finding *v = realloc(fs->v, cap * sizeof(*v));
-
-		if (!v)
-			return memset(&sink, 0, sizeof(sink));
-		fs->v = v;
-		fs->cap = cap;
+	if (fs->n >= fs->cap && !findings_grow(fs)) {
+		fs->dropped++;
+		return NULL;
 	}
 	f = &fs->v[fs->n++];
 	memset(f, 0, sizeof(*f));
@@ -74,6 +84,8 @@ struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 void finding_##member(struct fsc_finding *f, const char *fmt, ...)	\
 {									\
 	va_list ap;							\
+	if (!f)								\
+		return;							\
 	va_start(ap, fmt);						\
 	vsnprintf(f->member, sizeof(f->member), fmt, ap);		\
 	va_end(ap);							\
@@ -84,7 +96,7 @@ FINDING_SETTER(detail)
 
 void finding_path(struct fsc_finding *f, const char *path)
 {
-	if (f != &sink && path && !f->path)
+	if (f && path && !f->path)
 		f->path = strdup(path);
 }
 
@@ -146,7 +158,7 @@ FSC_EXPORT bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem
 
 FSC_EXPORT int fsc_findings_worst(const struct fsc_findings *fs)
 {
-	int worst = -1;
+	int worst = fs->dropped ? (int)FSC_SEV_ERROR : -1;	/* an incomplete list is not clean */
 
 	for (size_t i = 0; i < fs->n; i++) {
 		int s = (int)problems[fs->v[i].id].severity;
@@ -163,5 +175,5 @@ FSC_EXPORT void fsc_findings_free(struct fsc_findings *fs)
 		free(fs->v[i].path);
 	free(fs->v);
 	fs->v = NULL;
-	fs->n = fs->cap = 0;
+	fs->n = fs->cap = fs->dropped = 0;
 }

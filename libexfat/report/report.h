@@ -9,8 +9,11 @@
 #include "base/base.h"
 
 /*
- * Append a finding.  Any of field/actual/expected/detail may be NULL.
- * Allocation failure drops the finding (the list stays valid).
+ * Append a finding; field may be NULL.  Returns the new finding, or NULL
+ * when the list cannot grow: the finding is dropped and counted in
+ * fs->dropped, the list stays as it was.  The setters below accept that
+ * NULL and do nothing, so a caller may pass finding_add's result on
+ * unchecked; one that writes a member itself must test for NULL first.
  */
 struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 				enum fsc_loc_kind kind, uint64_t loc, const char *field);

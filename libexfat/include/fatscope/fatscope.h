@@ -215,6 +215,7 @@ struct fsc_finding {
 struct fsc_findings {
 	struct fsc_finding *v;
 	size_t n, cap;
+	size_t dropped;			/* findings lost: the list could not grow */
 };
 
 /* Render a finding's message (template filled in) into buf. */
@@ -225,7 +226,7 @@ void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len);
  */
 void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len);
 bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id);
-/* Highest severity present, or -1 when there are none. */
+/* Highest severity present (at least ERROR if any were dropped), or -1 when there are none. */
 int fsc_findings_worst(const struct fsc_findings *fs);
 void fsc_findings_free(struct fsc_findings *fs);
 
