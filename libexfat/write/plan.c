@@ -211,6 +211,12 @@ void plan_truncate(struct fsc_plan *plan, size_t n)
 	}
 }
 
+void plan_sync_before(struct fsc_plan *plan, size_t i)
+{
+	if (i < plan->n)
+		plan->v[i].sync_before = true;
+}
+
 FSC_EXPORT int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path)
 {
 	int r;

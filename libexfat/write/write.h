@@ -7,6 +7,8 @@
 
 /* Drop the edits of a plan after the first n. */
 void plan_truncate(struct fsc_plan *plan, size_t n);
+/* Have edit i written only once everything before it is on stable storage. */
+void plan_sync_before(struct fsc_plan *plan, size_t i);
 /*
  * Read as the device will be once the plan so far is applied: what a
  * planner must look at, so that two changes in one plan (a label and a
