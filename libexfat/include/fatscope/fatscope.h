@@ -120,18 +120,32 @@ const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, size_t i);
 /*
  * Apply a plan: first verify that every edit's old bytes are on the
  * device (else -ESTALE, nothing written), write the undo log if undo_path
- * is set (every overwritten byte range, fsync'd before the first write;
- * an existing file is refused with -EEXIST), then write the edits in
- * order with the syncs asked for, and a final sync.  -errno on failure.
+ * is set (every overwritten byte range; the file and its directory
+ * fsync'd before the first write; an existing file is refused with
+ * -EEXIST), then write the edits in order with the syncs asked for, and a
+ * final sync.  -errno on failure.  A failure after the undo log was
+ * written (a write or sync failed, the power went) leaves the log, and
+ * fsc_undo_apply with it restores the device.  An interrupted apply is
+ * not resumed: applying the plan again finds the edits already written
+ * and refuses with -ESTALE, writing nothing (unless nothing had been
+ * written at all); undo, then plan again.
  */
 int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path);
 
 /*
  * Put back what an undo log recorded: verifies the log, that it was made
- * for a device of this size and window, and that each range holds what the
- * change left, then writes the old bytes, last edit first.
+ * for a device of this size and window, and that each range holds what
+ * the change, or any interrupted run of it, left there, then writes the
+ * old bytes, last edit first, syncing where the change had synced (so
+ * that an undo cut short is ordered as the change was, and can be run
+ * again).  Accepted: every byte of every range holds a value that byte
+ * had during the change: the original, or the new byte of an edit
+ * covering it.  That covers a change complete, stopped before any write,
+ * with a write torn, or with writes since a sync lost or reordered by a
+ * disk cache, and an undo itself cut short.  Any other byte means the
+ * device changed since: -ESTALE, nothing written.
  * Returns the number of ranges restored or -errno (-EINVAL: not an undo
- * log or damaged; -ESTALE: the device changed since).
+ * log, damaged, or made for another size or window; -ESTALE).
  */
 int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path);
 
