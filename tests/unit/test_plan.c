@@ -746,11 +746,36 @@ static void test_plan_volatile(void **state)
 	}
 }
 
+/* A plan whose undo log fsc_undo_apply would not read back is refused before anything is written. */
+static void test_plan_too_big(void **state)
+{
+	struct tmp *t = *state;
+	size_t len = (32u << 20) + 1;
+	uint8_t *buf = calloc(1, len), *ones = malloc(len);
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev;
+
+	assert_non_null(buf);
+	assert_non_null(ones);
+	memset(ones, 1, len);
+	assert_int_equal(fsc_plan_add(plan, 0, buf, ones, len, "everything", false), 0);
+	assert_int_equal(fsc_dev_open_mem_rw(buf, len, &dev), 0);
+	assert_int_equal(fsc_plan_apply(dev, plan, t->undo), -EFBIG);
+	assert_false(exists(t->undo));
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(buf[len - 1], 0);
+	fsc_dev_close(dev);
+	fsc_plan_free(plan);
+	free(ones);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_cuts),
 		cmocka_unit_test(test_plan_volatile),
+		cmocka_unit_test(test_plan_too_big),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

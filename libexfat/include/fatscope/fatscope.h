@@ -122,13 +122,13 @@ const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, size_t i);
  * device (else -ESTALE, nothing written), write the undo log if undo_path
  * is set (every overwritten byte range; the file and its directory
  * fsync'd before the first write; an existing file is refused with
- * -EEXIST), then write the edits in order with the syncs asked for, and a
- * final sync.  -errno on failure.  A failure after the undo log was
- * written (a write or sync failed, the power went) leaves the log, and
- * fsc_undo_apply with it restores the device.  An interrupted apply is
- * not resumed: applying the plan again finds the edits already written
- * and refuses with -ESTALE, writing nothing (unless nothing had been
- * written at all); undo, then plan again.
+ * -EEXIST, a log over 64 MiB with -EFBIG), then write the edits in order
+ * with the syncs asked for, and a final sync.  -errno on failure.  A
+ * failure after the undo log was written (a write or sync failed, the
+ * power went) leaves the log, and fsc_undo_apply with it restores the
+ * device.  An interrupted apply is not resumed: applying the plan again
+ * finds the edits already written and refuses with -ESTALE, writing
+ * nothing (unless nothing had been written at all); undo, then plan again.
  */
 int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path);
 
