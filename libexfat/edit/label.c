@@ -276,6 +276,9 @@ static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct
 		plan_truncate(plan, start);
 		return 0;
 	}
+	/* VolumeDirty on stable storage before the first change it covers: a cache may reorder. */
+	if (!r && before > start)
+		plan_sync_before(plan, before);
 	if (!r && !(p->ex.volume_flags & 2))
 		r = fsc_plan_add(plan, 106, dirty, flags, 2, "clear VolumeDirty again", true);
 	return r;

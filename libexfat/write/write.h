@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* write/write.h - plans as the planners inside the library see them (plan.c); not installed. */
+/*
+ * write/write.h - plans as the planners inside the library see them
+ * (plan.c), and the undo log as the writer sees it (undo.c); not installed.
+ */
 #ifndef FSC_WRITE_H
 #define FSC_WRITE_H
 
@@ -7,11 +10,20 @@
 
 /* Drop the edits of a plan after the first n. */
 void plan_truncate(struct fsc_plan *plan, size_t n);
+/* Have edit i written only once everything before it is on stable storage. */
+void plan_sync_before(struct fsc_plan *plan, size_t i);
 /*
  * Read as the device will be once the plan so far is applied: what a
  * planner must look at, so that two changes in one plan (a label and a
  * GUID in a root without either) do not both take the same free slot.
  */
 int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len);
+
+/*
+ * Write the undo log of plan for dev to path (a new file: -EEXIST when it
+ * exists), and make it durable: the file and its name.  On failure
+ * nothing is left at path.  -EFBIG for a log fsc_undo_apply would not read.
+ */
+int undo_write(struct fsc_dev *dev, const struct fsc_plan *plan, const char *path);
 
 #endif

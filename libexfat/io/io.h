@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * io/io.h - devices as the backends see them (dev.c, file.c, fault.c);
+ * not installed.
+ *
+ * A device is a byte window over a backend.  dev.c checks the window and
+ * the write permission once, then calls the backend with offsets from the
+ * start of the backend's bytes (the window start added); a backend never
+ * sees a range outside [0, full_size).
+ */
+#ifndef FSC_IO_H
+#define FSC_IO_H
+
+#include "base/base.h"
+
+struct dev_ops {
+	const char *name;
+	int (*read)(struct fsc_dev *d, uint64_t off, void *buf, size_t len);
+	int (*write)(struct fsc_dev *d, uint64_t off, const void *buf, size_t len);
+	int (*sync)(struct fsc_dev *d);
+	/*
+	 * A pointer to len bytes at off that stays valid until close, or
+	 * -ENOTSUP: dev.c then reads them into a buffer of its own.  May be NULL.
+	 */
+	int (*map)(struct fsc_dev *d, uint64_t off, size_t len, const uint8_t **out);
+	void (*close)(struct fsc_dev *d);	/* free priv; may be NULL */
+};
+
+struct dev_buf {
+	uint8_t *buf;
+	struct dev_buf *next;
+};
+
+struct fsc_dev {
+	const struct dev_ops *ops;
+	void *priv;			/* the backend's state */
+	uint64_t full_size;
+	uint64_t win_off, win_size;
+	uint32_t sector_size;
+	int fd;				/* the backend's descriptor, or -1 */
+	bool blockdev, writable;
+	struct dev_buf *bufs;		/* fsc_dev_map's buffers, freed at close */
+};
+
+/* A device of size bytes over ops and priv, 512-byte sectors, read-only; NULL without memory. */
+struct fsc_dev *dev_new(const struct dev_ops *ops, void *priv, uint64_t size);
+
+#endif
