@@ -13,8 +13,9 @@
 
 #include "report/report.h"
 
+/* Indexed by code; codes no problem has are left empty (name NULL). */
 static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
-#define PROBLEM(nm, sev, fx, flags, msg, expl) \
+#define PROBLEM(code, nm, sev, fx, flags, msg, expl) \
 	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, #fx, (flags) != 0, msg, expl },
 #define PREEN 1
 #include "fatscope/problems.def"
@@ -24,7 +25,7 @@ static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
 
 FSC_EXPORT const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id)
 {
-	if ((unsigned)id >= FSC_PR_COUNT)
+	if ((unsigned)id >= FSC_PR_COUNT || !problems[id].name)
 		return NULL;
 	return &problems[id];
 }
@@ -32,7 +33,7 @@ FSC_EXPORT const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id)
 FSC_EXPORT int fsc_problem_lookup(const char *name)
 {
 	for (int i = 0; i < FSC_PR_COUNT; i++)
-		if (strcmp(problems[i].name, name) == 0)
+		if (problems[i].name && strcmp(problems[i].name, name) == 0)
 			return i;
 	return -1;
 }

@@ -177,12 +177,26 @@ int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t 
 
 enum fsc_severity { FSC_SEV_INFO, FSC_SEV_WARN, FSC_SEV_ERROR, FSC_SEV_FATAL };
 
+/*
+ * Problem codes are the fixed numbers of problems.def: appended, never
+ * changed or reused, so a code means the same problem in every version.
+ * A code below FSC_PR_COUNT may be unused (a retired problem); then
+ * fsc_problem_info() returns NULL.
+ */
 enum fsc_problem {
-#define PROBLEM(name, sev, fix, flags, msg, expl) FSC_PR_##name,
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) FSC_PR_##name = code,
 #include "problems.def"
 #undef PROBLEM
-	FSC_PR_COUNT
 };
+
+/* Only its size counts: one more than the highest code. */
+union fsc_problem_codes_ {
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) char fsc_pr_##name[(code) + 1];
+#include "problems.def"
+#undef PROBLEM
+};
+/* One more than the highest problem code (it grows as problems are added). */
+enum { FSC_PR_COUNT = sizeof(union fsc_problem_codes_) };
 
 struct fsc_problem_info {
 	const char *name;
@@ -193,8 +207,9 @@ struct fsc_problem_info {
 	const char *explanation;
 };
 
+/* The problem with this code, or NULL for a code no problem has. */
 const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
-/* The problem with this name, or -1. */
+/* The code of the problem with this name, or -1. */
 int fsc_problem_lookup(const char *name);
 const char *fsc_severity_name(enum fsc_severity sev);
 
