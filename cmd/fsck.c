@@ -63,7 +63,7 @@ static int explain(const char *id)
 		return usage_error("fsck", "unknown problem ID '%s'", id);
 	pi = fsc_problem_info((enum fsc_problem)i);
 	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s\n  %s\n", pi->name,
-	       fsc_severity_name(pi->severity), pi->message, pi->fix,
+	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
 	       pi->preen ? " (safe for -p)" : "", pi->explanation);
 	return close_stdout_checked(FSCK_OK);
 }
@@ -124,7 +124,7 @@ static int ledger_code(const struct fsc_findings *fs, unsigned *left)
 		const struct fsc_problem_info *pi = fsc_problem_info(fs->v[i].id);
 
 		if (pi->severity >= FSC_SEV_ERROR ||
-		    (pi->severity == FSC_SEV_WARN && strcmp(pi->fix, "NONE") != 0))
+		    (pi->severity == FSC_SEV_WARN && pi->fix != FSC_FIX_NONE))
 			(*left)++;
 	}
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;

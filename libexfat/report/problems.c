@@ -16,7 +16,7 @@
 /* Indexed by code; codes no problem has are left empty (name NULL). */
 static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
 #define PROBLEM(code, nm, sev, fx, flags, msg, expl) \
-	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, #fx, (flags) != 0, msg, expl },
+	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, FSC_FIX_##fx, (flags) != 0, msg, expl },
 #define PREEN 1
 #include "fatscope/problems.def"
 #undef PREEN
@@ -43,6 +43,13 @@ FSC_EXPORT const char *fsc_severity_name(enum fsc_severity sev)
 	static const char *const names[] = { "info", "warning", "error", "fatal" };
 
 	return (unsigned)sev < 4 ? names[sev] : "?";
+}
+
+FSC_EXPORT const char *fsc_fix_name(enum fsc_fix fix)
+{
+	static const char *const names[] = { "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL" };
+
+	return (unsigned)fix < 5 ? names[fix] : "?";
 }
 
 static struct fsc_finding sink;	/* where findings go when memory runs out */

@@ -2,7 +2,7 @@
 /*
  * test_api.c - promises of the public API that callers compile against:
  * problem codes are fixed numbers (unique, and those recorded here never
- * change).
+ * change); fix kinds are an enum whose names are problems.def's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +17,9 @@
 static const struct def_entry {
 	const char *name;
 	int code;
+	const char *fix;		/* as written in problems.def */
 } defs[] = {
-#define PROBLEM(code, name, sev, fix, flags, msg, expl) { #name, code },
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) { #name, code, #fix },
 #include "fatscope/problems.def"
 #undef PROBLEM
 };
@@ -180,11 +181,34 @@ static void test_codes_recorded(void **state)
 	assert_int_equal(NRECORDED, 92);
 }
 
+/* Each problem's fix kind is the one problems.def gives, and its name is that word. */
+static void test_fix_kinds(void **state)
+{
+	unsigned seen = 0;
+
+	for (size_t i = 0; i < NDEFS; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)defs[i].code);
+
+		assert_non_null(pi);
+		assert_string_equal(fsc_fix_name(pi->fix), defs[i].fix);
+		seen |= 1u << pi->fix;
+	}
+	assert_int_equal(seen, 0x1F);	/* every kind is used */
+	assert_string_equal(fsc_fix_name(FSC_FIX_NONE), "NONE");
+	assert_string_equal(fsc_fix_name(FSC_FIX_RECOMPUTE), "RECOMPUTE");
+	assert_string_equal(fsc_fix_name(FSC_FIX_FROM_BACKUP), "FROM_BACKUP");
+	assert_string_equal(fsc_fix_name(FSC_FIX_CLEAR), "CLEAR");
+	assert_string_equal(fsc_fix_name(FSC_FIX_MANUAL), "MANUAL");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)5), "?");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)-1), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codes_unique),
 		cmocka_unit_test(test_codes_recorded),
+		cmocka_unit_test(test_fix_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
