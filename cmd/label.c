@@ -28,7 +28,7 @@ struct label_ctl {
 	const char *new_label;		/* NULL: unchanged */
 	bool set_serial, set_guid;
 	uint32_t serial;
-	uint8_t guid[16];		/* as stored on disk */
+	uint8_t guid[16];		/* RFC 4122 byte order */
 };
 
 static void label_help(void)
@@ -83,34 +83,14 @@ static int parse_serial(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* The exFAT VolumeGuid in Windows' GUID layout: Data1-3 little-endian, Data4 as is. */
-static void guid_to_disk(const uuid_t u, uint8_t g[16])
-{
-	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-
-	for (int i = 0; i < 16; i++)
-		g[i] = u[order[i]];
-}
-
-static void guid_text(const uint8_t g[16], char out[37])
-{
-	uuid_t u;
-
-	guid_to_disk(g, u);	/* the layout swap is its own inverse */
-	uuid_unparse_lower(u, out);
-}
-
 static int parse_guid(const char *s, uint8_t g[16])
 {
-	uuid_t u;
-
 	if (strcmp(s, "random") == 0)
-		uuid_generate_random(u);
+		uuid_generate_random(g);
 	else if (strcmp(s, "time") == 0)
-		uuid_generate_time(u);
-	else if (uuid_parse(s, u) < 0)
+		uuid_generate_time(g);
+	else if (uuid_parse(s, g) < 0)
 		return -1;
-	guid_to_disk(u, g);
 	return 0;
 }
 
@@ -166,7 +146,7 @@ static void show(const struct label_ctl *ctl, const char *path, const struct fsc
 	bool fat = fsc_type_is_fat(p->type);
 
 	if (ids->has_guid)
-		guid_text(ids->guid, g);
+		uuid_unparse_lower(ids->guid, g);
 	if (ctl->json) {
 		struct json j;
 

@@ -84,11 +84,15 @@ static void read_back(struct img *im, struct fsc_ids *ids)
 
 static void test_exfat_label_serial_guid(void **state)
 {
-	static const uint8_t guid[16] = { 0x3c, 0x2d, 0x1e, 0x0f, 0x5a, 0x4b, 0x78, 0x69, 0x87, 0x96,
+	/* 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0, and as the GUID entry stores it */
+	static const uint8_t guid[16] = { 0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78, 0x87, 0x96,
+					  0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
+	static const uint8_t disk[16] = { 0x3c, 0x2d, 0x1e, 0x0f, 0x5a, 0x4b, 0x78, 0x69, 0x87, 0x96,
 					  0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
 	uint32_t serial = 0xCAFEF00D;
 	struct img im;
 	struct fsc_ids ids;
+	unsigned n = 0;
 
 	build_exfat_tree(&im);
 	assert_int_equal(change(&im, set_label, "Été 2020"), 0);
@@ -99,6 +103,10 @@ static void test_exfat_label_serial_guid(void **state)
 	assert_string_equal(ids.serial_text, "CAFE-F00D");
 	assert_true(ids.has_guid);
 	assert_memory_equal(ids.guid, guid, 16);
+	while (n < im.cb / 32 && exfat_root_entry(&im, n)[0] != 0xA0)
+		n++;
+	assert_true(n < im.cb / 32);
+	assert_memory_equal(exfat_root_entry(&im, n) + 6, disk, 16);
 	/* Both boot regions carry the serial with a valid checksum; VolumeDirty is clear again. */
 	assert_int_equal(get_le32(im.buf, 12 * 512 + 100), serial);
 	assert_int_equal(get_le16(im.buf, 106) & 2, 0);

@@ -147,7 +147,7 @@ struct fsc_ids {
 	uint32_t serial;
 	char serial_text[24];		/* as blkid shows UUID: "1234-ABCD" */
 	bool has_guid;
-	uint8_t guid[16];		/* exFAT volume GUID entry */
+	uint8_t guid[16];		/* exFAT volume GUID entry, RFC 4122 byte order */
 };
 
 /* What the volume says now. */
@@ -168,7 +168,11 @@ int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *l
 /* Plan a new volume serial: both exFAT boot regions with their checksums; FAT boot sector(s). */
 int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial,
 		    struct fsc_plan *plan, char *err, size_t errlen);
-/* Plan a new exFAT volume GUID entry (created if absent). */
+/*
+ * Plan a new exFAT volume GUID entry (created if absent).  guid is in RFC
+ * 4122 byte order, as uuid_parse(3) gives it (the library writes the
+ * GUID layout exFAT stores).
+ */
 int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t guid[16],
 		  struct fsc_plan *plan, char *err, size_t errlen);
 
