@@ -193,7 +193,7 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 		size_t show = e->len > 16 ? 16 : e->len, diff = 0;
 
 		for (size_t k = 0; k < e->len; k++)
-			diff += e->old[k] != e->new[k];
+			diff += e->old[k] != e->data[k];
 		printf("  byte %llu, %zu bytes, %zu differ: %s%s\n", (unsigned long long)e->offset,
 		       e->len, diff, e->why, e->sync_before ? " [after a sync]" : "");
 		printf("    old:");
@@ -201,7 +201,7 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 			printf(" %02x", e->old[k]);
 		printf("%s\n    new:", e->len > show ? " ..." : "");
 		for (size_t k = 0; k < show; k++)
-			printf(" %02x", e->new[k]);
+			printf(" %02x", e->data[k]);
 		printf("%s\n", e->len > show ? " ..." : "");
 	}
 }

@@ -100,7 +100,8 @@ struct fsc_plan;
 struct fsc_edit {
 	uint64_t offset;		/* byte in the volume */
 	size_t len;
-	const uint8_t *old, *new;
+	const uint8_t *old;		/* the bytes there before */
+	const uint8_t *data;		/* the bytes written */
 	const char *why;
 	bool sync_before;		/* flush everything before this edit */
 };
@@ -108,11 +109,11 @@ struct fsc_edit {
 struct fsc_plan *fsc_plan_new(void);
 void fsc_plan_free(struct fsc_plan *plan);
 /*
- * Add an edit: len bytes at off from old to new (both copied).  Edits are
+ * Add an edit: len bytes at off from old to data (both copied).  Edits are
  * applied in the order added; sync_before orders them on stable storage.
  * Returns 0 or -ENOMEM.
  */
-int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *new, size_t len,
+int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *data, size_t len,
 		 const char *why, bool sync_before);
 size_t fsc_plan_count(const struct fsc_plan *plan);
 const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, size_t i);
