@@ -140,8 +140,8 @@ static void summary_text(const char *path, const struct fsc_check_summary *s)
 	       100.0 * (double)s->fragmented / (double)objects);
 }
 
-static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_check_summary *s,
-			bool checked, int code)
+static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_findings *fs,
+			const struct fsc_check_summary *s, bool checked, int code)
 {
 	struct json j;
 
@@ -150,7 +150,7 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_str(&j, "path", path);
 	json_str(&j, "type", fsc_type_name(p->type));
 	json_bool(&j, "checked", checked);
-	report_findings_json(&j, &p->findings);
+	report_findings_json(&j, fs);
 	json_open(&j, "summary", '{');
 	json_u64(&j, "files", s->files);
 	json_u64(&j, "directories", s->dirs);
@@ -165,14 +165,14 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_close(&j, '}');
 }
 
-static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p,
+static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
 			const struct fsc_check_summary *s, int code, unsigned left)
 {
 	char prefix[4200];
 
 	snprintf(prefix, sizeof(prefix), "%s: ", path);
-	for (size_t i = 0; i < p->findings.n; i++)
-		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &p->findings.v[i]);
+	for (size_t i = 0; i < fs->n; i++)
+		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &fs->v[i]);
 	if (s->suppressed)
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
 		       (unsigned long long)s->suppressed);
@@ -190,7 +190,7 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 {
 	return ctl->mode == MODE_PREEN && !ctl->force && !(p->ex.volume_flags & 2) &&
-	       fsc_findings_worst(&p->findings) < FSC_SEV_WARN;
+	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
 static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
@@ -198,6 +198,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
+	struct fsc_findings fs = { 0 };
 	const char *threads = getenv("FATSCOPE_THREADS");
 	unsigned left;
 	int r, code;
@@ -209,9 +210,9 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
 	if (preen_skip(ctl, p)) {
-		code = ledger_code(&p->findings, &left);
+		code = ledger_code(fsc_probe_findings(p), &left);
 		if (ctl->json)
-			report_json(path, p, &s, false, code);
+			report_json(path, p, fsc_probe_findings(p), &s, false, code);
 		else
 			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
 		return code;
@@ -224,17 +225,19 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 		o.progress = progress_update;
 		o.ctx = &pr;
 	}
-	r = fsc_exfat_check(dev, p, &o, &s);
+	r = fsc_check(dev, p, &o, &fs, &s);
 	progress_done(&pr);
 	if (r < 0) {
+		fsc_findings_free(&fs);
 		errmsg(path, "check failed: %s", strerror(-r));
 		return FSCK_OPERROR;
 	}
-	code = ledger_code(&p->findings, &left);
+	code = ledger_code(&fs, &left);
 	if (ctl->json)
-		report_json(path, p, &s, true, code);
+		report_json(path, p, &fs, &s, true, code);
 	else
-		report_text(ctl, path, p, &s, code, left);
+		report_text(ctl, path, &fs, &s, code, left);
+	fsc_findings_free(&fs);
 	return code;
 }
 

@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct fsc_probe *p;
 	struct fsc_plan *plan;
 	struct fsc_check_summary sum;
+	struct fsc_findings fs = { 0 };
 	char err[200];
 
 	if (len > (64u << 20) || !(copy = malloc(len ? len : 1)))
@@ -43,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		fsc_probe_free(p);
 		if (fsc_probe_volume(dev, &p) == 0) {
 			if (p->type == FSC_TYPE_EXFAT)
-				fsc_exfat_check(dev, p, NULL, &sum);
+				fsc_check(dev, p, NULL, &fs, &sum);
+			fsc_findings_free(&fs);
 			fsc_probe_free(p);
 		}
 	}

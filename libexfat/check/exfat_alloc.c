@@ -127,7 +127,7 @@ static void name_first_owner(struct xvol *v, const struct owner *who, uint32_t c
 		if (x->cluster != c || x->named)
 			continue;
 		owner_path(who, path, sizeof(path));
-		finding_detail(&v->p->findings.v[x->finding], "%s", path);
+		finding_detail(&v->out->v[x->finding], "%s", path);
 		x->named = true;
 	}
 }
@@ -166,7 +166,7 @@ static enum claim claim_one(struct xvol *v, const struct owner *who, uint32_t fi
 		finding_actual(f, "%u", c);
 		finding_detail(f, "another file or directory checked earlier");
 		if (v->nxlinks < sizeof(v->xlinks) / sizeof(v->xlinks[0]))
-			v->xlinks[v->nxlinks++] = (struct xlink){ c, (size_t)(f - v->p->findings.v), false };
+			v->xlinks[v->nxlinks++] = (struct xlink){ c, (size_t)(f - v->out->v), false };
 	}
 	return CROSSED;
 }

@@ -13,7 +13,7 @@
  *           lost clusters, PercentInUse
  *
  * Consumes: a device and its exFAT probe.  Produces: findings appended to
- * the probe's ledger and a summary.
+ * the caller's list (fsc_check put the probe's there first) and a summary.
  */
 #include "config.h"
 
@@ -42,7 +42,7 @@ struct fsc_finding *xv_add(struct xvol *v, enum fsc_problem id, enum fsc_loc_kin
 		v->sum->suppressed++;
 		return NULL;
 	}
-	return finding_add(&v->p->findings, id, kind, loc, field);
+	return finding_add(v->out, id, kind, loc, field);
 }
 
 void owner_path(const struct owner *who, char *path, size_t len)
@@ -153,8 +153,8 @@ static bool geometry_usable(const struct fsc_probe *p)
 	return true;
 }
 
-FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
-			       struct fsc_check_summary *sum)
+int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		struct fsc_findings *out, struct fsc_check_summary *sum)
 {
 	struct xvol v = { 0 };
 	int r = 0;
@@ -164,6 +164,7 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 		return -EINVAL;
 	v.dev = dev;
 	v.p = p;
+	v.out = out;
 	v.o = o;
 	v.sum = sum;
 	v.max_per_id = o && o->max_per_problem ? o->max_per_problem : 100;

@@ -20,7 +20,8 @@ struct owner {
 
 struct xvol {
 	struct fsc_dev *dev;
-	struct fsc_probe *p;
+	const struct fsc_probe *p;
+	struct fsc_findings *out;	/* where the findings go (after the probe's) */
 	const struct fsc_check_opts *o;
 	struct fsc_check_summary *sum;
 	unsigned shift;			/* sector shift */
@@ -126,5 +127,9 @@ void dirtail_free(struct dirtail *t);
 
 /* exfat_tree.c */
 int xv_walk_tree(struct xvol *v);
+
+/* exfat_check.c: the checker, for fsc_check (out holds the probe's findings already) */
+int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		struct fsc_findings *out, struct fsc_check_summary *sum);
 
 #endif

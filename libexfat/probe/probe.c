@@ -193,6 +193,11 @@ FSC_EXPORT void fsc_probe_free(struct fsc_probe *p)
 	free(p);
 }
 
+FSC_EXPORT const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p)
+{
+	return &p->findings;
+}
+
 FSC_EXPORT bool fsc_probe_spec_valid(const struct fsc_probe *p)
 {
 	if (p->type != FSC_TYPE_EXFAT && !fsc_type_is_fat(p->type))

@@ -2,8 +2,11 @@
 /*
  * test_api.c - promises of the public API that callers compile against:
  * problem codes are fixed numbers (unique, and those recorded here never
- * change); fix kinds are an enum whose names are problems.def's.
+ * change); fix kinds are an enum whose names are problems.def's; fsc_check
+ * fills the caller's list, the probe's findings first, and leaves the
+ * probe alone.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fatscope/fatscope.h"
+#include "builder.h"
 
 /* Every entry of problems.def, as the header sees it. */
 static const struct def_entry {
@@ -203,12 +206,76 @@ static void test_fix_kinds(void **state)
 	assert_string_equal(fsc_fix_name((enum fsc_fix)-1), "?");
 }
 
+/* Probe im, then fsc_check it into fs; returns fsc_check's result. */
+static int probe_check(struct img *im, struct fsc_probe **p, struct fsc_findings *fs,
+		       struct fsc_check_summary *sum)
+{
+	struct fsc_dev *dev;
+	int r;
+
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, p), 0);
+	memset(sum, 0xAB, sizeof(*sum));
+	r = fsc_check(dev, *p, NULL, fs, sum);
+	fsc_dev_close(dev);
+	return r;
+}
+
+static void test_check_ledger(void **state)
+{
+	static const struct fsc_check_summary zero;
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary sum;
+	struct fsc_probe *p;
+	struct img im;
+
+	/* exFAT: VolumeDirty (the probe's), a lost cluster and so PercentInUse (the check's) */
+	build_exfat_tree(&im);
+	im.buf[106] |= 2;
+	exfat_mark(&im, 20, 1);
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), 0);
+	assert_int_equal(fsc_probe_findings(p)->n, 1);
+	assert_int_equal(fsc_probe_findings(p)->v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fs.n, 3);
+	assert_ptr_not_equal(fs.v, fsc_probe_findings(p)->v);
+	assert_int_equal(fs.v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fs.v[1].id, FSC_PR_EXFAT_LOST_CLUSTERS);
+	assert_int_equal(fs.v[2].id, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
+	assert_false(fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_LOST_CLUSTERS));
+	assert_int_equal(sum.files, 3);
+	assert_int_equal(sum.dirs, 1);
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	/* FAT: no checker yet; the list holds the probe's findings, the summary is zero */
+	build_fat(&im, 16);
+	im.buf[510] = 0;
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), -ENOTSUP);
+	assert_true(fsc_probe_findings(p)->n > 0);
+	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
+	assert_int_equal(fs.v[0].id, fsc_probe_findings(p)->v[0].id);
+	assert_memory_equal(&sum, &zero, sizeof(sum));
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	/* Not a filesystem fatscope checks */
+	build_ntfs(&im);
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), -EINVAL);
+	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codes_unique),
 		cmocka_unit_test(test_codes_recorded),
 		cmocka_unit_test(test_fix_kinds),
+		cmocka_unit_test(test_check_ledger),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

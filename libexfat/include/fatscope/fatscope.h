@@ -382,6 +382,8 @@ struct fsc_probe {
  */
 int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
 void fsc_probe_free(struct fsc_probe *p);
+/* What the probe found (boot sectors, the exFAT root); owned by p. */
+const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p);
 
 /*
  * Partitions of a whole-disk image (MBR or GPT) through libblkid.
@@ -554,18 +556,20 @@ struct fsc_check_opts {
 };
 
 /*
- * Check an exFAT volume probed as p (p->type must be FSC_TYPE_EXFAT):
- * FAT, allocation bitmap, up-case table, the whole directory tree and the
- * allocation as a whole.  Findings are appended to p->findings, after the
- * boot region findings of the probe.  Reads only; memory is two bits per
+ * Check the volume probed as p (o may be NULL).  The findings go to out,
+ * which the caller owns (zero it first; free it with fsc_findings_free()
+ * whatever this returns): a copy of the probe's findings first, then the
+ * check's own, so that out is the whole ledger.  p is not changed.
+ * exFAT: FAT, allocation bitmap, up-case table, the whole directory tree
+ * and the allocation as a whole.  Reads only; memory is two bits per
  * cluster plus the up-case table and one directory's names at a time.  On
  * a large tree a second thread reads directory data past the end markers
  * (o->threads 1: none); it has ended when this returns.
- * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
- * when p is not exFAT, -ENOMEM.
+ * Returns 0 (the volume may still be damaged: see the findings), -ENOTSUP
+ * for FAT (no checker yet), -EINVAL for other types, -ENOMEM.
  */
-int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
-		    struct fsc_check_summary *sum);
+int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+	      struct fsc_findings *out, struct fsc_check_summary *sum);
 
 /* ------------------------------------------------------------------ */
 /* exFAT checksums (EXSPEC 3.4, 6.3.3, 7.2.2)                          */
