@@ -148,7 +148,7 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_init(&j, stdout);
 	json_open(&j, NULL, '{');
 	json_str(&j, "path", path);
-	json_str(&j, "type", fsc_type_name(p->type));
+	json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
 	json_bool(&j, "checked", checked);
 	report_findings_json(&j, fs);
 	json_open(&j, "summary", '{');
@@ -189,7 +189,7 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 /* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
 static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 {
-	return ctl->mode == MODE_PREEN && !ctl->force && !(p->ex.volume_flags & 2) &&
+	return ctl->mode == MODE_PREEN && !ctl->force && !(fsc_probe_exfat(p)->volume_flags & 2) &&
 	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
@@ -256,14 +256,15 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 		fsc_dev_close(dev);
 		return FSCK_OPERROR;
 	}
-	if (p->type == FSC_TYPE_EXFAT) {
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT) {
 		code = check_volume(ctl, path, dev, p);
-	} else if (fsc_type_is_fat(p->type)) {
+	} else if (fsc_type_is_fat(fsc_probe_type(p))) {
 		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
-		       p->type == FSC_TYPE_FAT12 ? "FAT12" : p->type == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
+		       fsc_probe_type(p) == FSC_TYPE_FAT12 ? "FAT12" :
+		       fsc_probe_type(p) == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
 		code = FSCK_OPERROR;
 	} else {
-		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(p->type));
+		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
 		code = FSCK_OPERROR;
 	}
 	fsc_probe_free(p);

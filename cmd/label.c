@@ -143,7 +143,7 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 static void show(const struct label_ctl *ctl, const char *path, const struct fsc_probe *p, const struct fsc_ids *ids)
 {
 	char g[37] = "";
-	bool fat = fsc_type_is_fat(p->type);
+	bool fat = fsc_type_is_fat(fsc_probe_type(p));
 
 	if (ids->has_guid)
 		uuid_unparse_lower(ids->guid, g);
@@ -153,7 +153,7 @@ static void show(const struct label_ctl *ctl, const char *path, const struct fsc
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
 		json_str(&j, "path", path);
-		json_str(&j, "type", fsc_type_name(p->type));
+		json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
 		json_str(&j, "label", ids->has_label ? ids->label : NULL);
 		if (fat)
 			json_str(&j, "boot_label", ids->has_boot_label ? ids->boot_label : NULL);
@@ -261,7 +261,7 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 	fsc_ids_read(dev, p2, &ids);
 	if ((ctl->set_serial && ids.serial != ctl->serial) || (ctl->set_guid && memcmp(ids.guid, ctl->guid, 16)) ||
 	    (ctl->new_label && strcasecmp(ids.has_label ? ids.label : "", ctl->new_label) != 0) ||
-	    fsc_findings_has(&p2->findings, FSC_PR_EXFAT_BOOT_CHECKSUM)) {
+	    fsc_findings_has(fsc_probe_findings(p2), FSC_PR_EXFAT_BOOT_CHECKSUM)) {
 		errmsg(path, "the change did not read back as written");
 		fsc_probe_free(p2);
 		return EXIT_OPERROR;
@@ -302,7 +302,7 @@ static int label_path(struct label_ctl *ctl, const char *path)
 		return code == -ENODATA ? LABEL_NOTFS : EXIT_OPERROR;
 	}
 	if (fsc_ids_read(dev, p, &ids) < 0) {
-		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(p->type));
+		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(fsc_probe_type(p)));
 		code = LABEL_NOTFS;
 	} else if (!change) {
 		show(ctl, path, p, &ids);

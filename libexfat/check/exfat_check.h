@@ -6,7 +6,7 @@
 #ifndef FSC_EXFAT_CHECK_H
 #define FSC_EXFAT_CHECK_H
 
-#include "report/report.h"
+#include "probe/probe.h"
 
 /* Who owns an allocation, for findings: a directory path and a name. */
 struct owner {

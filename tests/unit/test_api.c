@@ -2,9 +2,9 @@
 /*
  * test_api.c - promises of the public API that callers compile against:
  * problem codes are fixed numbers (unique, and those recorded here never
- * change); fix kinds are an enum whose names are problems.def's; fsc_check
- * fills the caller's list, the probe's findings first, and leaves the
- * probe alone.
+ * change); fix kinds are an enum whose names are problems.def's; the
+ * accessors of the opaque probe; fsc_check fills the caller's list, the
+ * probe's findings first, and leaves the probe alone.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -206,6 +206,97 @@ static void test_fix_kinds(void **state)
 	assert_string_equal(fsc_fix_name((enum fsc_fix)-1), "?");
 }
 
+static struct fsc_probe *probe(struct img *im)
+{
+	struct fsc_probe *p = img_probe(im);
+
+	assert_non_null(p);
+	return p;
+}
+
+/* What callers read of a probe, type by type; a structure of another type is NULL. */
+static void test_probe_accessors(void **state)
+{
+	struct fsc_probe *p;
+	struct img im;
+	const char *why;
+	size_t len;
+
+	build_exfat_tree(&im);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_EXFAT);
+	assert_int_equal(fsc_probe_dev_size(p), im.len);
+	assert_int_equal(fsc_probe_dev_sector_size(p), 512);
+	assert_string_equal(fsc_probe_label(p), "TEST");
+	assert_string_equal(fsc_probe_serial(p), "1234-ABCD");
+	assert_non_null(fsc_probe_exfat(p));
+	assert_int_equal(fsc_probe_exfat(p)->serial, 0x1234ABCD);
+	assert_int_equal(fsc_probe_exfat(p)->sector_shift, 9);
+	assert_null(fsc_probe_fat(p));
+	assert_null(fsc_probe_mbr(p));
+	assert_false(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_string_equal(why, "not NTFS");
+	assert_memory_equal(fsc_probe_sector0(p, &len), im.buf, 4096);
+	assert_int_equal(len, 4096);
+	assert_int_equal(fsc_probe_findings(p)->n, 0);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_fat(&im, 16);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_FAT16);
+	assert_string_equal(fsc_probe_label(p), "TESTFAT");
+	assert_string_equal(fsc_probe_serial(p), "CAFE-1234");
+	assert_null(fsc_probe_exfat(p));
+	assert_non_null(fsc_probe_fat(p));
+	assert_int_equal(fsc_probe_fat(p)->bytes_per_sector, 512);
+	assert_int_equal(fsc_probe_fat(p)->root_entries, 512);
+	assert_null(fsc_probe_mbr(p));
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_mbr(&im, 0);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_MBR);
+	assert_null(fsc_probe_label(p));
+	assert_null(fsc_probe_serial(p));
+	assert_non_null(fsc_probe_mbr(p));
+	assert_int_equal(fsc_probe_mbr(p)[0].status, 0x80);
+	assert_int_equal(fsc_probe_mbr(p)[0].type, 0x0C);
+	assert_int_equal(fsc_probe_mbr(p)[0].start, 2048);
+	assert_int_equal(fsc_probe_mbr(p)[1].type, 0);
+	assert_null(fsc_probe_exfat(p));
+	assert_null(fsc_probe_fat(p));
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_ntfs(&im);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_NTFS);
+	assert_string_equal(fsc_probe_serial(p), "0123456789ABCDEF");
+	assert_true(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_true(fsc_probe_ntfs_blkid_ok(p, NULL));
+	fsc_probe_free(p);
+	memset(im.buf + 4 * 8 * 512, 0, 4);	/* no FILE record at $MFT */
+	p = probe(&im);
+	assert_false(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_string_equal(why, "no FILE record at $MFT");
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_zero(&im, 1024, 0);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_BLANK);
+	assert_non_null(fsc_probe_sector0(p, &len));
+	assert_int_equal(len, 1024);
+	assert_int_equal(fsc_probe_dev_size(p), 1024);
+	assert_null(fsc_probe_exfat(p));
+	assert_null(fsc_probe_fat(p));
+	assert_null(fsc_probe_mbr(p));
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
 /* Probe im, then fsc_check it into fs; returns fsc_check's result. */
 static int probe_check(struct img *im, struct fsc_probe **p, struct fsc_findings *fs,
 		       struct fsc_check_summary *sum)
@@ -275,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_codes_unique),
 		cmocka_unit_test(test_codes_recorded),
 		cmocka_unit_test(test_fix_kinds),
+		cmocka_unit_test(test_probe_accessors),
 		cmocka_unit_test(test_check_ledger),
 	};
 

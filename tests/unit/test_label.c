@@ -72,7 +72,7 @@ static void read_back(struct img *im, struct fsc_ids *ids)
 	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
 	assert_int_equal(fsc_probe_volume(dev, &p), 0);
 	/* the probe's findings, then (exFAT) the check's; FAT has no checker yet */
-	assert_int_equal(fsc_check(dev, p, NULL, &fs, &sum), p->type == FSC_TYPE_EXFAT ? 0 : -ENOTSUP);
+	assert_int_equal(fsc_check(dev, p, NULL, &fs, &sum), fsc_probe_type(p) == FSC_TYPE_EXFAT ? 0 : -ENOTSUP);
 	for (size_t i = 0; i < fs.n; i++) {
 		fsc_finding_message(&fs.v[i], msg, sizeof(msg));
 		print_error("unexpected %s: %s\n", fsc_problem_info(fs.v[i].id)->name, msg);

@@ -296,12 +296,14 @@ static struct fsc_findings probe_and_check(struct img *im)
 	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;
 	struct fsc_check_summary sum;
+	enum fsc_type t;
 	int r;
 
 	assert_non_null(p);
+	t = fsc_probe_type(p);
 	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
 	r = fsc_check(dev, p, NULL, &fs, &sum);
-	assert_int_equal(r, p->type == FSC_TYPE_EXFAT ? 0 : fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL);
+	assert_int_equal(r, t == FSC_TYPE_EXFAT ? 0 : fsc_type_is_fat(t) ? -ENOTSUP : -EINVAL);
 	fsc_dev_close(dev);
 	fsc_probe_free(p);
 	return fs;

@@ -97,7 +97,7 @@ static char *check(struct tree *t, unsigned threads, size_t *nfind)
 	char *out = calloc(1, 1), line[512], msg[256], loc[128];
 
 	assert_non_null(p);
-	assert_int_equal(p->type, FSC_TYPE_EXFAT);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_EXFAT);
 	assert_int_equal(fsc_dev_open_mem(t->im.buf, t->im.len, &dev), 0);
 	assert_int_equal(fsc_check(dev, p, &o, &fs, &sum), 0);
 	fsc_dev_close(dev);

@@ -281,34 +281,6 @@ struct fsc_exfat_boot {
 	bool checksum_known;		/* the 12 sectors could be read */
 };
 
-/* What a directory scan of the exFAT root found (probe-level view). */
-struct fsc_exfat_root {
-	bool read;			/* scanned at all */
-	char error[96];			/* why not, or why the chain broke */
-	bool chain_ok;
-	uint32_t clusters;		/* clusters in the root chain */
-	bool bitmap_found;		/* first 0x81 with BitmapFlags bit 0 clear */
-	bool bitmap_after_end;		/* only found past a 0x00 entry */
-	uint32_t bitmap_cluster;
-	uint64_t bitmap_length;
-	bool bitmap_self_allocated;	/* its own clusters are marked used */
-	bool bitmap_self_checked;
-	bool upcase_found;
-	bool upcase_after_end;
-	uint32_t upcase_cluster;
-	uint64_t upcase_length;
-	uint32_t upcase_checksum_stored, upcase_checksum_computed;
-	bool upcase_read;		/* table read and checksummed */
-	uint32_t upcase_coverage;	/* code points covered */
-	bool label_found;		/* first 0x83 before the end marker */
-	uint8_t label_chars;
-	char label[48];			/* UTF-8 */
-	bool guid_found;
-	uint8_t guid[16];
-	uint8_t fuse_bad_type;		/* first in-use type exfat-fuse rejects, 0 if none */
-	char fuse_error[96];		/* first entry-set error exfat-fuse reports */
-};
-
 struct fsc_fat_bpb {
 	uint8_t jump[3];
 	char oem[9];
@@ -352,38 +324,39 @@ struct fsc_partition {
 	char name[40];
 };
 
-struct fsc_probe {
-	enum fsc_type type;
-	uint32_t dev_sector_size;
-	uint64_t dev_size;
-	uint8_t sector0[4096];		/* first min(4096, size) bytes */
-	size_t sector0_len;
-	struct fsc_findings findings;
-	bool has_label, has_serial;
-	char label[48];
-	char serial[24];		/* as blkid's UUID shows it */
-	struct fsc_exfat_boot ex;
-	struct fsc_exfat_root root;	/* volume geometry from the boot sector */
-	struct fsc_exfat_root root_dev;	/* geometry in device sectors (staging) */
-	bool root_dev_differs;
-	struct fsc_fat_bpb fat;
-	struct fsc_mbr_entry mbr[4];
-	uint64_t ntfs_serial;
-	bool ntfs_blkid_ok;		/* passes blkid's ntfs prober */
-	char ntfs_blkid_why[80];
-};
-
 /*
  * Read the start of the volume behind dev (inside its window), classify
  * it, decode every field, record findings and read what the driver models
  * need (exFAT root directory, FAT root label).  Damage is a finding, not
  * an error.  Returns 0, -ENODATA when the volume is shorter than 512
  * bytes, or -errno for an I/O error.  Free *out with fsc_probe_free().
+ * struct fsc_probe is opaque: read it with the functions below, whose
+ * pointers stay valid until fsc_probe_free().
  */
 int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
 void fsc_probe_free(struct fsc_probe *p);
+enum fsc_type fsc_probe_type(const struct fsc_probe *p);
+/* The device as probed: its logical sector size, and its size (the window's) in bytes. */
+uint32_t fsc_probe_dev_sector_size(const struct fsc_probe *p);
+uint64_t fsc_probe_dev_size(const struct fsc_probe *p);
+/* The label and the serial as blkid shows them (LABEL, UUID), or NULL when there is none. */
+const char *fsc_probe_label(const struct fsc_probe *p);
+const char *fsc_probe_serial(const struct fsc_probe *p);
 /* What the probe found (boot sectors, the exFAT root); owned by p. */
 const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p);
+/* The decoded exFAT boot sector, or NULL when the type is not exFAT. */
+const struct fsc_exfat_boot *fsc_probe_exfat(const struct fsc_probe *p);
+/* The decoded FAT boot sector and BPB, or NULL when the type is not FAT12/16/32. */
+const struct fsc_fat_bpb *fsc_probe_fat(const struct fsc_probe *p);
+/* The four partition entries of an MBR (also GPT's protective MBR), or NULL for other types. */
+const struct fsc_mbr_entry *fsc_probe_mbr(const struct fsc_probe *p);
+/*
+ * NTFS: whether libblkid's ntfs prober accepts the volume; when it does
+ * not, *why (if why is not NULL) says why.  false for other types.
+ */
+bool fsc_probe_ntfs_blkid_ok(const struct fsc_probe *p, const char **why);
+/* The first bytes of the volume as read (4096, or all of a shorter one); their count in *len (if not NULL). */
+const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len);
 
 /*
  * Partitions of a whole-disk image (MBR or GPT) through libblkid.
