@@ -115,9 +115,10 @@ static int dump_path(struct dump_ctl *ctl, const char *path)
 	if (r < 0) {
 		errmsg(path, r == -ENODATA ? "too small to hold a boot sector" : "read error: %s", strerror(-r));
 		code = r == -ENODATA ? EXIT_PROBE_NOTFS : EXIT_OPERROR;
-	} else if (ctl->p->type != FSC_TYPE_EXFAT && !fsc_type_is_fat(ctl->p->type) &&
+	} else if (fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT && !fsc_type_is_fat(fsc_probe_type(ctl->p)) &&
 		   ctl->what != DUMP_SECTOR) {
-		errmsg(path, "not an exFAT or FAT volume (%s); --sector still works", fsc_type_name(ctl->p->type));
+		errmsg(path, "not an exFAT or FAT volume (%s); --sector still works",
+		       fsc_type_name(fsc_probe_type(ctl->p)));
 		code = EXIT_PROBE_NOTFS;
 	} else {
 		code = dump_volume(ctl);

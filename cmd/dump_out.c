@@ -16,23 +16,26 @@
 
 static uint32_t volume_sector_size(const struct fsc_probe *p)
 {
-	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
-		return 1u << p->ex.sector_shift;
-	if (fsc_type_is_fat(p->type))
-		return p->fat.bytes_per_sector;
-	return p->dev_sector_size;
+	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
+
+	if (ex && ex->sector_shift >= 9 && ex->sector_shift <= 12)
+		return 1u << ex->sector_shift;
+	if (fsc_probe_fat(p))
+		return fsc_probe_fat(p)->bytes_per_sector;
+	return fsc_probe_dev_sector_size(p);
 }
 
 /* The problem IDs of the findings about field name, comma-separated. */
 static void field_problems(const struct fsc_probe *p, const char *name, char *buf, size_t len)
 {
+	const struct fsc_findings *fs = fsc_probe_findings(p);
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < p->findings.n && o + 2 < len; i++)
-		if (strcmp(p->findings.v[i].field, name) == 0)
+	for (size_t i = 0; i < fs->n && o + 2 < len; i++)
+		if (strcmp(fs->v[i].field, name) == 0)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
-					      fsc_problem_info(p->findings.v[i].id)->name);
+					      fsc_problem_info(fs->v[i].id)->name);
 }
 
 static struct libscols_table *table(const char *const *cols, size_t n)
@@ -117,34 +120,37 @@ static void fields(struct dump_ctl *ctl, enum fsc_table t, const uint8_t *s, uin
 static void boot_exfat(struct dump_ctl *ctl)
 {
 	const struct fsc_probe *p = ctl->p;
-	bool backup_told = fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_DIFFERS) ||
-			   fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_CHECKSUM) ||
-			   fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_UNREADABLE);
+	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
+	const struct fsc_findings *fs = fsc_probe_findings(p);
+	bool backup_told = fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_DIFFERS) ||
+			   fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_CHECKSUM) ||
+			   fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_UNREADABLE);
 
-	fields(ctl, FSC_TABLE_EXFAT_BOOT, p->sector0, 0, ctl->json ? "exfat_boot_sector" : "exFAT boot sector");
+	fields(ctl, FSC_TABLE_EXFAT_BOOT, fsc_probe_sector0(p, NULL), 0,
+	       ctl->json ? "exfat_boot_sector" : "exFAT boot sector");
 	if (ctl->json) {
-		if (p->ex.checksum_known) {
-			json_u64(&ctl->j, "boot_checksum", p->ex.checksum_stored);
-			json_u64(&ctl->j, "boot_checksum_computed", p->ex.checksum_computed);
+		if (ex->checksum_known) {
+			json_u64(&ctl->j, "boot_checksum", ex->checksum_stored);
+			json_u64(&ctl->j, "boot_checksum_computed", ex->checksum_computed);
 		}
-		json_str(&ctl->j, "backup", backup_told ? "differs" : p->ex.checksum_known ? "identical" : "not read");
+		json_str(&ctl->j, "backup", backup_told ? "differs" : ex->checksum_known ? "identical" : "not read");
 		return;
 	}
-	if (p->ex.checksum_known)
-		printf("boot checksum: stored 0x%08x, computed 0x%08x: %s\n", p->ex.checksum_stored,
-		       p->ex.checksum_computed, p->ex.checksum_stored == p->ex.checksum_computed ? "match" : "MISMATCH");
+	if (ex->checksum_known)
+		printf("boot checksum: stored 0x%08x, computed 0x%08x: %s\n", ex->checksum_stored,
+		       ex->checksum_computed, ex->checksum_stored == ex->checksum_computed ? "match" : "MISMATCH");
 	printf("backup boot region (sectors 12-23): %s\n", backup_told ? "see the findings" :
-	       p->ex.checksum_known ? "identical apart from VolumeFlags and PercentInUse" : "not read");
+	       ex->checksum_known ? "identical apart from VolumeFlags and PercentInUse" : "not read");
 }
 
 static void boot_fat(struct dump_ctl *ctl)
 {
 	const struct fsc_probe *p = ctl->p;
-	const struct fsc_fat_bpb *b = &p->fat;
+	const struct fsc_fat_bpb *b = fsc_probe_fat(p);
 	const uint8_t *fsi;
 
-	fields(ctl, FSC_TABLE_FAT_BPB, p->sector0, 0, ctl->json ? "bpb" : "FAT BPB");
-	fields(ctl, b->bpb32 ? FSC_TABLE_FAT32_EBPB : FSC_TABLE_FAT16_EBPB, p->sector0, 0,
+	fields(ctl, FSC_TABLE_FAT_BPB, fsc_probe_sector0(p, NULL), 0, ctl->json ? "bpb" : "FAT BPB");
+	fields(ctl, b->bpb32 ? FSC_TABLE_FAT32_EBPB : FSC_TABLE_FAT16_EBPB, fsc_probe_sector0(p, NULL), 0,
 	       ctl->json ? "extended_bpb" : b->bpb32 ? "FAT32 extended BPB" : "FAT12/16 extended BPB");
 	if (b->bpb32 && b->fsinfo_sector && b->fsinfo_sector < b->reserved &&
 	    fsc_dev_map(ctl->dev, (uint64_t)b->fsinfo_sector * b->bytes_per_sector, 512, &fsi) == 0)
@@ -152,8 +158,8 @@ static void boot_fat(struct dump_ctl *ctl)
 		       ctl->json ? "fsinfo" : "FSInfo");
 	if (!ctl->json && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
 		printf("backup boot sector (sector %u): %s\n", b->backup_sector,
-		       fsc_findings_has(&p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) ? "differs (see the findings)" :
-		       "identical apart from the state byte");
+		       fsc_findings_has(fsc_probe_findings(p), FSC_PR_FAT32_BACKUP_DIFFERS) ?
+		       "differs (see the findings)" : "identical apart from the state byte");
 	if (!ctl->json)
 		printf("FAT type: %s by the cluster count (%" PRIu64 "), %s by the BPB\n",
 		       fsc_type_name(b->spec_type), b->clusters, fsc_type_name(b->bpb_type));
@@ -161,15 +167,15 @@ static void boot_fat(struct dump_ctl *ctl)
 
 static void section_boot(struct dump_ctl *ctl)
 {
-	if (ctl->p->type == FSC_TYPE_EXFAT)
+	if (fsc_probe_type(ctl->p) == FSC_TYPE_EXFAT)
 		boot_exfat(ctl);
 	else
 		boot_fat(ctl);
 	if (ctl->json) {
-		report_findings_json(&ctl->j, &ctl->p->findings);
+		report_findings_json(&ctl->j, fsc_probe_findings(ctl->p));
 		return;
 	}
-	report_findings_text(&ctl->p->findings, "");
+	report_findings_text(fsc_probe_findings(ctl->p), "");
 	putchar('\n');
 }
 
@@ -416,12 +422,16 @@ static int section_extents(struct dump_ctl *ctl)
 	bool nofat = false;
 	int64_t n;
 
-	if (p->type == FSC_TYPE_EXFAT) {
-		e.data_byte = (uint64_t)p->ex.heap_offset << p->ex.sector_shift;
-		e.cb = 1ull << (p->ex.sector_shift + p->ex.cluster_shift);
+	if (fsc_probe_exfat(p)) {
+		const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
+
+		e.data_byte = (uint64_t)ex->heap_offset << ex->sector_shift;
+		e.cb = 1ull << (ex->sector_shift + ex->cluster_shift);
 	} else {
-		e.data_byte = p->fat.data_start * p->fat.bytes_per_sector;
-		e.cb = (uint64_t)p->fat.bytes_per_sector * p->fat.sec_per_clus;
+		const struct fsc_fat_bpb *b = fsc_probe_fat(p);
+
+		e.data_byte = b->data_start * b->bytes_per_sector;
+		e.cb = (uint64_t)b->bytes_per_sector * b->sec_per_clus;
 	}
 	if (ctl->path) {
 		snprintf(want, sizeof(want), "%s%s", ctl->path[0] == '/' ? "" : "/", ctl->path);
@@ -433,7 +443,7 @@ static int section_extents(struct dump_ctl *ctl)
 			return EXIT_OPERROR;
 		}
 		first = f.found.first_cluster;
-		size = f.found.dir && ctl->p->type != FSC_TYPE_EXFAT ? 0 : f.found.size;
+		size = f.found.dir && fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT ? 0 : f.found.size;
 		nofat = f.found.nofat;
 		if (!first) {
 			if (!ctl->json)
@@ -501,6 +511,7 @@ static int section_sector(struct dump_ctl *ctl)
 
 int dump_volume(struct dump_ctl *ctl)
 {
+	enum fsc_type type = fsc_probe_type(ctl->p);
 	int code = 0, r;
 
 	if (ctl->json) {
@@ -508,12 +519,11 @@ int dump_volume(struct dump_ctl *ctl)
 		json_open(&ctl->j, NULL, '{');
 		json_str(&ctl->j, "path", ctl->image);
 		json_u64(&ctl->j, "offset", fsc_dev_offset(ctl->dev));
-		json_str(&ctl->j, "type", fsc_type_name(ctl->p->type));
+		json_str(&ctl->j, "type", fsc_type_name(type));
 	} else {
-		printf("%s: %s, %" PRIu64 " bytes\n\n", ctl->image, fsc_type_name(ctl->p->type), fsc_dev_size(ctl->dev));
+		printf("%s: %s, %" PRIu64 " bytes\n\n", ctl->image, fsc_type_name(type), fsc_dev_size(ctl->dev));
 	}
-	if (ctl->what & DUMP_BOOT && ctl->p->type != FSC_TYPE_UNKNOWN && (ctl->p->type == FSC_TYPE_EXFAT ||
-									 fsc_type_is_fat(ctl->p->type))) {
+	if (ctl->what & DUMP_BOOT && type != FSC_TYPE_UNKNOWN && (type == FSC_TYPE_EXFAT || fsc_type_is_fat(type))) {
 		if (ctl->json)
 			json_open(&ctl->j, "boot", '{');
 		fflush(stdout);
@@ -521,7 +531,7 @@ int dump_volume(struct dump_ctl *ctl)
 		if (ctl->json)
 			json_close(&ctl->j, '}');
 	}
-	if (ctl->what & DUMP_SUMMARY && ctl->p->type != FSC_TYPE_UNKNOWN)
+	if (ctl->what & DUMP_SUMMARY && type != FSC_TYPE_UNKNOWN)
 		section_summary(ctl);
 	if (ctl->what & DUMP_TREE) {
 		r = section_tree(ctl);

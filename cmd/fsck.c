@@ -63,7 +63,7 @@ static int explain(const char *id)
 		return usage_error("fsck", "unknown problem ID '%s'", id);
 	pi = fsc_problem_info((enum fsc_problem)i);
 	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s\n  %s\n", pi->name,
-	       fsc_severity_name(pi->severity), pi->message, pi->fix,
+	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
 	       pi->preen ? " (safe for -p)" : "", pi->explanation);
 	return close_stdout_checked(FSCK_OK);
 }
@@ -124,7 +124,7 @@ static int ledger_code(const struct fsc_findings *fs, unsigned *left)
 		const struct fsc_problem_info *pi = fsc_problem_info(fs->v[i].id);
 
 		if (pi->severity >= FSC_SEV_ERROR ||
-		    (pi->severity == FSC_SEV_WARN && strcmp(pi->fix, "NONE") != 0))
+		    (pi->severity == FSC_SEV_WARN && pi->fix != FSC_FIX_NONE))
 			(*left)++;
 	}
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;
@@ -140,17 +140,17 @@ static void summary_text(const char *path, const struct fsc_check_summary *s)
 	       100.0 * (double)s->fragmented / (double)objects);
 }
 
-static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_check_summary *s,
-			bool checked, int code)
+static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_findings *fs,
+			const struct fsc_check_summary *s, bool checked, int code)
 {
 	struct json j;
 
 	json_init(&j, stdout);
 	json_open(&j, NULL, '{');
 	json_str(&j, "path", path);
-	json_str(&j, "type", fsc_type_name(p->type));
+	json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
 	json_bool(&j, "checked", checked);
-	report_findings_json(&j, &p->findings);
+	report_findings_json(&j, fs);
 	json_open(&j, "summary", '{');
 	json_u64(&j, "files", s->files);
 	json_u64(&j, "directories", s->dirs);
@@ -165,14 +165,14 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_close(&j, '}');
 }
 
-static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p,
+static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
 			const struct fsc_check_summary *s, int code, unsigned left)
 {
 	char prefix[4200];
 
 	snprintf(prefix, sizeof(prefix), "%s: ", path);
-	for (size_t i = 0; i < p->findings.n; i++)
-		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &p->findings.v[i]);
+	for (size_t i = 0; i < fs->n; i++)
+		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &fs->v[i]);
 	if (s->suppressed)
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
 		       (unsigned long long)s->suppressed);
@@ -189,8 +189,8 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 /* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
 static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 {
-	return ctl->mode == MODE_PREEN && !ctl->force && !(p->ex.volume_flags & 2) &&
-	       fsc_findings_worst(&p->findings) < FSC_SEV_WARN;
+	return ctl->mode == MODE_PREEN && !ctl->force && !(fsc_probe_exfat(p)->volume_flags & 2) &&
+	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
 static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
@@ -198,6 +198,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
+	struct fsc_findings fs = { 0 };
 	const char *threads = getenv("FATSCOPE_THREADS");
 	unsigned left;
 	int r, code;
@@ -209,9 +210,9 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
 	if (preen_skip(ctl, p)) {
-		code = ledger_code(&p->findings, &left);
+		code = ledger_code(fsc_probe_findings(p), &left);
 		if (ctl->json)
-			report_json(path, p, &s, false, code);
+			report_json(path, p, fsc_probe_findings(p), &s, false, code);
 		else
 			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
 		return code;
@@ -224,17 +225,19 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 		o.progress = progress_update;
 		o.ctx = &pr;
 	}
-	r = fsc_exfat_check(dev, p, &o, &s);
+	r = fsc_check(dev, p, &o, &fs, &s);
 	progress_done(&pr);
 	if (r < 0) {
+		fsc_findings_free(&fs);
 		errmsg(path, "check failed: %s", strerror(-r));
 		return FSCK_OPERROR;
 	}
-	code = ledger_code(&p->findings, &left);
+	code = ledger_code(&fs, &left);
 	if (ctl->json)
-		report_json(path, p, &s, true, code);
+		report_json(path, p, &fs, &s, true, code);
 	else
-		report_text(ctl, path, p, &s, code, left);
+		report_text(ctl, path, &fs, &s, code, left);
+	fsc_findings_free(&fs);
 	return code;
 }
 
@@ -253,14 +256,15 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 		fsc_dev_close(dev);
 		return FSCK_OPERROR;
 	}
-	if (p->type == FSC_TYPE_EXFAT) {
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT) {
 		code = check_volume(ctl, path, dev, p);
-	} else if (fsc_type_is_fat(p->type)) {
+	} else if (fsc_type_is_fat(fsc_probe_type(p))) {
 		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
-		       p->type == FSC_TYPE_FAT12 ? "FAT12" : p->type == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
+		       fsc_probe_type(p) == FSC_TYPE_FAT12 ? "FAT12" :
+		       fsc_probe_type(p) == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
 		code = FSCK_OPERROR;
 	} else {
-		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(p->type));
+		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
 		code = FSCK_OPERROR;
 	}
 	fsc_probe_free(p);

@@ -28,7 +28,7 @@ struct label_ctl {
 	const char *new_label;		/* NULL: unchanged */
 	bool set_serial, set_guid;
 	uint32_t serial;
-	uint8_t guid[16];		/* as stored on disk */
+	uint8_t guid[16];		/* RFC 4122 byte order */
 };
 
 static void label_help(void)
@@ -83,34 +83,14 @@ static int parse_serial(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* The exFAT VolumeGuid in Windows' GUID layout: Data1-3 little-endian, Data4 as is. */
-static void guid_to_disk(const uuid_t u, uint8_t g[16])
-{
-	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-
-	for (int i = 0; i < 16; i++)
-		g[i] = u[order[i]];
-}
-
-static void guid_text(const uint8_t g[16], char out[37])
-{
-	uuid_t u;
-
-	guid_to_disk(g, u);	/* the layout swap is its own inverse */
-	uuid_unparse_lower(u, out);
-}
-
 static int parse_guid(const char *s, uint8_t g[16])
 {
-	uuid_t u;
-
 	if (strcmp(s, "random") == 0)
-		uuid_generate_random(u);
+		uuid_generate_random(g);
 	else if (strcmp(s, "time") == 0)
-		uuid_generate_time(u);
-	else if (uuid_parse(s, u) < 0)
+		uuid_generate_time(g);
+	else if (uuid_parse(s, g) < 0)
 		return -1;
-	guid_to_disk(u, g);
 	return 0;
 }
 
@@ -163,17 +143,17 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 static void show(const struct label_ctl *ctl, const char *path, const struct fsc_probe *p, const struct fsc_ids *ids)
 {
 	char g[37] = "";
-	bool fat = fsc_type_is_fat(p->type);
+	bool fat = fsc_type_is_fat(fsc_probe_type(p));
 
 	if (ids->has_guid)
-		guid_text(ids->guid, g);
+		uuid_unparse_lower(ids->guid, g);
 	if (ctl->json) {
 		struct json j;
 
 		json_init(&j, stdout);
 		json_open(&j, NULL, '{');
 		json_str(&j, "path", path);
-		json_str(&j, "type", fsc_type_name(p->type));
+		json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
 		json_str(&j, "label", ids->has_label ? ids->label : NULL);
 		if (fat)
 			json_str(&j, "boot_label", ids->has_boot_label ? ids->boot_label : NULL);
@@ -213,7 +193,7 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 		size_t show = e->len > 16 ? 16 : e->len, diff = 0;
 
 		for (size_t k = 0; k < e->len; k++)
-			diff += e->old[k] != e->new[k];
+			diff += e->old[k] != e->data[k];
 		printf("  byte %llu, %zu bytes, %zu differ: %s%s\n", (unsigned long long)e->offset,
 		       e->len, diff, e->why, e->sync_before ? " [after a sync]" : "");
 		printf("    old:");
@@ -221,7 +201,7 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 			printf(" %02x", e->old[k]);
 		printf("%s\n    new:", e->len > show ? " ..." : "");
 		for (size_t k = 0; k < show; k++)
-			printf(" %02x", e->new[k]);
+			printf(" %02x", e->data[k]);
 		printf("%s\n", e->len > show ? " ..." : "");
 	}
 }
@@ -281,7 +261,7 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 	fsc_ids_read(dev, p2, &ids);
 	if ((ctl->set_serial && ids.serial != ctl->serial) || (ctl->set_guid && memcmp(ids.guid, ctl->guid, 16)) ||
 	    (ctl->new_label && strcasecmp(ids.has_label ? ids.label : "", ctl->new_label) != 0) ||
-	    fsc_findings_has(&p2->findings, FSC_PR_EXFAT_BOOT_CHECKSUM)) {
+	    fsc_findings_has(fsc_probe_findings(p2), FSC_PR_EXFAT_BOOT_CHECKSUM)) {
 		errmsg(path, "the change did not read back as written");
 		fsc_probe_free(p2);
 		return EXIT_OPERROR;
@@ -322,7 +302,7 @@ static int label_path(struct label_ctl *ctl, const char *path)
 		return code == -ENODATA ? LABEL_NOTFS : EXIT_OPERROR;
 	}
 	if (fsc_ids_read(dev, p, &ids) < 0) {
-		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(p->type));
+		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(fsc_probe_type(p)));
 		code = LABEL_NOTFS;
 	} else if (!change) {
 		show(ctl, path, p, &ids);

@@ -68,7 +68,7 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
-	case COL_TYPE: return fsc_type_name(rc->p->type);
+	case COL_TYPE: return fsc_type_name(fsc_probe_type(rc->p));
 	case COL_RISK:
 		buf[0] = '\0';
 		for (size_t i = 0; i < rc->nrisks; i++)
@@ -223,7 +223,7 @@ static void hex(struct sink *k, const char *key, int digits, uint64_t v)
 
 static void details_exfat(struct sink *k, const struct fsc_probe *p)
 {
-	const struct fsc_exfat_boot *ex = &p->ex;
+	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%u.%02u", ex->revision >> 8, ex->revision & 0xFF);
@@ -248,7 +248,7 @@ static void details_exfat(struct sink *k, const struct fsc_probe *p)
 
 static void details_fat(struct sink *k, const struct fsc_probe *p)
 {
-	const struct fsc_fat_bpb *b = &p->fat;
+	const struct fsc_fat_bpb *b = fsc_probe_fat(p);
 
 	k->str(k, "bpb_style", b->bpb32 ? "fat32" : "fat12/16");
 	k->str(k, "type_by_bpb", fsc_type_name(b->bpb_type));
@@ -278,7 +278,7 @@ static void details_mbr(struct sink *k, const struct fsc_probe *p)
 	char key[16], val[96];
 
 	for (int i = 0; i < 4; i++) {
-		const struct fsc_mbr_entry *e = &p->mbr[i];
+		const struct fsc_mbr_entry *e = &fsc_probe_mbr(p)[i];
 
 		if (!e->type)
 			continue;
@@ -291,14 +291,16 @@ static void details_mbr(struct sink *k, const struct fsc_probe *p)
 
 static void details(struct sink *k, const struct fsc_probe *p)
 {
-	if (p->type == FSC_TYPE_EXFAT)
+	const char *why;
+
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT)
 		details_exfat(k, p);
-	else if (fsc_type_is_fat(p->type))
+	else if (fsc_type_is_fat(fsc_probe_type(p)))
 		details_fat(k, p);
-	else if (p->type == FSC_TYPE_MBR || p->type == FSC_TYPE_GPT)
+	else if (fsc_probe_type(p) == FSC_TYPE_MBR || fsc_probe_type(p) == FSC_TYPE_GPT)
 		details_mbr(k, p);
-	else if (p->type == FSC_TYPE_NTFS)
-		k->str(k, "blkid_ntfs", p->ntfs_blkid_ok ? "accepted" : p->ntfs_blkid_why);
+	else if (fsc_probe_type(p) == FSC_TYPE_NTFS)
+		k->str(k, "blkid_ntfs", fsc_probe_ntfs_blkid_ok(p, &why) ? "accepted" : why);
 }
 
 static const char *type_title(enum fsc_type t)
@@ -337,20 +339,20 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	struct sink k = { ctl, text_str, text_num };
 	char size[32];
 
-	human_size(p->dev_size, size, sizeof(size));
+	human_size(fsc_probe_dev_size(p), size, sizeof(size));
 	if (part)
 		printf("%s: partition %d (type %s, offset %llu): %s\n", path, part->partno, part->type,
-		       (unsigned long long)part->offset, type_title(p->type));
+		       (unsigned long long)part->offset, type_title(fsc_probe_type(p)));
 	else
-		printf("%s: %s\n", path, type_title(p->type));
+		printf("%s: %s\n", path, type_title(fsc_probe_type(p)));
 	printf("  %-22s %llu bytes (%s), %u-byte device sectors\n", "size",
-	       (unsigned long long)p->dev_size, size, p->dev_sector_size);
-	if (p->has_label)
-		printf("  %-22s %s\n", "label", p->label);
-	if (p->has_serial)
-		printf("  %-22s %s\n", "serial", p->serial);
+	       (unsigned long long)fsc_probe_dev_size(p), size, fsc_probe_dev_sector_size(p));
+	if (fsc_probe_label(p))
+		printf("  %-22s %s\n", "label", fsc_probe_label(p));
+	if (fsc_probe_serial(p))
+		printf("  %-22s %s\n", "serial", fsc_probe_serial(p));
 	details(&k, p);
-	report_findings_text(&p->findings, "  ");
+	report_findings_text(fsc_probe_findings(p), "  ");
 	puts("  drivers:");
 	print_matrix(rc, jd->v, jd->nv);
 	if (!jd->nr) {
@@ -409,15 +411,15 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 		json_int(j, "partition", part->partno);
 	else
 		json_null(j, "partition");
-	json_u64(j, "size", p->dev_size);
-	json_u64(j, "device_sector_size", p->dev_sector_size);
-	json_str(j, "type", fsc_type_name(p->type));
-	json_str(j, "label", p->has_label ? p->label : NULL);
-	json_str(j, "serial", p->has_serial ? p->serial : NULL);
+	json_u64(j, "size", fsc_probe_dev_size(p));
+	json_u64(j, "device_sector_size", fsc_probe_dev_sector_size(p));
+	json_str(j, "type", fsc_type_name(fsc_probe_type(p)));
+	json_str(j, "label", fsc_probe_label(p));
+	json_str(j, "serial", fsc_probe_serial(p));
 	json_open(j, "details", '{');
 	details(&k, p);
 	json_close(j, '}');
-	report_findings_json(j, &p->findings);
+	report_findings_json(j, fsc_probe_findings(p));
 	json_drivers(j, jd);
 	json_bool(j, "risk", jd->nr > 0);
 	json_close(j, '}');
@@ -447,8 +449,8 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		table_rows(ctl, &rc, jd->v, jd->nv);
 	else
 		report_text(ctl, &rc, path, part, p, jd);
-	ctl->last_type = p->type;
+	ctl->last_type = fsc_probe_type(p);
 	code = jd->nr ? EXIT_PROBE_RISK :
-	       (p->type == FSC_TYPE_EXFAT || fsc_type_is_fat(p->type)) ? EXIT_PROBE_OK : EXIT_PROBE_NOTFS;
+	       (ctl->last_type == FSC_TYPE_EXFAT || fsc_type_is_fat(ctl->last_type)) ? EXIT_PROBE_OK : EXIT_PROBE_NOTFS;
 	return code;
 }

@@ -6,6 +6,6 @@
 #include "fatscope/fatscope.h"
 
 /* Render every finding's message and location (the renderers are fuzzed too). */
-void fuzz_render_findings(const struct fsc_probe *p);
+void fuzz_render_findings(const struct fsc_findings *fs);
 
 #endif

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			const struct fsc_field *f = fsc_field_table((enum fsc_table)t, &n);
 
 			for (size_t i = 0; i < n && f[i].offset + f[i].width <= 512; i++)
-				fsc_field_value(&f[i], p->sector0, buf, sizeof(buf));
+				fsc_field_value(&f[i], fsc_probe_sector0(p, NULL), buf, sizeof(buf));
 		}
 		fsc_alloc_summary(dev, p, &s);
 		fsc_walk_tree(dev, p, FSC_WALK_DELETED, entry, &c);

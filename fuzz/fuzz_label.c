@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct fsc_probe *p;
 	struct fsc_plan *plan;
 	struct fsc_check_summary sum;
+	struct fsc_findings fs = { 0 };
 	char err[200];
 
 	if (len > (64u << 20) || !(copy = malloc(len ? len : 1)))
@@ -36,14 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 		if (r == 0)
 			r = fsc_plan_serial(dev, p, 0x12345678, plan, err, sizeof(err));
-		if (r == 0 && p->type == FSC_TYPE_EXFAT)
+		if (r == 0 && fsc_probe_type(p) == FSC_TYPE_EXFAT)
 			r = fsc_plan_guid(dev, p, guid, plan, err, sizeof(err));
 		if (r == 0)
 			fsc_plan_apply(dev, plan, NULL);
 		fsc_probe_free(p);
 		if (fsc_probe_volume(dev, &p) == 0) {
-			if (p->type == FSC_TYPE_EXFAT)
-				fsc_exfat_check(dev, p, NULL, &sum);
+			if (fsc_probe_type(p) == FSC_TYPE_EXFAT)
+				fsc_check(dev, p, NULL, &fs, &sum);
+			fsc_findings_free(&fs);
 			fsc_probe_free(p);
 		}
 	}

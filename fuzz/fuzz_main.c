@@ -22,13 +22,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
-void fuzz_render_findings(const struct fsc_probe *p)
+void fuzz_render_findings(const struct fsc_findings *fs)
 {
 	char buf[512];
 
-	for (size_t i = 0; i < p->findings.n; i++) {
-		fsc_finding_message(&p->findings.v[i], buf, sizeof(buf));
-		fsc_finding_location(&p->findings.v[i], buf, sizeof(buf));
+	for (size_t i = 0; i < fs->n; i++) {
+		fsc_finding_message(&fs->v[i], buf, sizeof(buf));
+		fsc_finding_location(&fs->v[i], buf, sizeof(buf));
 	}
 }
 

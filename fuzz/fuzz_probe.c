@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		for (size_t i = 0; i < n && i < 16; i++)
 			fsc_driver_judge(p, fsc_driver_at(i), &v[i]);
 		fsc_risks(p, v, n < 16 ? n : 16, r, 32);
-		fuzz_render_findings(p);
+		fuzz_render_findings(fsc_probe_findings(p));
 		fsc_probe_free(p);
 	}
 	fsc_dev_close(dev);

@@ -15,7 +15,8 @@
 #   --update PAGE  replace PAGE's section, from ".SH PROBLEMS" up to the
 #                  next ".SH", instead of printing it
 #
-# Each PROBLEM(NAME, SEVERITY, FIX, FLAGS, MESSAGE, EXPLANATION) becomes
+# Each PROBLEM(CODE, NAME, SEVERITY, FIX, FLAGS, MESSAGE, EXPLANATION)
+# (CODE a number no other entry has; it is not printed) becomes
 #
 #   .TP
 #   .B NAME
@@ -147,13 +148,19 @@ generate() {
 		return out roff(line)
 	}
 
-	function emit(    name, sev, fix, flags, note) {
-		if (nargs != 6)
-			fail("PROBLEM with " nargs " arguments, 6 expected")
-		name = arg[1]
-		sev = arg[2]
-		fix = arg[3]
-		flags = arg[4]
+	function emit(    code, name, sev, fix, flags, note) {
+		if (nargs != 7)
+			fail("PROBLEM with " nargs " arguments, 7 expected")
+		code = arg[1]
+		name = arg[2]
+		sev = arg[3]
+		fix = arg[4]
+		flags = arg[5]
+		if (code !~ /^(0|[1-9][0-9]*)$/)
+			fail("bad problem code \"" code "\"")
+		if (code in codes)
+			fail(name ": code " code " already belongs to " codes[code])
+		codes[code] = name
 		if (name !~ /^[A-Z][A-Z0-9_]*$/)
 			fail("bad problem name \"" name "\"")
 		if (!(sev in sevname))
@@ -162,7 +169,7 @@ generate() {
 			fail(name ": unknown fix kind " fix)
 		if (flags != "0" && flags != "PREEN")
 			fail(name ": unknown flags " flags)
-		if (arg[6] == "")
+		if (arg[7] == "")
 			fail(name ": empty explanation")
 		count++
 		if (mode == "probe" && fsck_group)
@@ -172,7 +179,7 @@ generate() {
 			heading_done = 1
 		}
 		note = flags == "PREEN" ? ", safe for \\-p" : ""
-		printf ".TP\n.B %s\n(%s; fix: %s%s)\n%s\n", name, sevname[sev], fix, note, sentences(arg[6])
+		printf ".TP\n.B %s\n(%s; fix: %s%s)\n%s\n", name, sevname[sev], fix, note, sentences(arg[7])
 		printed++
 	}
 

@@ -13,7 +13,7 @@
  *           lost clusters, PercentInUse
  *
  * Consumes: a device and its exFAT probe.  Produces: findings appended to
- * the probe's ledger and a summary.
+ * the caller's list (fsc_check put the probe's there first) and a summary.
  */
 #include "config.h"
 
@@ -132,8 +132,8 @@ static int passes(struct xvol *v)
 	return ck_name_owners(&v->ck, walk_allocations, v);
 }
 
-FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
-			       struct fsc_check_summary *sum)
+int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		struct fsc_findings *out, struct fsc_check_summary *sum)
 {
 	struct xvol v = { 0 };
 	int r = 0;
@@ -144,7 +144,7 @@ FSC_EXPORT int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const s
 	v.dev = dev;
 	v.p = p;
 	v.shift = p->ex.sector_shift;
-	ck_init(&v.ck, &p->findings, sum, o, XV_NPASSES);
+	ck_init(&v.ck, out, sum, o, XV_NPASSES);
 	ck_pass(&v.ck, 1, 1);
 	if (!geometry_usable(p))
 		return 0;	/* the boot region findings say why nothing more can be read */

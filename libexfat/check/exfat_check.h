@@ -6,12 +6,12 @@
 #ifndef FSC_EXFAT_CHECK_H
 #define FSC_EXFAT_CHECK_H
 
-#include "exfat/exfat.h"
+#include "probe/probe.h"
 #include "check/engine.h"
 
 struct xvol {
 	struct fsc_dev *dev;
-	struct fsc_probe *p;
+	const struct fsc_probe *p;
 	struct ck_engine ck;		/* findings, progress, the claimed set */
 	unsigned shift;			/* sector shift */
 	uint32_t cb;			/* cluster bytes */
@@ -84,5 +84,9 @@ void dirtail_free(struct dirtail *t);
 
 /* exfat_tree.c */
 int xv_walk_tree(struct xvol *v);
+
+/* exfat_check.c: the checker, for fsc_check (out holds the probe's findings already) */
+int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		struct fsc_findings *out, struct fsc_check_summary *sum);
 
 #endif

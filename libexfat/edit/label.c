@@ -26,6 +26,19 @@
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 
+/*
+ * The exFAT VolumeGuid is stored in Windows' GUID layout (Data1, Data2 and
+ * Data3 little-endian, Data4 as is); the API speaks RFC 4122 byte order.
+ * The swap is its own inverse.
+ */
+static void guid_swap(uint8_t out[16], const uint8_t in[16])
+{
+	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+	for (int i = 0; i < 16; i++)
+		out[i] = in[order[i]];
+}
+
 FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *ids)
 {
 	(void)dev;
@@ -34,7 +47,7 @@ FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, stru
 		ids->has_label = p->root.label_found && p->root.label_chars > 0;
 		snprintf(ids->label, sizeof(ids->label), "%s", p->root.label);
 		ids->has_guid = p->root.guid_found;
-		memcpy(ids->guid, p->root.guid, 16);
+		guid_swap(ids->guid, p->root.guid);
 		ids->has_serial = true;
 		ids->serial = p->ex.serial;
 	} else if (fsc_type_is_fat(p->type)) {
@@ -508,7 +521,7 @@ FSC_EXPORT int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, con
 	if (bytes_all(guid, 0, 16, 0))
 		return ERR("the volume GUID cannot be null");
 	rp.e[0] = 0xA0;
-	memcpy(rp.e + 6, guid, 16);
+	guid_swap(rp.e + 6, guid);
 	put_le16(rp.e, 2, fsc_exfat_set_checksum(rp.e, 1));
 	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }

@@ -193,6 +193,67 @@ FSC_EXPORT void fsc_probe_free(struct fsc_probe *p)
 	free(p);
 }
 
+/* ---- the accessors of the opaque struct fsc_probe ---- */
+
+FSC_EXPORT enum fsc_type fsc_probe_type(const struct fsc_probe *p)
+{
+	return p->type;
+}
+
+FSC_EXPORT uint32_t fsc_probe_dev_sector_size(const struct fsc_probe *p)
+{
+	return p->dev_sector_size;
+}
+
+FSC_EXPORT uint64_t fsc_probe_dev_size(const struct fsc_probe *p)
+{
+	return p->dev_size;
+}
+
+FSC_EXPORT const char *fsc_probe_label(const struct fsc_probe *p)
+{
+	return p->has_label ? p->label : NULL;
+}
+
+FSC_EXPORT const char *fsc_probe_serial(const struct fsc_probe *p)
+{
+	return p->has_serial ? p->serial : NULL;
+}
+
+FSC_EXPORT const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p)
+{
+	return &p->findings;
+}
+
+FSC_EXPORT const struct fsc_exfat_boot *fsc_probe_exfat(const struct fsc_probe *p)
+{
+	return p->type == FSC_TYPE_EXFAT ? &p->ex : NULL;
+}
+
+FSC_EXPORT const struct fsc_fat_bpb *fsc_probe_fat(const struct fsc_probe *p)
+{
+	return fsc_type_is_fat(p->type) ? &p->fat : NULL;
+}
+
+FSC_EXPORT const struct fsc_mbr_entry *fsc_probe_mbr(const struct fsc_probe *p)
+{
+	return p->type == FSC_TYPE_MBR || p->type == FSC_TYPE_GPT ? p->mbr : NULL;
+}
+
+FSC_EXPORT bool fsc_probe_ntfs_blkid_ok(const struct fsc_probe *p, const char **why)
+{
+	if (why)
+		*why = p->type != FSC_TYPE_NTFS ? "not NTFS" : p->ntfs_blkid_ok ? "" : p->ntfs_blkid_why;
+	return p->type == FSC_TYPE_NTFS && p->ntfs_blkid_ok;
+}
+
+FSC_EXPORT const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len)
+{
+	if (len)
+		*len = p->sector0_len;
+	return p->sector0;
+}
+
 FSC_EXPORT bool fsc_probe_spec_valid(const struct fsc_probe *p)
 {
 	if (p->type != FSC_TYPE_EXFAT && !fsc_type_is_fat(p->type))

@@ -14,9 +14,10 @@
 
 #include "report/report.h"
 
+/* Indexed by code; codes no problem has are left empty (name NULL). */
 static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
-#define PROBLEM(nm, sev, fx, flags, msg, expl) \
-	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, #fx, (flags) != 0, msg, expl },
+#define PROBLEM(code, nm, sev, fx, flags, msg, expl) \
+	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, FSC_FIX_##fx, (flags) != 0, msg, expl },
 #define PREEN 1
 #include "fatscope/problems.def"
 #undef PREEN
@@ -25,7 +26,7 @@ static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
 
 FSC_EXPORT const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id)
 {
-	if ((unsigned)id >= FSC_PR_COUNT)
+	if ((unsigned)id >= FSC_PR_COUNT || !problems[id].name)
 		return NULL;
 	return &problems[id];
 }
@@ -33,7 +34,7 @@ FSC_EXPORT const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id)
 FSC_EXPORT int fsc_problem_lookup(const char *name)
 {
 	for (int i = 0; i < FSC_PR_COUNT; i++)
-		if (strcmp(problems[i].name, name) == 0)
+		if (problems[i].name && strcmp(problems[i].name, name) == 0)
 			return i;
 	return -1;
 }
@@ -60,6 +61,14 @@ static bool findings_grow(struct fsc_findings *fs)
 	fs->cap = cap;
 	return true;
 }
+
+FSC_EXPORT const char *fsc_fix_name(enum fsc_fix fix)
+{
+	static const char *const names[] = { "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL" };
+
+	return (unsigned)fix < 5 ? names[fix] : "?";
+}
+
 
 struct fsc_finding *finding_add(struct fsc_findings *fs, enum fsc_problem id,
 				enum fsc_loc_kind kind, uint64_t loc, const char *field)

@@ -3,8 +3,7 @@
 #ifndef FSC_VOLGEO_H
 #define FSC_VOLGEO_H
 
-#include "exfat/exfat.h"
-#include "fat/fat.h"
+#include "probe/probe.h"
 
 #define VG_EOC 0xFFFFFFFFu
 #define VG_BAD 0xFFFFFFF7u

@@ -38,7 +38,7 @@ FSC_EXPORT void fsc_plan_free(struct fsc_plan *plan)
 	free(plan);
 }
 
-FSC_EXPORT int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *new, size_t len,
+FSC_EXPORT int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *data, size_t len,
 			    const char *why, bool sync_before)
 {
 	uint8_t *bytes;
@@ -61,7 +61,7 @@ FSC_EXPORT int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old
 		return -ENOMEM;
 	}
 	memcpy(bytes, old, len);
-	memcpy(bytes + len, new, len);
+	memcpy(bytes + len, data, len);
 	plan->v[plan->n++] = (struct fsc_edit){ off, len, bytes, bytes + len, w, sync_before };
 	return 0;
 }
@@ -99,7 +99,7 @@ static int expect_before(struct fsc_dev *dev, const struct fsc_plan *plan, size_
 		return -ENOMEM;
 	r = fsc_dev_read(dev, e->offset, buf, e->len);
 	for (size_t j = 0; r == 0 && j < i; j++)
-		overlay(buf, e->offset, e->len, plan->v[j].new, plan->v[j].offset, plan->v[j].len);
+		overlay(buf, e->offset, e->len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
 	if (r == 0)
 		r = memcmp(buf, e->old, e->len) == 0 ? 1 : 0;
 	free(buf);
@@ -111,7 +111,7 @@ int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t of
 	int r = fsc_dev_read(dev, off, buf, len);
 
 	for (size_t j = 0; r == 0 && j < plan->n; j++)
-		overlay(buf, off, len, plan->v[j].new, plan->v[j].offset, plan->v[j].len);
+		overlay(buf, off, len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
 	return r;
 }
 
@@ -144,7 +144,7 @@ FSC_EXPORT int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, 
 	for (size_t i = 0; i < plan->n; i++) {
 		if (plan->v[i].sync_before && (r = fsc_dev_sync(dev)) < 0)
 			return r;
-		r = fsc_dev_write(dev, plan->v[i].offset, plan->v[i].new, plan->v[i].len);
+		r = fsc_dev_write(dev, plan->v[i].offset, plan->v[i].data, plan->v[i].len);
 		if (r < 0)
 			return r;
 	}

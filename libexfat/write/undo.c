@@ -90,7 +90,7 @@ static int write_records(int fd, const struct fsc_plan *plan, uint32_t *crc)
 		if (!r)
 			r = write_all(fd, e->old, e->len, crc);
 		if (!r)
-			r = write_all(fd, e->new, e->len, crc);
+			r = write_all(fd, e->data, e->len, crc);
 	}
 	return r;
 }

@@ -133,7 +133,7 @@ awk '
 	/^\/\* ---- .* ---- \*\// { fsck = index($0, "(fsck") > 0; next }
 	/^PROBLEM\(/ {
 		id = $0
-		sub(/^PROBLEM\([ \t]*/, "", id)
+		sub(/^PROBLEM\([ \t]*[0-9]+[ \t]*,[ \t]*/, "", id)
 		sub(/[ \t]*,.*/, "", id)
 		print (fsck ? "fsck " : "probe ") id
 	}' "$def" >"$tmp/groups" || fail_hard "cannot read the problem IDs of $def"

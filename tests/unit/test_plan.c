@@ -412,7 +412,7 @@ static void overlay(uint8_t *buf, uint64_t boff, size_t blen, const struct fsc_e
 {
 	for (size_t k = 0; k < e->len; k++)
 		if (e->offset + k >= boff && e->offset + k < boff + blen)
-			buf[e->offset + k - boff] = e->new[k];
+			buf[e->offset + k - boff] = e->data[k];
 }
 
 /* Does img hold, over every range, orig with the edits of groups before g and those of keep in group g? */
@@ -488,6 +488,7 @@ static bool exfat_sound(const struct setup *s, const uint8_t *img)
 	struct fsc_check_summary sum;
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
+	struct fsc_findings fs = { 0 };
 	bool ok = true;
 
 	if (!main_ok && !backup_ok)
@@ -496,15 +497,16 @@ static bool exfat_sound(const struct setup *s, const uint8_t *img)
 		return true;
 	assert_int_equal(fsc_dev_open_mem(img, s->orig.len, &dev), 0);
 	assert_int_equal(fsc_probe_volume(dev, &p), 0);
-	if (p->type == FSC_TYPE_EXFAT)
-		fsc_exfat_check(dev, p, NULL, &sum);
-	for (size_t i = 0; i < p->findings.n; i++) {
-		enum fsc_problem id = p->findings.v[i].id;
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT)
+		fsc_check(dev, p, NULL, &fs, &sum);
+	for (size_t i = 0; i < fs.n; i++) {
+		enum fsc_problem id = fs.v[i].id;
 
 		if (id != FSC_PR_EXFAT_BOOT_CHECKSUM && id != FSC_PR_EXFAT_BACKUP_CHECKSUM &&
 		    id != FSC_PR_EXFAT_BACKUP_DIFFERS)
 			ok = false;
 	}
+	fsc_findings_free(&fs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
 	return ok;
@@ -606,13 +608,13 @@ static void run_undo_refusals(struct setup *s, struct tmp *t)
 	cfg.cut_write = 2;				/* edits 0 and 1 written */
 	copy_orig(s);
 	assert_int_equal(apply_fault(s, s->plan, &cfg, t->undo, &st), -EIO);
-	while (v == e->old[0] || v == e->new[0])
+	while (v == e->old[0] || v == e->data[0])
 		v++;
 	s->work[e->offset] = v;				/* someone wrote there since */
 	memcpy(s->cut, s->work, s->orig.len);
 	assert_int_equal(undo_mem(s->work, s->orig.len, t->undo), -ESTALE);
 	assert_same(s->work, s->cut, s->orig.len);
-	s->work[e->offset] = e->new[0];
+	s->work[e->offset] = e->data[0];
 	assert_int_equal(fsc_dev_open_mem_rw(s->work, s->orig.len, &dev), 0);
 	assert_int_equal(fsc_dev_set_window(dev, 512, 0), 0);
 	assert_int_equal(fsc_undo_apply(dev, t->undo), -EINVAL);	/* another window */
@@ -736,7 +738,7 @@ static void test_plan_volatile(void **state)
 			for (size_t i = 0; i < s.n; i++) {
 				const struct fsc_edit *e = fsc_plan_edit(s.plan, i);
 
-				assert_int_equal(fsc_plan_add(nosync, e->offset, e->old, e->new, e->len, e->why, false), 0);
+				assert_int_equal(fsc_plan_add(nosync, e->offset, e->old, e->data, e->len, e->why, false), 0);
 			}
 			s.syncs = 1;
 			assert_true(run_volatile(&s, *state, nosync, true) > 0);

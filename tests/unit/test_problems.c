@@ -289,36 +289,40 @@ static void test_table(void **state)
 	assert_int_equal(fsc_problem_lookup("NO_SUCH_PROBLEM"), -1);
 }
 
-/* Probe, and for exFAT run the whole check too. */
-static struct fsc_probe *probe_and_check(struct img *im)
+/* Probe, and for exFAT run the whole check too: the findings of both. */
+static struct fsc_findings probe_and_check(struct img *im)
 {
 	struct fsc_probe *p = img_probe(im);
+	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;
 	struct fsc_check_summary sum;
+	enum fsc_type t;
+	int r;
 
-	if (p && p->type == FSC_TYPE_EXFAT) {
-		assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
-		assert_int_equal(fsc_exfat_check(dev, p, NULL, &sum), 0);
-		fsc_dev_close(dev);
-	}
-	return p;
+	assert_non_null(p);
+	t = fsc_probe_type(p);
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	r = fsc_check(dev, p, NULL, &fs, &sum);
+	assert_int_equal(r, t == FSC_TYPE_EXFAT ? 0 : fsc_type_is_fat(t) ? -ENOTSUP : -EINVAL);
+	fsc_dev_close(dev);
+	fsc_probe_free(p);
+	return fs;
 }
 
 static void expect_clean(void (*make)(struct img *), const char *what)
 {
 	struct img im;
-	struct fsc_probe *p;
+	struct fsc_findings fs;
 	char msg[256];
 
 	make(&im);
-	p = probe_and_check(&im);
-	assert_non_null(p);
-	for (size_t i = 0; i < p->findings.n; i++) {
-		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
-		print_error("%s: unexpected %s: %s\n", what, fsc_problem_info(p->findings.v[i].id)->name, msg);
+	fs = probe_and_check(&im);
+	for (size_t i = 0; i < fs.n; i++) {
+		fsc_finding_message(&fs.v[i], msg, sizeof(msg));
+		print_error("%s: unexpected %s: %s\n", what, fsc_problem_info(fs.v[i].id)->name, msg);
 	}
-	assert_int_equal(p->findings.n, 0);
-	fsc_probe_free(p);
+	assert_int_equal(fs.n, 0);
+	fsc_findings_free(&fs);
 	img_free(&im);
 }
 
@@ -340,20 +344,19 @@ static void test_every_id(void **state)
 	for (size_t i = 0; i < NCASES; i++) {
 		int id = fsc_problem_lookup(cases[i].id);
 		struct img im;
-		struct fsc_probe *p;
+		struct fsc_findings fs;
 
 		assert_true(id >= 0);
 		cases[i].make(&im);
-		p = probe_and_check(&im);
-		assert_non_null(p);
-		if (!fsc_findings_has(&p->findings, (enum fsc_problem)id)) {
-			print_error("%s not triggered (%zu other findings)\n", cases[i].id, p->findings.n);
-			for (size_t k = 0; k < p->findings.n; k++)
-				print_error("  got %s\n", fsc_problem_info(p->findings.v[k].id)->name);
+		fs = probe_and_check(&im);
+		if (!fsc_findings_has(&fs, (enum fsc_problem)id)) {
+			print_error("%s not triggered (%zu other findings)\n", cases[i].id, fs.n);
+			for (size_t k = 0; k < fs.n; k++)
+				print_error("  got %s\n", fsc_problem_info(fs.v[k].id)->name);
 			fail();
 		}
 		covered[id] = true;
-		fsc_probe_free(p);
+		fsc_findings_free(&fs);
 		img_free(&im);
 	}
 	for (int i = 0; i < FSC_PR_COUNT; i++)
@@ -372,9 +375,9 @@ static void test_rendering(void **state)
 
 	p_dirty(&im);
 	p = img_probe(&im);
-	assert_int_equal(p->findings.n, 1);
-	fsc_finding_message(&p->findings.v[0], msg, sizeof(msg));
-	fsc_finding_location(&p->findings.v[0], loc, sizeof(loc));
+	assert_int_equal(fsc_probe_findings(p)->n, 1);
+	fsc_finding_message(&fsc_probe_findings(p)->v[0], msg, sizeof(msg));
+	fsc_finding_location(&fsc_probe_findings(p)->v[0], loc, sizeof(loc));
 	assert_string_equal(msg, "VolumeFlags has VolumeDirty set");
 	assert_string_equal(loc, "byte 106 (VolumeFlags)");
 	fsc_probe_free(p);
@@ -382,8 +385,8 @@ static void test_rendering(void **state)
 
 	p_boot_checksum(&im);
 	p = img_probe(&im);
-	assert_true(fsc_findings_has(&p->findings, FSC_PR_EXFAT_BOOT_CHECKSUM));
-	fsc_finding_message(&p->findings.v[0], msg, sizeof(msg));
+	assert_true(fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_BOOT_CHECKSUM));
+	fsc_finding_message(&fsc_probe_findings(p)->v[0], msg, sizeof(msg));
 	assert_non_null(strstr(msg, "boot checksum in sector 11 is 0x"));
 	assert_null(strchr(msg, '{'));
 	fsc_probe_free(p);
@@ -394,23 +397,23 @@ static void test_rendering(void **state)
 static void test_cross_link_owners(void **state)
 {
 	struct img im;
-	struct fsc_probe *p;
+	struct fsc_findings fs;
 	char msg[512], loc[512];
 	bool seen = false;
 
 	p_cross(&im);
-	p = probe_and_check(&im);
-	for (size_t i = 0; i < p->findings.n; i++) {
-		if (p->findings.v[i].id != FSC_PR_EXFAT_CROSS_LINK)
+	fs = probe_and_check(&im);
+	for (size_t i = 0; i < fs.n; i++) {
+		if (fs.v[i].id != FSC_PR_EXFAT_CROSS_LINK)
 			continue;
-		fsc_finding_message(&p->findings.v[i], msg, sizeof(msg));
-		fsc_finding_location(&p->findings.v[i], loc, sizeof(loc));
+		fsc_finding_message(&fs.v[i], msg, sizeof(msg));
+		fsc_finding_location(&fs.v[i], loc, sizeof(loc));
 		assert_string_equal(msg, "cluster 7 is also used by /hello.txt");
 		assert_string_equal(loc, "cluster 6 entry 0: /sub/a.bin");
 		seen = true;
 	}
 	assert_true(seen);
-	fsc_probe_free(p);
+	fsc_findings_free(&fs);
 	img_free(&im);
 }
 
@@ -418,16 +421,16 @@ static void test_cross_link_owners(void **state)
 static void ids_of(void (*make)(struct img *), char *out, size_t len)
 {
 	struct img im;
-	struct fsc_probe *p;
+	struct fsc_findings fs;
 	size_t o = 0;
 
 	make(&im);
-	p = probe_and_check(&im);
+	fs = probe_and_check(&im);
 	out[0] = '\0';
-	for (size_t i = 0; i < p->findings.n && o < len; i++)
+	for (size_t i = 0; i < fs.n && o < len; i++)
 		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? " " : "",
-				      fsc_problem_info(p->findings.v[i].id)->name);
-	fsc_probe_free(p);
+				      fsc_problem_info(fs.v[i].id)->name);
+	fsc_findings_free(&fs);
 	img_free(&im);
 }
 

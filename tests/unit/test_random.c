@@ -44,7 +44,7 @@ static void test_random_sectors(void **state)
 		}
 		assert_int_equal(fsc_dev_open_mem(sec, sizeof(sec), &dev), 0);
 		assert_int_equal(fsc_probe_volume(dev, &p), 0);
-		counts[p->type]++;
+		counts[fsc_probe_type(p)]++;
 		fsc_probe_free(p);
 		fsc_dev_close(dev);
 	}

@@ -91,18 +91,19 @@ static char *check(struct tree *t, unsigned threads, size_t *nfind)
 	struct fsc_probe *p = img_probe(&t->im);
 	struct fsc_check_opts o = { .threads = threads };
 	struct fsc_check_summary sum;
+	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;
 	size_t len = 0, cap = 1;
 	char *out = calloc(1, 1), line[512], msg[256], loc[128];
 
 	assert_non_null(p);
-	assert_int_equal(p->type, FSC_TYPE_EXFAT);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_EXFAT);
 	assert_int_equal(fsc_dev_open_mem(t->im.buf, t->im.len, &dev), 0);
-	assert_int_equal(fsc_exfat_check(dev, p, &o, &sum), 0);
+	assert_int_equal(fsc_check(dev, p, &o, &fs, &sum), 0);
 	fsc_dev_close(dev);
 	assert_int_equal(sum.dirs, t->ndirs + 1);
-	for (size_t i = 0; i < p->findings.n; i++) {
-		const struct fsc_finding *f = &p->findings.v[i];
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct fsc_finding *f = &fs.v[i];
 		int n;
 
 		fsc_finding_message(f, msg, sizeof(msg));
@@ -117,7 +118,8 @@ static char *check(struct tree *t, unsigned threads, size_t *nfind)
 		memcpy(out + len, line, (size_t)n + 1);
 		len += (size_t)n;
 	}
-	*nfind = p->findings.n;
+	*nfind = fs.n;
+	fsc_findings_free(&fs);
 	fsc_probe_free(p);
 	return out;
 }

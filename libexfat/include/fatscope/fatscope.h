@@ -100,7 +100,8 @@ struct fsc_plan;
 struct fsc_edit {
 	uint64_t offset;		/* byte in the volume */
 	size_t len;
-	const uint8_t *old, *new;
+	const uint8_t *old;		/* the bytes there before */
+	const uint8_t *data;		/* the bytes written */
 	const char *why;
 	bool sync_before;		/* flush everything before this edit */
 };
@@ -108,11 +109,11 @@ struct fsc_edit {
 struct fsc_plan *fsc_plan_new(void);
 void fsc_plan_free(struct fsc_plan *plan);
 /*
- * Add an edit: len bytes at off from old to new (both copied).  Edits are
+ * Add an edit: len bytes at off from old to data (both copied).  Edits are
  * applied in the order added; sync_before orders them on stable storage.
  * Returns 0 or -ENOMEM.
  */
-int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *new, size_t len,
+int fsc_plan_add(struct fsc_plan *plan, uint64_t off, const void *old, const void *data, size_t len,
 		 const char *why, bool sync_before);
 size_t fsc_plan_count(const struct fsc_plan *plan);
 const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, size_t i);
@@ -161,7 +162,7 @@ struct fsc_ids {
 	uint32_t serial;
 	char serial_text[24];		/* as blkid shows UUID: "1234-ABCD" */
 	bool has_guid;
-	uint8_t guid[16];		/* exFAT volume GUID entry */
+	uint8_t guid[16];		/* exFAT volume GUID entry, RFC 4122 byte order */
 };
 
 /* What the volume says now. */
@@ -182,7 +183,11 @@ int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *l
 /* Plan a new volume serial: both exFAT boot regions with their checksums; FAT boot sector(s). */
 int fsc_plan_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t serial,
 		    struct fsc_plan *plan, char *err, size_t errlen);
-/* Plan a new exFAT volume GUID entry (created if absent). */
+/*
+ * Plan a new exFAT volume GUID entry (created if absent).  guid is in RFC
+ * 4122 byte order, as uuid_parse(3) gives it (the library writes the
+ * GUID layout exFAT stores).
+ */
 int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t guid[16],
 		  struct fsc_plan *plan, char *err, size_t errlen);
 
@@ -191,26 +196,46 @@ int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t 
 
 enum fsc_severity { FSC_SEV_INFO, FSC_SEV_WARN, FSC_SEV_ERROR, FSC_SEV_FATAL };
 
+/*
+ * Problem codes are the fixed numbers of problems.def: appended, never
+ * changed or reused, so a code means the same problem in every version.
+ * A code below FSC_PR_COUNT may be unused (a retired problem); then
+ * fsc_problem_info() returns NULL.
+ */
 enum fsc_problem {
-#define PROBLEM(name, sev, fix, flags, msg, expl) FSC_PR_##name,
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) FSC_PR_##name = code,
 #include "problems.def"
 #undef PROBLEM
-	FSC_PR_COUNT
 };
+
+/* Only its size counts: one more than the highest code. */
+union fsc_problem_codes_ {
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) char fsc_pr_##name[(code) + 1];
+#include "problems.def"
+#undef PROBLEM
+};
+/* One more than the highest problem code (it grows as problems are added). */
+enum { FSC_PR_COUNT = sizeof(union fsc_problem_codes_) };
+
+/* What a repair would do about a problem (problems.def's FIX column). */
+enum fsc_fix { FSC_FIX_NONE, FSC_FIX_RECOMPUTE, FSC_FIX_FROM_BACKUP, FSC_FIX_CLEAR, FSC_FIX_MANUAL };
 
 struct fsc_problem_info {
 	const char *name;
 	enum fsc_severity severity;
-	const char *fix;
+	enum fsc_fix fix;
 	bool preen;
 	const char *message;		/* template */
 	const char *explanation;
 };
 
+/* The problem with this code, or NULL for a code no problem has. */
 const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
-/* The problem with this name, or -1. */
+/* The code of the problem with this name, or -1. */
 int fsc_problem_lookup(const char *name);
 const char *fsc_severity_name(enum fsc_severity sev);
+/* "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL" (as in problems.def); "?" otherwise. */
+const char *fsc_fix_name(enum fsc_fix fix);
 
 enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER, FSC_LOC_ENTRY };
 
@@ -271,34 +296,6 @@ struct fsc_exfat_boot {
 	bool checksum_known;		/* the 12 sectors could be read */
 };
 
-/* What a directory scan of the exFAT root found (probe-level view). */
-struct fsc_exfat_root {
-	bool read;			/* scanned at all */
-	char error[96];			/* why not, or why the chain broke */
-	bool chain_ok;
-	uint32_t clusters;		/* clusters in the root chain */
-	bool bitmap_found;		/* first 0x81 with BitmapFlags bit 0 clear */
-	bool bitmap_after_end;		/* only found past a 0x00 entry */
-	uint32_t bitmap_cluster;
-	uint64_t bitmap_length;
-	bool bitmap_self_allocated;	/* its own clusters are marked used */
-	bool bitmap_self_checked;
-	bool upcase_found;
-	bool upcase_after_end;
-	uint32_t upcase_cluster;
-	uint64_t upcase_length;
-	uint32_t upcase_checksum_stored, upcase_checksum_computed;
-	bool upcase_read;		/* table read and checksummed */
-	uint32_t upcase_coverage;	/* code points covered */
-	bool label_found;		/* first 0x83 before the end marker */
-	uint8_t label_chars;
-	char label[48];			/* UTF-8 */
-	bool guid_found;
-	uint8_t guid[16];
-	uint8_t fuse_bad_type;		/* first in-use type exfat-fuse rejects, 0 if none */
-	char fuse_error[96];		/* first entry-set error exfat-fuse reports */
-};
-
 struct fsc_fat_bpb {
 	uint8_t jump[3];
 	char oem[9];
@@ -342,36 +339,39 @@ struct fsc_partition {
 	char name[40];
 };
 
-struct fsc_probe {
-	enum fsc_type type;
-	uint32_t dev_sector_size;
-	uint64_t dev_size;
-	uint8_t sector0[4096];		/* first min(4096, size) bytes */
-	size_t sector0_len;
-	struct fsc_findings findings;
-	bool has_label, has_serial;
-	char label[48];
-	char serial[24];		/* as blkid's UUID shows it */
-	struct fsc_exfat_boot ex;
-	struct fsc_exfat_root root;	/* volume geometry from the boot sector */
-	struct fsc_exfat_root root_dev;	/* geometry in device sectors (staging) */
-	bool root_dev_differs;
-	struct fsc_fat_bpb fat;
-	struct fsc_mbr_entry mbr[4];
-	uint64_t ntfs_serial;
-	bool ntfs_blkid_ok;		/* passes blkid's ntfs prober */
-	char ntfs_blkid_why[80];
-};
-
 /*
  * Read the start of the volume behind dev (inside its window), classify
  * it, decode every field, record findings and read what the driver models
  * need (exFAT root directory, FAT root label).  Damage is a finding, not
  * an error.  Returns 0, -ENODATA when the volume is shorter than 512
  * bytes, or -errno for an I/O error.  Free *out with fsc_probe_free().
+ * struct fsc_probe is opaque: read it with the functions below, whose
+ * pointers stay valid until fsc_probe_free().
  */
 int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
 void fsc_probe_free(struct fsc_probe *p);
+enum fsc_type fsc_probe_type(const struct fsc_probe *p);
+/* The device as probed: its logical sector size, and its size (the window's) in bytes. */
+uint32_t fsc_probe_dev_sector_size(const struct fsc_probe *p);
+uint64_t fsc_probe_dev_size(const struct fsc_probe *p);
+/* The label and the serial as blkid shows them (LABEL, UUID), or NULL when there is none. */
+const char *fsc_probe_label(const struct fsc_probe *p);
+const char *fsc_probe_serial(const struct fsc_probe *p);
+/* What the probe found (boot sectors, the exFAT root); owned by p. */
+const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p);
+/* The decoded exFAT boot sector, or NULL when the type is not exFAT. */
+const struct fsc_exfat_boot *fsc_probe_exfat(const struct fsc_probe *p);
+/* The decoded FAT boot sector and BPB, or NULL when the type is not FAT12/16/32. */
+const struct fsc_fat_bpb *fsc_probe_fat(const struct fsc_probe *p);
+/* The four partition entries of an MBR (also GPT's protective MBR), or NULL for other types. */
+const struct fsc_mbr_entry *fsc_probe_mbr(const struct fsc_probe *p);
+/*
+ * NTFS: whether libblkid's ntfs prober accepts the volume; when it does
+ * not, *why (if why is not NULL) says why.  false for other types.
+ */
+bool fsc_probe_ntfs_blkid_ok(const struct fsc_probe *p, const char **why);
+/* The first bytes of the volume as read (4096, or all of a shorter one); their count in *len (if not NULL). */
+const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len);
 
 /*
  * Partitions of a whole-disk image (MBR or GPT) through libblkid.
@@ -544,18 +544,20 @@ struct fsc_check_opts {
 };
 
 /*
- * Check an exFAT volume probed as p (p->type must be FSC_TYPE_EXFAT):
- * FAT, allocation bitmap, up-case table, the whole directory tree and the
- * allocation as a whole.  Findings are appended to p->findings, after the
- * boot region findings of the probe.  Reads only; memory is two bits per
+ * Check the volume probed as p (o may be NULL).  The findings go to out,
+ * which the caller owns (zero it first; free it with fsc_findings_free()
+ * whatever this returns): a copy of the probe's findings first, then the
+ * check's own, so that out is the whole ledger.  p is not changed.
+ * exFAT: FAT, allocation bitmap, up-case table, the whole directory tree
+ * and the allocation as a whole.  Reads only; memory is two bits per
  * cluster plus the up-case table and one directory's names at a time.  On
  * a large tree a second thread reads directory data past the end markers
  * (o->threads 1: none); it has ended when this returns.
- * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
- * when p is not exFAT, -ENOMEM.
+ * Returns 0 (the volume may still be damaged: see the findings), -ENOTSUP
+ * for FAT (no checker yet), -EINVAL for other types, -ENOMEM.
  */
-int fsc_exfat_check(struct fsc_dev *dev, struct fsc_probe *p, const struct fsc_check_opts *o,
-		    struct fsc_check_summary *sum);
+int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+	      struct fsc_findings *out, struct fsc_check_summary *sum);
 
 /* ------------------------------------------------------------------ */
 /* exFAT checksums (EXSPEC 3.4, 6.3.3, 7.2.2)                          */

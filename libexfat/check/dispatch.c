@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dispatch.c - fsc_check, the one public way into the checkers: the
+ * probe's findings first, then the checker of the volume's filesystem.
+ *
+ * Consumes: a device, its probe and the caller's (empty) findings list.
+ * Produces: the probe's findings copied into that list, the checker's
+ * appended after them (exfat_check.c), and a summary.  FAT has no checker
+ * yet (-ENOTSUP).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/exfat_check.h"
+
+/* Append copies of src's findings (paths duplicated) to dst. */
+static int findings_append(struct fsc_findings *dst, const struct fsc_findings *src)
+{
+	if (dst->cap - dst->n < src->n) {
+		size_t cap = dst->n + src->n;
+		struct fsc_finding *v = realloc(dst->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		dst->v = v;
+		dst->cap = cap;
+	}
+	for (size_t i = 0; i < src->n; i++) {
+		struct fsc_finding *f = &dst->v[dst->n];
+
+		*f = src->v[i];
+		if (f->path && !(f->path = strdup(f->path)))
+			return -ENOMEM;
+		dst->n++;
+	}
+	return 0;
+}
+
+FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+			 struct fsc_findings *out, struct fsc_check_summary *sum)
+{
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	r = findings_append(out, &p->findings);
+	if (r < 0)
+		return r;
+	if (p->type == FSC_TYPE_EXFAT)
+		return exfat_check(dev, p, o, out, sum);
+	return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_api.c - promises of the public API that callers compile against:
+ * problem codes are fixed numbers (unique, and those recorded here never
+ * change); fix kinds are an enum whose names are problems.def's; the
+ * accessors of the opaque probe; fsc_check fills the caller's list, the
+ * probe's findings first, and leaves the probe alone.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "builder.h"
+
+/* Every entry of problems.def, as the header sees it. */
+static const struct def_entry {
+	const char *name;
+	int code;
+	const char *fix;		/* as written in problems.def */
+} defs[] = {
+#define PROBLEM(code, name, sev, fix, flags, msg, expl) { #name, code, #fix },
+#include "fatscope/problems.def"
+#undef PROBLEM
+};
+
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+/*
+ * The codes of the problems there were when codes became fixed.  A line
+ * here never changes.  A problem added later needs no line (the test above
+ * covers it); retiring one removes its FSC_PR_ constant, an API change
+ * said in NEWS, and only then its line, and its code is never reused.
+ */
+static const struct recorded {
+	const char *name;
+	int header;			/* the enum constant */
+	int code;			/* the number recorded */
+} recorded[] = {
+	{ "EXFAT_BACKUP_CHECKSUM", FSC_PR_EXFAT_BACKUP_CHECKSUM, 0 },
+	{ "EXFAT_BACKUP_DIFFERS", FSC_PR_EXFAT_BACKUP_DIFFERS, 1 },
+	{ "EXFAT_BACKUP_UNREADABLE", FSC_PR_EXFAT_BACKUP_UNREADABLE, 2 },
+	{ "EXFAT_BOOT_CHECKSUM", FSC_PR_EXFAT_BOOT_CHECKSUM, 3 },
+	{ "EXFAT_BOOT_CLUSTER_COUNT", FSC_PR_EXFAT_BOOT_CLUSTER_COUNT, 4 },
+	{ "EXFAT_BOOT_CLUSTER_SHIFT", FSC_PR_EXFAT_BOOT_CLUSTER_SHIFT, 5 },
+	{ "EXFAT_BOOT_EXT_SIGNATURE", FSC_PR_EXFAT_BOOT_EXT_SIGNATURE, 6 },
+	{ "EXFAT_BOOT_FAT_LENGTH", FSC_PR_EXFAT_BOOT_FAT_LENGTH, 7 },
+	{ "EXFAT_BOOT_FAT_OFFSET", FSC_PR_EXFAT_BOOT_FAT_OFFSET, 8 },
+	{ "EXFAT_BOOT_FSNAME", FSC_PR_EXFAT_BOOT_FSNAME, 9 },
+	{ "EXFAT_BOOT_HEAP_OFFSET", FSC_PR_EXFAT_BOOT_HEAP_OFFSET, 10 },
+	{ "EXFAT_BOOT_JUMP", FSC_PR_EXFAT_BOOT_JUMP, 11 },
+	{ "EXFAT_BOOT_MEDIA_FAILURE", FSC_PR_EXFAT_BOOT_MEDIA_FAILURE, 12 },
+	{ "EXFAT_BOOT_MUSTBEZERO", FSC_PR_EXFAT_BOOT_MUSTBEZERO, 13 },
+	{ "EXFAT_BOOT_NUM_FATS", FSC_PR_EXFAT_BOOT_NUM_FATS, 14 },
+	{ "EXFAT_BOOT_PERCENT_IN_USE", FSC_PR_EXFAT_BOOT_PERCENT_IN_USE, 15 },
+	{ "EXFAT_BOOT_REVISION", FSC_PR_EXFAT_BOOT_REVISION, 16 },
+	{ "EXFAT_BOOT_ROOT_CLUSTER", FSC_PR_EXFAT_BOOT_ROOT_CLUSTER, 17 },
+	{ "EXFAT_BOOT_SECTOR_SHIFT", FSC_PR_EXFAT_BOOT_SECTOR_SHIFT, 18 },
+	{ "EXFAT_BOOT_SIGNATURE", FSC_PR_EXFAT_BOOT_SIGNATURE, 19 },
+	{ "EXFAT_BOOT_TEXFAT", FSC_PR_EXFAT_BOOT_TEXFAT, 20 },
+	{ "EXFAT_BOOT_TRUNCATED", FSC_PR_EXFAT_BOOT_TRUNCATED, 21 },
+	{ "EXFAT_BOOT_VOLUME_DIRTY", FSC_PR_EXFAT_BOOT_VOLUME_DIRTY, 22 },
+	{ "EXFAT_BOOT_VOLUME_FLAGS", FSC_PR_EXFAT_BOOT_VOLUME_FLAGS, 23 },
+	{ "EXFAT_BOOT_VOLUME_LENGTH", FSC_PR_EXFAT_BOOT_VOLUME_LENGTH, 24 },
+	{ "EXFAT_DEVICE_SECTOR_SIZE", FSC_PR_EXFAT_DEVICE_SECTOR_SIZE, 25 },
+	{ "EXFAT_VOLUME_BEYOND_DEVICE", FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE, 26 },
+	{ "EXFAT_BITMAP_CLUSTERS_FREE", FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE, 27 },
+	{ "EXFAT_BITMAP_MISSING", FSC_PR_EXFAT_BITMAP_MISSING, 28 },
+	{ "EXFAT_BITMAP_SIZE", FSC_PR_EXFAT_BITMAP_SIZE, 29 },
+	{ "EXFAT_LABEL_LENGTH", FSC_PR_EXFAT_LABEL_LENGTH, 30 },
+	{ "EXFAT_ROOT_CHAIN", FSC_PR_EXFAT_ROOT_CHAIN, 31 },
+	{ "EXFAT_ROOT_UNREADABLE", FSC_PR_EXFAT_ROOT_UNREADABLE, 32 },
+	{ "EXFAT_UPCASE_CHECKSUM", FSC_PR_EXFAT_UPCASE_CHECKSUM, 33 },
+	{ "EXFAT_UPCASE_MISSING", FSC_PR_EXFAT_UPCASE_MISSING, 34 },
+	{ "EXFAT_UPCASE_SHORT", FSC_PR_EXFAT_UPCASE_SHORT, 35 },
+	{ "EXFAT_BITMAP_TRAILING", FSC_PR_EXFAT_BITMAP_TRAILING, 36 },
+	{ "EXFAT_BITMAP_UNMARKED", FSC_PR_EXFAT_BITMAP_UNMARKED, 37 },
+	{ "EXFAT_CHAIN_BAD", FSC_PR_EXFAT_CHAIN_BAD, 38 },
+	{ "EXFAT_CHAIN_FREE", FSC_PR_EXFAT_CHAIN_FREE, 39 },
+	{ "EXFAT_CHAIN_LONG", FSC_PR_EXFAT_CHAIN_LONG, 40 },
+	{ "EXFAT_CHAIN_LOOP", FSC_PR_EXFAT_CHAIN_LOOP, 41 },
+	{ "EXFAT_CHAIN_RANGE", FSC_PR_EXFAT_CHAIN_RANGE, 42 },
+	{ "EXFAT_CHAIN_SHORT", FSC_PR_EXFAT_CHAIN_SHORT, 43 },
+	{ "EXFAT_CROSS_LINK", FSC_PR_EXFAT_CROSS_LINK, 44 },
+	{ "EXFAT_FAT_ENTRY0", FSC_PR_EXFAT_FAT_ENTRY0, 45 },
+	{ "EXFAT_FAT_ENTRY1", FSC_PR_EXFAT_FAT_ENTRY1, 46 },
+	{ "EXFAT_FAT_UNREADABLE", FSC_PR_EXFAT_FAT_UNREADABLE, 47 },
+	{ "EXFAT_LOST_CLUSTERS", FSC_PR_EXFAT_LOST_CLUSTERS, 48 },
+	{ "EXFAT_OEM_PARAMETERS", FSC_PR_EXFAT_OEM_PARAMETERS, 49 },
+	{ "EXFAT_PERCENT_IN_USE_WRONG", FSC_PR_EXFAT_PERCENT_IN_USE_WRONG, 50 },
+	{ "EXFAT_UPCASE_MANDATORY", FSC_PR_EXFAT_UPCASE_MANDATORY, 51 },
+	{ "EXFAT_AFTER_END", FSC_PR_EXFAT_AFTER_END, 52 },
+	{ "EXFAT_ATTRIBUTES", FSC_PR_EXFAT_ATTRIBUTES, 53 },
+	{ "EXFAT_DIR_SIZE", FSC_PR_EXFAT_DIR_SIZE, 54 },
+	{ "EXFAT_DUPLICATE_ROOT_ENTRY", FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY, 55 },
+	{ "EXFAT_FIRST_CLUSTER", FSC_PR_EXFAT_FIRST_CLUSTER, 56 },
+	{ "EXFAT_GUID_ENTRY", FSC_PR_EXFAT_GUID_ENTRY, 57 },
+	{ "EXFAT_NAME_CHARS", FSC_PR_EXFAT_NAME_CHARS, 58 },
+	{ "EXFAT_NAME_DUPLICATE", FSC_PR_EXFAT_NAME_DUPLICATE, 59 },
+	{ "EXFAT_NAME_ENTRIES", FSC_PR_EXFAT_NAME_ENTRIES, 60 },
+	{ "EXFAT_NAME_HASH", FSC_PR_EXFAT_NAME_HASH, 61 },
+	{ "EXFAT_NAME_LENGTH", FSC_PR_EXFAT_NAME_LENGTH, 62 },
+	{ "EXFAT_ROOT_ONLY_ENTRY", FSC_PR_EXFAT_ROOT_ONLY_ENTRY, 63 },
+	{ "EXFAT_SET_CHECKSUM", FSC_PR_EXFAT_SET_CHECKSUM, 64 },
+	{ "EXFAT_SET_COUNT", FSC_PR_EXFAT_SET_COUNT, 65 },
+	{ "EXFAT_STRAY_SECONDARY", FSC_PR_EXFAT_STRAY_SECONDARY, 66 },
+	{ "EXFAT_STREAM_FLAGS", FSC_PR_EXFAT_STREAM_FLAGS, 67 },
+	{ "EXFAT_STREAM_MISSING", FSC_PR_EXFAT_STREAM_MISSING, 68 },
+	{ "EXFAT_TIMESTAMP", FSC_PR_EXFAT_TIMESTAMP, 69 },
+	{ "EXFAT_UNKNOWN_BENIGN", FSC_PR_EXFAT_UNKNOWN_BENIGN, 70 },
+	{ "EXFAT_UNKNOWN_CRITICAL", FSC_PR_EXFAT_UNKNOWN_CRITICAL, 71 },
+	{ "EXFAT_UTC_OFFSET", FSC_PR_EXFAT_UTC_OFFSET, 72 },
+	{ "EXFAT_VALID_DATA_LENGTH", FSC_PR_EXFAT_VALID_DATA_LENGTH, 73 },
+	{ "FAT32_BACKUP_DIFFERS", FSC_PR_FAT32_BACKUP_DIFFERS, 74 },
+	{ "FAT32_FSINFO_SIGNATURE", FSC_PR_FAT32_FSINFO_SIGNATURE, 75 },
+	{ "FAT32_FSVER", FSC_PR_FAT32_FSVER, 76 },
+	{ "FAT32_ROOT_CLUSTER", FSC_PR_FAT32_ROOT_CLUSTER, 77 },
+	{ "FAT_BOOT_DATA_START", FSC_PR_FAT_BOOT_DATA_START, 78 },
+	{ "FAT_BOOT_FAT_SIZE", FSC_PR_FAT_BOOT_FAT_SIZE, 79 },
+	{ "FAT_BOOT_FSTYPE", FSC_PR_FAT_BOOT_FSTYPE, 80 },
+	{ "FAT_BOOT_JUMP", FSC_PR_FAT_BOOT_JUMP, 81 },
+	{ "FAT_BOOT_MEDIA", FSC_PR_FAT_BOOT_MEDIA, 82 },
+	{ "FAT_BOOT_NUM_FATS", FSC_PR_FAT_BOOT_NUM_FATS, 83 },
+	{ "FAT_BOOT_ROOT_ENTRIES", FSC_PR_FAT_BOOT_ROOT_ENTRIES, 84 },
+	{ "FAT_BOOT_SIGNATURE", FSC_PR_FAT_BOOT_SIGNATURE, 85 },
+	{ "FAT_BOOT_TOTAL_SECTORS", FSC_PR_FAT_BOOT_TOTAL_SECTORS, 86 },
+	{ "FAT_CLUSTER_COUNT_EDGE", FSC_PR_FAT_CLUSTER_COUNT_EDGE, 87 },
+	{ "FAT_DIRTY", FSC_PR_FAT_DIRTY, 88 },
+	{ "FAT_TYPE_MISMATCH", FSC_PR_FAT_TYPE_MISMATCH, 89 },
+	{ "FAT_VOLUME_BEYOND_DEVICE", FSC_PR_FAT_VOLUME_BEYOND_DEVICE, 90 },
+	{ "MBR_BPB_OVERLAP", FSC_PR_MBR_BPB_OVERLAP, 91 },
+};
+
+#define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
+
+static void test_codes_unique(void **state)
+{
+	size_t used = 0;
+	int highest = -1;
+
+	for (size_t i = 0; i < NDEFS; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)defs[i].code);
+
+		assert_in_range(defs[i].code, 0, FSC_PR_COUNT - 1);
+		for (size_t k = 0; k < i; k++) {
+			if (defs[k].code == defs[i].code || strcmp(defs[k].name, defs[i].name) == 0) {
+				print_error("%s (%d) and %s (%d) share a code or a name\n", defs[k].name,
+					    defs[k].code, defs[i].name, defs[i].code);
+				fail();
+			}
+		}
+		assert_non_null(pi);
+		assert_string_equal(pi->name, defs[i].name);
+		assert_int_equal(fsc_problem_lookup(defs[i].name), defs[i].code);
+		if (defs[i].code > highest)
+			highest = defs[i].code;
+	}
+	/* FSC_PR_COUNT is one more than the highest code; codes nobody has give NULL. */
+	assert_int_equal(FSC_PR_COUNT, highest + 1);
+	for (int c = 0; c < FSC_PR_COUNT; c++)
+		used += fsc_problem_info((enum fsc_problem)c) != NULL;
+	assert_int_equal(used, NDEFS);
+	assert_null(fsc_problem_info((enum fsc_problem)FSC_PR_COUNT));
+	assert_null(fsc_problem_info((enum fsc_problem)-1));
+	assert_int_equal(fsc_problem_lookup("NO_SUCH_PROBLEM"), -1);
+}
+
+static void test_codes_recorded(void **state)
+{
+	for (size_t i = 0; i < NRECORDED; i++) {
+		const struct recorded *r = &recorded[i];
+		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)r->code);
+
+		if (r->header != r->code || fsc_problem_lookup(r->name) != r->code || !pi ||
+		    strcmp(pi->name, r->name) != 0) {
+			print_error("%s: recorded code %d, enum %d, library %d (%s)\n", r->name, r->code,
+				    r->header, fsc_problem_lookup(r->name), pi ? pi->name : "none");
+			fail();
+		}
+	}
+	assert_int_equal(NRECORDED, 92);
+}
+
+/* Each problem's fix kind is the one problems.def gives, and its name is that word. */
+static void test_fix_kinds(void **state)
+{
+	unsigned seen = 0;
+
+	for (size_t i = 0; i < NDEFS; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)defs[i].code);
+
+		assert_non_null(pi);
+		assert_string_equal(fsc_fix_name(pi->fix), defs[i].fix);
+		seen |= 1u << pi->fix;
+	}
+	assert_int_equal(seen, 0x1F);	/* every kind is used */
+	assert_string_equal(fsc_fix_name(FSC_FIX_NONE), "NONE");
+	assert_string_equal(fsc_fix_name(FSC_FIX_RECOMPUTE), "RECOMPUTE");
+	assert_string_equal(fsc_fix_name(FSC_FIX_FROM_BACKUP), "FROM_BACKUP");
+	assert_string_equal(fsc_fix_name(FSC_FIX_CLEAR), "CLEAR");
+	assert_string_equal(fsc_fix_name(FSC_FIX_MANUAL), "MANUAL");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)5), "?");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)-1), "?");
+}
+
+static struct fsc_probe *probe(struct img *im)
+{
+	struct fsc_probe *p = img_probe(im);
+
+	assert_non_null(p);
+	return p;
+}
+
+/* What callers read of a probe, type by type; a structure of another type is NULL. */
+static void test_probe_accessors(void **state)
+{
+	struct fsc_probe *p;
+	struct img im;
+	const char *why;
+	size_t len;
+
+	build_exfat_tree(&im);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_EXFAT);
+	assert_int_equal(fsc_probe_dev_size(p), im.len);
+	assert_int_equal(fsc_probe_dev_sector_size(p), 512);
+	assert_string_equal(fsc_probe_label(p), "TEST");
+	assert_string_equal(fsc_probe_serial(p), "1234-ABCD");
+	assert_non_null(fsc_probe_exfat(p));
+	assert_int_equal(fsc_probe_exfat(p)->serial, 0x1234ABCD);
+	assert_int_equal(fsc_probe_exfat(p)->sector_shift, 9);
+	assert_null(fsc_probe_fat(p));
+	assert_null(fsc_probe_mbr(p));
+	assert_false(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_string_equal(why, "not NTFS");
+	assert_memory_equal(fsc_probe_sector0(p, &len), im.buf, 4096);
+	assert_int_equal(len, 4096);
+	assert_int_equal(fsc_probe_findings(p)->n, 0);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_fat(&im, 16);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_FAT16);
+	assert_string_equal(fsc_probe_label(p), "TESTFAT");
+	assert_string_equal(fsc_probe_serial(p), "CAFE-1234");
+	assert_null(fsc_probe_exfat(p));
+	assert_non_null(fsc_probe_fat(p));
+	assert_int_equal(fsc_probe_fat(p)->bytes_per_sector, 512);
+	assert_int_equal(fsc_probe_fat(p)->root_entries, 512);
+	assert_null(fsc_probe_mbr(p));
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_mbr(&im, 0);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_MBR);
+	assert_null(fsc_probe_label(p));
+	assert_null(fsc_probe_serial(p));
+	assert_non_null(fsc_probe_mbr(p));
+	assert_int_equal(fsc_probe_mbr(p)[0].status, 0x80);
+	assert_int_equal(fsc_probe_mbr(p)[0].type, 0x0C);
+	assert_int_equal(fsc_probe_mbr(p)[0].start, 2048);
+	assert_int_equal(fsc_probe_mbr(p)[1].type, 0);
+	assert_null(fsc_probe_exfat(p));
+	assert_null(fsc_probe_fat(p));
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_ntfs(&im);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_NTFS);
+	assert_string_equal(fsc_probe_serial(p), "0123456789ABCDEF");
+	assert_true(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_true(fsc_probe_ntfs_blkid_ok(p, NULL));
+	fsc_probe_free(p);
+	memset(im.buf + 4 * 8 * 512, 0, 4);	/* no FILE record at $MFT */
+	p = probe(&im);
+	assert_false(fsc_probe_ntfs_blkid_ok(p, &why));
+	assert_string_equal(why, "no FILE record at $MFT");
+	fsc_probe_free(p);
+	img_free(&im);
+
+	build_zero(&im, 1024, 0);
+	p = probe(&im);
+	assert_int_equal(fsc_probe_type(p), FSC_TYPE_BLANK);
+	assert_non_null(fsc_probe_sector0(p, &len));
+	assert_int_equal(len, 1024);
+	assert_int_equal(fsc_probe_dev_size(p), 1024);
+	assert_null(fsc_probe_exfat(p));
+	assert_null(fsc_probe_fat(p));
+	assert_null(fsc_probe_mbr(p));
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
+/* Probe im, then fsc_check it into fs; returns fsc_check's result. */
+static int probe_check(struct img *im, struct fsc_probe **p, struct fsc_findings *fs,
+		       struct fsc_check_summary *sum)
+{
+	struct fsc_dev *dev;
+	int r;
+
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, p), 0);
+	memset(sum, 0xAB, sizeof(*sum));
+	r = fsc_check(dev, *p, NULL, fs, sum);
+	fsc_dev_close(dev);
+	return r;
+}
+
+static void test_check_ledger(void **state)
+{
+	static const struct fsc_check_summary zero;
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary sum;
+	struct fsc_probe *p;
+	struct img im;
+
+	/* exFAT: VolumeDirty (the probe's), a lost cluster and so PercentInUse (the check's) */
+	build_exfat_tree(&im);
+	im.buf[106] |= 2;
+	exfat_mark(&im, 20, 1);
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), 0);
+	assert_int_equal(fsc_probe_findings(p)->n, 1);
+	assert_int_equal(fsc_probe_findings(p)->v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fs.n, 3);
+	assert_ptr_not_equal(fs.v, fsc_probe_findings(p)->v);
+	assert_int_equal(fs.v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fs.v[1].id, FSC_PR_EXFAT_LOST_CLUSTERS);
+	assert_int_equal(fs.v[2].id, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
+	assert_false(fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_LOST_CLUSTERS));
+	assert_int_equal(sum.files, 3);
+	assert_int_equal(sum.dirs, 1);
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	/* FAT: no checker yet; the list holds the probe's findings, the summary is zero */
+	build_fat(&im, 16);
+	im.buf[510] = 0;
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), -ENOTSUP);
+	assert_true(fsc_probe_findings(p)->n > 0);
+	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
+	assert_int_equal(fs.v[0].id, fsc_probe_findings(p)->v[0].id);
+	assert_memory_equal(&sum, &zero, sizeof(sum));
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+
+	/* Not a filesystem fatscope checks */
+	build_ntfs(&im);
+	assert_int_equal(probe_check(&im, &p, &fs, &sum), -EINVAL);
+	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	img_free(&im);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_codes_unique),
+		cmocka_unit_test(test_codes_recorded),
+		cmocka_unit_test(test_fix_kinds),
+		cmocka_unit_test(test_probe_accessors),
+		cmocka_unit_test(test_check_ledger),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
