@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * common.c - error lines, number parsing and volume opening shared by
- * the subcommands.
+ * common.c - what the subcommands share before a volume is opened: error
+ * and usage lines, number parsing, the common options and their help,
+ * operand checks, and the check of standard output at exit.
  */
 #include "config.h"
 
@@ -26,16 +27,17 @@ void errmsg(const char *what, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int usage_error(const char *cmd, const char *fmt, ...)
+int usage_error(const struct cmd_desc *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "fatscope %s: ", cmd);
+	fflush(stdout);
+	fprintf(stderr, "fatscope %s: ", d->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'fatscope %s --help' for more information.\n", cmd);
-	return EXIT_USAGE;
+	fprintf(stderr, "\nTry 'fatscope %s --help' for more information.\n", d->name);
+	return d->usage;
 }
 
 int parse_size(const char *s, uint64_t *out)
@@ -79,118 +81,88 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_select *sel)
+
+/* --offset, --partition or --sector-size into sel; -1 on a bad value. */
+static int parse_vol_option(int c, const char *arg, struct vol_select *sel)
 {
 	unsigned long v;
 
-	switch (which) {
-	case 0:
+	switch (c) {
+	case OPT_OFFSET:
 		if (parse_size(arg, &sel->offset) < 0)
-			break;
+			return -1;
 		sel->has_offset = true;
 		return 0;
-	case 1:
+	case OPT_PARTITION:
 		if (parse_uint(arg, 4096, &v) < 0 || v == 0)
-			break;
+			return -1;
 		sel->partition = (int)v;
 		return 0;
 	default:
 		if (parse_uint(arg, 4096, &v) < 0 || v < 512 || (v & (v - 1)))
-			break;
+			return -1;
 		sel->sector_size = (uint32_t)v;
 		return 0;
 	}
-	usage_error(cmd, "invalid %s '%s'", which == 0 ? "offset" : which == 1 ? "partition number" :
-		    "sector size", arg);
-	return -1;
 }
 
-int check_operands(const char *cmd, int argc, int max, const struct vol_select *sel)
+int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_select *sel)
+{
+	switch (c) {
+	case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
+		if (parse_vol_option(c, arg, sel) == 0)
+			return 0;
+		return usage_error(d, "invalid %s '%s'", c == OPT_OFFSET ? "offset" :
+				   c == OPT_PARTITION ? "partition number" : "sector size", arg);
+	case 'h':
+		d->help();
+		return CMD_DONE;
+	case 'V':
+		printf("fatscope %s from fatscope %s\n", d->name, fsc_version());
+		return CMD_DONE;
+	default:
+		/* getopt_long has said what is wrong, as "fatscope CMD: ..." (argv[0]). */
+		fprintf(stderr, "Try 'fatscope %s --help' for more information.\n", d->name);
+		return d->usage;
+	}
+}
+
+void common_options_help(int width)
+{
+	static const char *const lines[][2] = {
+		{ "    --offset BYTES", "the volume starts at this byte of the image" },
+		{ "    --partition N", "the volume is partition N of a whole-disk image" },
+		{ "    --sector-size N", "the device's logical sector size (default: the device's, 512 for images)" },
+		{ "-h, --help", "display this help" },
+		{ "-V, --version", "display version" },
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		printf(" %-*s%s\n", width, lines[i][0], lines[i][1]);
+}
+
+int check_select(const struct cmd_desc *d, const struct vol_select *sel)
+{
+	if (sel->has_offset && sel->partition)
+		return usage_error(d, "--offset and --partition are mutually exclusive");
+	return 0;
+}
+
+int check_operands(const struct cmd_desc *d, int argc, int max, const struct vol_select *sel)
 {
 	if (optind >= argc)
-		return usage_error(cmd, "no device or image specified");
+		return usage_error(d, "no device or image specified");
 	if (max && argc - optind > max)
-		return usage_error(cmd, max == 1 ? "only one device or image at a time" : "too many arguments");
-	if (sel->has_offset && sel->partition)
-		return usage_error(cmd, "--offset and --partition are mutually exclusive");
-	return 0;
+		return usage_error(d, max == 1 ? "only one device or image at a time" : "too many arguments");
+	return check_select(d, sel);
 }
 
-static int select_partition(const char *path, struct fsc_dev *dev, int partno,
-			    struct fsc_partition *part)
-{
-	struct fsc_partition *parts;
-	int n = fsc_partitions(dev, &parts), rc = -1;
-
-	if (n < 0) {
-		errmsg(path, "cannot read the partition table: %s", strerror(-n));
-		return -1;
-	}
-	for (int i = 0; i < n; i++)
-		if (parts[i].partno == partno) {
-			rc = fsc_dev_set_window(dev, parts[i].offset, parts[i].size);
-			*part = parts[i];
-		}
-	if (rc < 0)
-		errmsg(path, n ? "no partition %d (the table has %d)" :
-		       "no partition %d: no partition table found", partno, n);
-	free(parts);
-	return rc;
-}
-
-static int open_flags(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		      struct fsc_partition *part, int flags)
-{
-	int r = fsc_dev_open(path, flags, dev);
-
-	memset(part, 0, sizeof(*part));
-	if (r < 0) {
-		if (r == -EBUSY)
-			errmsg(path, "is in use (mounted?): it cannot be opened for writing");
-		else if (r == -EISDIR)
-			errmsg(path, "is a directory");
-		else if (r == -EINVAL)
-			errmsg(path, "not a regular file or block device");
-		else
-			errmsg(path, "%s", strerror(-r));
-		return EXIT_OPERROR;
-	}
-	if (sel->sector_size && fsc_dev_set_sector_size(*dev, sel->sector_size) < 0) {
-		errmsg(path, "invalid sector size %u", sel->sector_size);
-		goto fail;
-	}
-	if (sel->has_offset && fsc_dev_set_window(*dev, sel->offset, 0) < 0) {
-		errmsg(path, "offset %llu is beyond the end (%llu bytes)",
-		       (unsigned long long)sel->offset, (unsigned long long)fsc_dev_full_size(*dev));
-		goto fail;
-	}
-	if (sel->partition && select_partition(path, *dev, sel->partition, part) < 0)
-		goto fail;
-	return 0;
-fail:
-	fsc_dev_close(*dev);
-	*dev = NULL;
-	return EXIT_OPERROR;
-}
-
-int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		struct fsc_partition *part)
-{
-	return open_flags(path, sel, dev, part, 0);
-}
-
-int open_volume_rw(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		   struct fsc_partition *part)
-{
-	return open_flags(path, sel, dev, part, FSC_DEV_WRITE);
-}
-
-int close_stdout_checked(int code)
+int close_stdout_checked(int code, int operror)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
 		if (errno != EPIPE)
 			errmsg(NULL, "write error on standard output: %s", strerror(errno));
-		return EXIT_OPERROR;
+		return operror;
 	}
 	return code;
 }

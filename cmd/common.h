@@ -1,22 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* common.h - what every fatscope subcommand shares. */
+/*
+ * common.h - what every fatscope subcommand shares: its description, the
+ * common options (--offset, --partition, --sector-size, -h, -V), usage
+ * errors, operand checks, and the one step that opens and probes a volume.
+ */
 #ifndef FSC_COMMON_H
 #define FSC_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "fatscope/fatscope.h"
+#include "exitcodes.h"
 
-/* probe exit codes (fatscope-probe(8)); fsck uses fsck(8)'s. */
-enum {
-	EXIT_PROBE_OK = 0, EXIT_PROBE_RISK = 1, EXIT_PROBE_NOTFS = 2,
-	EXIT_OPERROR = 8, EXIT_USAGE = 16,
+/* A subcommand, for the dispatcher and the shared code. */
+struct cmd_desc {
+	const char *name;		/* "probe": messages say "fatscope probe: ..." */
+	const char *summary;		/* its line in fatscope --help */
+	int (*run)(int argc, char **argv);
+	void (*help)(void);		/* --help, on stdout */
+	/* The command's own exit codes (exitcodes.h) for what the shared code reports. */
+	int usage;			/* a usage mistake */
+	int operror;			/* cannot open or read, bad window, stdout write error */
+	int too_small;			/* a volume shorter than a boot sector */
 };
+
+extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd;
 
 /* "fatscope: WHAT: message" on stderr, one line. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A usage mistake: message, "Try 'fatscope CMD --help'.", returns EXIT_USAGE. */
-int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usage mistake: "fatscope CMD: message", "Try 'fatscope CMD --help' ...", returns d->usage. */
+int usage_error(const struct cmd_desc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a byte count with an optional K/M/G/KiB/MiB/GiB suffix; -1 on error. */
 int parse_size(const char *s, uint64_t *out);
@@ -30,39 +43,71 @@ struct vol_select {
 	uint32_t sector_size;		/* 0: the device's */
 };
 
-/* getopt values of --offset, --partition, --sector-size (in that order). */
-#define VOL_OPT_BASE 256
+/*
+ * The common options, to put in a command's getopt_long table and option
+ * string; a command numbers its own long-only options from OPT_CMD_BASE.
+ * The dispatcher sets argv[0] to "fatscope CMD", so that getopt_long's own
+ * message for an unknown option or a missing argument is the usage line.
+ */
+enum { OPT_OFFSET = 256, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_CMD_BASE };
+#define COMMON_SHORTOPTS "hV"
+#define COMMON_LONGOPTS \
+	{ "offset", required_argument, NULL, OPT_OFFSET }, \
+	{ "partition", required_argument, NULL, OPT_PARTITION }, \
+	{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	{ NULL, 0, NULL, 0 }
+
+/* common_option's return after --help or --version: exit with 0. */
+#define CMD_DONE (-1)
 
 /*
- * Parse --offset (which 0), --partition (1) or --sector-size (2) into sel;
- * on a bad value prints the usage error and returns -1.
+ * Everything getopt_long returns that the command does not handle itself:
+ * a common option into sel (0), --help or --version printed (CMD_DONE), or
+ * a mistake, reported as a usage error (d->usage).  For '?' getopt_long has
+ * printed the message; only the "Try" line is added.
  */
-int parse_vol_option(const char *cmd, int which, const char *arg, struct vol_select *sel);
+int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_select *sel);
+
+/* The --help lines of the common options, the option names padded to width. */
+void common_options_help(int width);
 
 /*
  * After getopt: at least one operand, at most max (0: any number), and not
  * both --offset and --partition.  0, or the usage error's exit code.
  */
-int check_operands(const char *cmd, int argc, int max, const struct vol_select *sel);
+int check_operands(const struct cmd_desc *d, int argc, int max, const struct vol_select *sel);
+/* Only the last part of that: --offset and --partition together. */
+int check_select(const struct cmd_desc *d, const struct vol_select *sel);
+
+/* A volume opened by volume_open. */
+struct volume {
+	struct fsc_dev *dev;
+	struct fsc_partition part;	/* with --partition; part.partno is 0 otherwise */
+	struct fsc_probe *p;		/* NULL with VOL_NO_PROBE */
+};
+
+enum { VOL_WRITE = 1, VOL_NO_PROBE = 2 };
 
 /*
- * Open path read-only with sel applied; with --partition, *part describes
- * the partition (part->partno is 0 otherwise).  On failure prints one line
- * and returns EXIT_OPERROR.
+ * The one open step: open path (read-only unless VOL_WRITE), apply sel's
+ * sector size, offset or partition, and probe the volume (unless
+ * VOL_NO_PROBE).  0, or after one line "fatscope: PATH: what is wrong" the
+ * command's exit code: d->too_small for a volume shorter than a boot
+ * sector, d->operror for anything else; v holds nothing then.
  */
-int open_volume(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		struct fsc_partition *part);
-/* The same, read-write (FSC_DEV_WRITE): for label and undo. */
-int open_volume_rw(const char *path, const struct vol_select *sel, struct fsc_dev **dev,
-		   struct fsc_partition *part);
+int volume_open(const struct cmd_desc *d, const char *path, const struct vol_select *sel,
+		unsigned flags, struct volume *v);
+void volume_close(struct volume *v);
 
-/* Close stdout, reporting a write error (full disk, closed pipe). */
-int close_stdout_checked(int code);
+/* The probe of volume_open, on dev's current window: same messages and codes. */
+int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, struct fsc_probe **p);
 
-int cmd_probe(int argc, char **argv);
-int cmd_fsck(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_label(int argc, char **argv);
-int cmd_undo(int argc, char **argv);
+/* Refuse a mounted volume before writing: 0, or d->operror after one line. */
+int volume_refuse_busy(const struct cmd_desc *d, const char *path);
+
+/* Close stdout, reporting a write error (full disk, closed pipe): code, or operror. */
+int close_stdout_checked(int code, int operror);
 
 #endif

@@ -440,7 +440,7 @@ static int section_extents(struct dump_ctl *ctl)
 		f.want = want;
 		if (fsc_walk_tree(ctl->dev, ctl->p, 0, find_entry, &f) < 0 || !f.ok) {
 			errmsg(ctl->image, "%s: no such file or directory on the volume", want);
-			return EXIT_OPERROR;
+			return DUMP_OPERROR;
 		}
 		first = f.found.first_cluster;
 		size = f.found.dir && fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT ? 0 : f.found.size;
@@ -474,7 +474,7 @@ static int section_extents(struct dump_ctl *ctl)
 		       e.runs == 1 ? "" : "s",
 		       broken[0] ? "; stopped: " : "", broken);
 	}
-	return n < 0 ? EXIT_OPERROR : 0;
+	return n < 0 ? DUMP_OPERROR : 0;
 }
 
 static int section_sector(struct dump_ctl *ctl)
@@ -486,7 +486,7 @@ static int section_sector(struct dump_ctl *ctl)
 
 	if (ctl->sector > (fsc_dev_size(ctl->dev) / ss) || fsc_dev_map(ctl->dev, ctl->sector * ss, ss, &s) < 0) {
 		errmsg(ctl->image, "sector %" PRIu64 " is beyond the end of the volume", ctl->sector);
-		return EXIT_OPERROR;
+		return DUMP_OPERROR;
 	}
 	for (uint32_t i = 0; i < ss; i += 16) {
 		o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%08" PRIx64 " ", ctl->sector * ss + i);
@@ -537,7 +537,7 @@ int dump_volume(struct dump_ctl *ctl)
 		r = section_tree(ctl);
 		if (r < 0) {
 			errmsg(ctl->image, "cannot read the directory tree: %s", strerror(-r));
-			code = EXIT_OPERROR;
+			code = DUMP_OPERROR;
 		}
 	}
 	if (ctl->what & DUMP_EXTENTS && !code)

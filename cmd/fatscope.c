@@ -10,16 +10,8 @@
 
 #include "common.h"
 
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
-} commands[] = {
-	{ "probe", cmd_probe, "identify volumes and predict what each driver does with them" },
-	{ "dump", cmd_dump, "show every on-disk structure of a volume (read-only)" },
-	{ "fsck", cmd_fsck, "check an exFAT volume (fsck(8) options and exit codes)" },
-	{ "label", cmd_label, "show or change the label, serial and volume GUID" },
-	{ "undo", cmd_undo, "put back what a change recorded with --undo FILE" },
+static const struct cmd_desc *const commands[] = {
+	&probe_cmd, &dump_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -29,7 +21,7 @@ static void usage(FILE *out)
 	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
 	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes.\n\nCommands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, " %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
 	      "\nSee fatscope(8).\n", out);
 }
@@ -37,26 +29,27 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	char *hv[] = { NULL, (char *)"--help", NULL };
+	char prog[32];
 	const char *cmd;
 
 	setlocale(LC_ALL, "");
 	if (argc < 2) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return FATSCOPE_USAGE;
 	}
 	cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
 		usage(stdout);
-		return close_stdout_checked(0);
+		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("fatscope from fatscope %s\n", fsc_version());
-		return close_stdout_checked(0);
+		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "help") == 0) {
 		if (argc < 3) {
 			usage(stdout);
-			return close_stdout_checked(0);
+			return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 		}
 		cmd = hv[0] = argv[2];
 		argc = 2;
@@ -65,9 +58,14 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(cmd, commands[i].name) == 0)
-			return commands[i].run(argc, argv);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(cmd, commands[i]->name) != 0)
+			continue;
+		/* getopt_long's messages then start "fatscope CMD: ", as ours do. */
+		snprintf(prog, sizeof(prog), "fatscope %s", commands[i]->name);
+		argv[0] = prog;
+		return commands[i]->run(argc, argv);
+	}
 	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
-	return EXIT_USAGE;
+	return FATSCOPE_USAGE;
 }

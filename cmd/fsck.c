@@ -19,7 +19,6 @@
 #include "json.h"
 #include "report.h"
 
-enum { FSCK_OK = 0, FSCK_CORRECTED = 1, FSCK_UNCORRECTED = 4, FSCK_OPERROR = 8, FSCK_USAGE = 16 };
 enum mode { MODE_CHECK, MODE_PREEN, MODE_YES };
 
 struct fsck_ctl {
@@ -44,14 +43,11 @@ static void fsck_help(void)
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
 	      " -J, --json            JSON output\n"
-	      "     --offset BYTES    the volume starts at this byte of the image\n"
-	      "     --partition N     check partition N of a whole-disk image\n"
-	      "     --sector-size N   the device's logical sector size\n"
-	      "     --explain ID      print what a problem ID means\n"
-	      " -h, --help            display this help\n"
-	      " -V, --version         display version\n\n"
-	      "Exit status (fsck(8)): 0 no errors, 4 errors left uncorrected, 8 operational error,\n"
-	      "16 usage error.\n\nSee fatscope-fsck(8).\n", stdout);
+	      "     --explain ID      print what a problem ID means\n", stdout);
+	common_options_help(22);
+	fputs("\nExit status (fsck(8)): 0 no errors, 1 errors corrected (not yet), 4 errors left\n"
+	      "uncorrected, 8 operational error, 16 usage error, 32 cancelled (not yet).\n\n"
+	      "See fatscope-fsck(8).\n", stdout);
 }
 
 static int explain(const char *id)
@@ -60,15 +56,15 @@ static int explain(const char *id)
 	const struct fsc_problem_info *pi;
 
 	if (i < 0)
-		return usage_error("fsck", "unknown problem ID '%s'", id);
+		return usage_error(&fsck_cmd, "unknown problem ID '%s'", id);
 	pi = fsc_problem_info((enum fsc_problem)i);
 	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s\n  %s\n", pi->name,
 	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
 	       pi->preen ? " (safe for -p)" : "", pi->explanation);
-	return close_stdout_checked(FSCK_OK);
+	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_OFFSET = VOL_OPT_BASE, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_EXPLAIN };
+enum { OPT_EXPLAIN = OPT_CMD_BASE };
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -76,17 +72,13 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ "no", no_argument, NULL, 'n' }, { "preen", no_argument, NULL, 'p' },
 		{ "yes", no_argument, NULL, 'y' }, { "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' }, { "progress", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'J' }, { "offset", required_argument, NULL, OPT_OFFSET },
-		{ "partition", required_argument, NULL, OPT_PARTITION },
-		{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE },
-		{ "explain", required_argument, NULL, OPT_EXPLAIN },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
+		COMMON_LONGOPTS,
 	};
 	unsigned long v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "npayfvC:JrhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "npayfvC:Jr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': case 'r': ctl->mode = MODE_CHECK; break;
 		case 'p': case 'a': ctl->mode = MODE_PREEN; break;
@@ -96,22 +88,18 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		case 'J': ctl->json = true; break;
 		case 'C':
 			if (parse_uint(optarg, 1023, &v) < 0)
-				return usage_error("fsck", "invalid progress descriptor '%s'", optarg);
+				return usage_error(&fsck_cmd, "invalid progress descriptor '%s'", optarg);
 			ctl->progress_fd = (int)v;
 			break;
-		case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
-			if (parse_vol_option("fsck", c - OPT_OFFSET, optarg, &ctl->sel) < 0)
-				return EXIT_USAGE;
-			break;
 		case OPT_EXPLAIN: ctl->explain = optarg; break;
-		case 'h': fsck_help(); return -1;
-		case 'V': printf("fatscope fsck from fatscope %s\n", fsc_version()); return -1;
-		default: return usage_error("fsck", "invalid option");
+		default:
+			if ((r = common_option(&fsck_cmd, c, optarg, &ctl->sel)))
+				return r;
 		}
 	}
 	if (ctl->explain)
 		return 0;
-	if ((r = check_operands("fsck", argc, 1, &ctl->sel)))
+	if ((r = check_operands(&fsck_cmd, argc, 1, &ctl->sel)))
 		return r;
 	return 0;
 }
@@ -243,21 +231,15 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 
 static int fsck_path(struct fsck_ctl *ctl, const char *path)
 {
-	struct fsc_dev *dev;
-	struct fsc_partition part;
+	struct volume v;
 	struct fsc_probe *p;
-	int code = open_volume(path, &ctl->sel, &dev, &part), r;
+	int code = volume_open(&fsck_cmd, path, &ctl->sel, 0, &v);
 
 	if (code)
-		return FSCK_OPERROR;
-	r = fsc_probe_volume(dev, &p);
-	if (r < 0) {
-		errmsg(path, r == -ENODATA ? "too small to hold a boot sector" : "read error: %s", strerror(-r));
-		fsc_dev_close(dev);
-		return FSCK_OPERROR;
-	}
+		return code;
+	p = v.p;
 	if (fsc_probe_type(p) == FSC_TYPE_EXFAT) {
-		code = check_volume(ctl, path, dev, p);
+		code = check_volume(ctl, path, v.dev, p);
 	} else if (fsc_type_is_fat(fsc_probe_type(p))) {
 		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
 		       fsc_probe_type(p) == FSC_TYPE_FAT12 ? "FAT12" :
@@ -267,20 +249,26 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
 		code = FSCK_OPERROR;
 	}
-	fsc_probe_free(p);
-	fsc_dev_close(dev);
+	volume_close(&v);
 	return code;
 }
 
-int cmd_fsck(int argc, char **argv)
+static int cmd_fsck(int argc, char **argv)
 {
 	struct fsck_ctl ctl = { .mode = MODE_CHECK, .progress_fd = -1 };
 	int r = parse_args(&ctl, argc, argv);
 
 	if (r)
-		return r < 0 ? close_stdout_checked(FSCK_OK) : r;
+		return r < 0 ? close_stdout_checked(FSCK_OK, FSCK_OPERROR) : r;
 	if (ctl.explain)
 		return explain(ctl.explain);
 	r = fsck_path(&ctl, argv[optind]);
-	return close_stdout_checked(r);
+	return close_stdout_checked(r, FSCK_OPERROR);
 }
+
+/* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
+const struct cmd_desc fsck_cmd = {
+	.name = "fsck", .summary = "check an exFAT volume (fsck(8) options and exit codes)",
+	.run = cmd_fsck, .help = fsck_help,
+	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
+};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * label.c - fatscope label: show or change the label, the serial and the
- * exFAT volume GUID, saying how blkid will show each; and fatscope undo.
+ * exFAT volume GUID, saying how blkid will show each.
  * Every change is a libexfat plan: --dry-run prints it, --undo FILE keeps
  * the old bytes, a mounted volume is refused, and the result is read back.
  */
@@ -18,8 +18,6 @@
 
 #include "common.h"
 #include "json.h"
-
-enum { LABEL_OK = 0, LABEL_BADVALUE = 1, LABEL_NOTFS = 2, LABEL_DAMAGED = 4 };
 
 struct label_ctl {
 	struct vol_select sel;
@@ -41,13 +39,9 @@ static void label_help(void)
 	      " -g, --guid=GUID        set the exFAT volume GUID: a UUID, 'random' or 'time'\n"
 	      "     --dry-run          print the bytes that would change, write nothing\n"
 	      "     --undo FILE        keep every overwritten byte in FILE (see fatscope undo)\n"
-	      " -J, --json             JSON output\n"
-	      "     --offset BYTES     the volume starts at this byte of the image\n"
-	      "     --partition N      partition N of a whole-disk image\n"
-	      "     --sector-size N    the device's logical sector size\n"
-	      " -h, --help             display this help\n"
-	      " -V, --version          display version\n\n"
-	      "An empty NEW-LABEL (\"\") removes the label.\n"
+	      " -J, --json             JSON output\n", stdout);
+	common_options_help(23);
+	fputs("\nAn empty NEW-LABEL (\"\") removes the label.\n"
 	      "Exit status: 0 done, 1 invalid new value, 2 not an exFAT or FAT volume,\n"
 	      "4 the structures to change are damaged (run fsck), 8 operational error, 16 usage.\n\n"
 	      "See fatscope-label(8).\n", stdout);
@@ -94,46 +88,38 @@ static int parse_guid(const char *s, uint8_t g[16])
 	return 0;
 }
 
-enum { OPT_OFFSET = VOL_OPT_BASE, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_DRY_RUN, OPT_UNDO };
+enum { OPT_DRY_RUN = OPT_CMD_BASE, OPT_UNDO };
 
 static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "serial", required_argument, NULL, 's' }, { "guid", required_argument, NULL, 'g' },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
-		{ "json", no_argument, NULL, 'J' }, { "offset", required_argument, NULL, OPT_OFFSET },
-		{ "partition", required_argument, NULL, OPT_PARTITION },
-		{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'J' }, COMMON_LONGOPTS,
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:g:JhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:g:J" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_serial(optarg, &ctl->serial) < 0)
-				return usage_error("label", "invalid serial '%s' (XXXX-XXXX, 8 hex digits or random)", optarg);
+				return usage_error(&label_cmd, "invalid serial '%s' (XXXX-XXXX, 8 hex digits or random)", optarg);
 			ctl->set_serial = true;
 			break;
 		case 'g':
 			if (parse_guid(optarg, ctl->guid) < 0)
-				return usage_error("label", "invalid GUID '%s' (a UUID, random or time)", optarg);
+				return usage_error(&label_cmd, "invalid GUID '%s' (a UUID, random or time)", optarg);
 			ctl->set_guid = true;
 			break;
 		case 'J': ctl->json = true; break;
 		case OPT_DRY_RUN: ctl->dry_run = true; break;
 		case OPT_UNDO: ctl->undo = optarg; break;
-		case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
-			if (parse_vol_option("label", c - OPT_OFFSET, optarg, &ctl->sel) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'h': label_help(); return -1;
-		case 'V': printf("fatscope label from fatscope %s\n", fsc_version()); return -1;
-		default: return usage_error("label", "invalid option");
+		default:
+			if ((r = common_option(&label_cmd, c, optarg, &ctl->sel)))
+				return r;
 		}
 	}
-	if ((r = check_operands("label", argc, 2, &ctl->sel)))
+	if ((r = check_operands(&label_cmd, argc, 2, &ctl->sel)))
 		return r;
 	if (optind + 1 < argc)
 		ctl->new_label = argv[optind + 1];
@@ -226,11 +212,11 @@ static int plan_changes(const struct label_ctl *ctl, const char *path, struct fs
 	}
 	if (r == -EUCLEAN || r == -ENOSPC) {
 		errmsg(path, "%s", err);
-		return r == -EUCLEAN ? LABEL_DAMAGED : EXIT_OPERROR;
+		return r == -EUCLEAN ? LABEL_DAMAGED : LABEL_OPERROR;
 	}
 	if (r < 0) {
 		errmsg(path, "cannot plan the change: %s", strerror(-r));
-		return EXIT_OPERROR;
+		return LABEL_OPERROR;
 	}
 	return 0;
 }
@@ -238,25 +224,22 @@ static int plan_changes(const struct label_ctl *ctl, const char *path, struct fs
 /* Apply the plan and read the volume back. */
 static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_plan *plan)
 {
-	char why[2200];
-	int r = fsc_dev_busy(path, why, sizeof(why));
+	int r = volume_refuse_busy(&label_cmd, path);
 	struct fsc_probe *p2;
 	struct fsc_ids ids;
 
-	if (r == -EBUSY) {
-		errmsg(path, "%s; unmount it first", why);
-		return EXIT_OPERROR;
-	}
+	if (r)
+		return r;
 	r = fsc_plan_apply(dev, plan, ctl->undo);
 	if (r < 0) {
 		errmsg(path, r == -EEXIST ? "the undo file %s exists already" :
 		       r == -ESTALE ? "the volume changed while the change was planned; nothing written%s" :
 		       "write failed: %s", r == -EEXIST ? ctl->undo : r == -ESTALE ? "" : strerror(-r));
-		return EXIT_OPERROR;
+		return LABEL_OPERROR;
 	}
 	if (fsc_probe_volume(dev, &p2) < 0) {
 		errmsg(path, "cannot read the volume back");
-		return EXIT_OPERROR;
+		return LABEL_OPERROR;
 	}
 	fsc_ids_read(dev, p2, &ids);
 	if ((ctl->set_serial && ids.serial != ctl->serial) || (ctl->set_guid && memcmp(ids.guid, ctl->guid, 16)) ||
@@ -264,7 +247,7 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 	    fsc_findings_has(fsc_probe_findings(p2), FSC_PR_EXFAT_BOOT_CHECKSUM)) {
 		errmsg(path, "the change did not read back as written");
 		fsc_probe_free(p2);
-		return EXIT_OPERROR;
+		return LABEL_OPERROR;
 	}
 	if (!ctl->json) {
 		char where[64] = "";
@@ -286,28 +269,24 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 static int label_path(struct label_ctl *ctl, const char *path)
 {
 	bool change = ctl->new_label || ctl->set_serial || ctl->set_guid;
-	struct fsc_partition part;
+	struct volume v;
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_plan *plan = NULL;
 	struct fsc_ids ids;
-	int code = change && !ctl->dry_run ? open_volume_rw(path, &ctl->sel, &dev, &part) :
-		   open_volume(path, &ctl->sel, &dev, &part);
+	int code = volume_open(&label_cmd, path, &ctl->sel, change && !ctl->dry_run ? VOL_WRITE : 0, &v);
 
 	if (code)
 		return code;
-	if ((code = fsc_probe_volume(dev, &p)) < 0) {
-		errmsg(path, code == -ENODATA ? "too small to hold a boot sector" : "read error");
-		fsc_dev_close(dev);
-		return code == -ENODATA ? LABEL_NOTFS : EXIT_OPERROR;
-	}
+	dev = v.dev;
+	p = v.p;
 	if (fsc_ids_read(dev, p, &ids) < 0) {
 		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(fsc_probe_type(p)));
 		code = LABEL_NOTFS;
 	} else if (!change) {
 		show(ctl, path, p, &ids);
 	} else if (!(plan = fsc_plan_new())) {
-		code = EXIT_OPERROR;
+		code = LABEL_OPERROR;
 	} else if (!(code = plan_changes(ctl, path, dev, p, plan))) {
 		if (fsc_plan_count(plan) == 0)
 			printf("%s: nothing to change\n", path);
@@ -317,70 +296,22 @@ static int label_path(struct label_ctl *ctl, const char *path)
 			code = apply(ctl, path, dev, plan);
 	}
 	fsc_plan_free(plan);
-	fsc_probe_free(p);
-	fsc_dev_close(dev);
+	volume_close(&v);
 	return code;
 }
 
-int cmd_label(int argc, char **argv)
+static int cmd_label(int argc, char **argv)
 {
 	struct label_ctl ctl = { 0 };
 	int r = parse_args(&ctl, argc, argv);
 
 	if (r)
-		return r < 0 ? close_stdout_checked(0) : r;
-	return close_stdout_checked(label_path(&ctl, argv[optind]));
+		return r < 0 ? close_stdout_checked(LABEL_OK, LABEL_OPERROR) : r;
+	return close_stdout_checked(label_path(&ctl, argv[optind]), LABEL_OPERROR);
 }
 
-/* ---- fatscope undo ---- */
-
-int cmd_undo(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, VOL_OPT_BASE },
-		{ "partition", required_argument, NULL, VOL_OPT_BASE + 1 },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct vol_select sel = { 0 };
-	struct fsc_partition part;
-	struct fsc_dev *dev;
-	char why[2200];
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
-		if (c == VOL_OPT_BASE || c == VOL_OPT_BASE + 1) {
-			if (parse_vol_option("undo", c - VOL_OPT_BASE, optarg, &sel) < 0)
-				return EXIT_USAGE;
-		} else if (c == 'h') {
-			fputs("Usage:\n fatscope undo [--offset BYTES|--partition N] UNDO-FILE DEVICE|IMAGE\n\n"
-			      "Put back the bytes a change recorded with --undo; the volume must hold\n"
-			      "exactly what the change left.\n\nExit status: 0 restored, 8 error, 16 usage.\n",
-			      stdout);
-			return close_stdout_checked(0);
-		} else if (c == 'V') {
-			printf("fatscope undo from fatscope %s\n", fsc_version());
-			return close_stdout_checked(0);
-		} else {
-			return usage_error("undo", "invalid option");
-		}
-	}
-	if (optind + 2 != argc)
-		return usage_error("undo", "an undo file and a device or image are needed");
-	if (fsc_dev_busy(argv[optind + 1], why, sizeof(why)) == -EBUSY) {
-		errmsg(argv[optind + 1], "%s; unmount it first", why);
-		return EXIT_OPERROR;
-	}
-	if (open_volume_rw(argv[optind + 1], &sel, &dev, &part))
-		return EXIT_OPERROR;
-	r = fsc_undo_apply(dev, argv[optind]);
-	fsc_dev_close(dev);
-	if (r < 0) {
-		errmsg(argv[optind], "%s", r == -EINVAL ? "not an undo file for this volume, or damaged" :
-		       r == -ESTALE ? "the volume no longer holds what the change wrote; nothing restored" :
-		       strerror(-r));
-		return EXIT_OPERROR;
-	}
-	printf("%s: %d range%s restored from %s\n", argv[optind + 1], r, r == 1 ? "" : "s", argv[optind]);
-	return close_stdout_checked(0);
-}
+const struct cmd_desc label_cmd = {
+	.name = "label", .summary = "show or change the label, serial and volume GUID",
+	.run = cmd_label, .help = label_help,
+	.usage = LABEL_USAGE, .operror = LABEL_OPERROR, .too_small = LABEL_NOTFS,
+};

@@ -27,13 +27,9 @@ static void probe_help(void)
 	      " -o, --output COLUMNS    print only the driver table, with these columns\n"
 	      " -n, --noheadings        print only the driver table, without headings\n"
 	      " -r, --raw               print only the driver table, raw\n"
-	      "     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n"
-	      "     --offset BYTES      the volume starts at this byte of the image\n"
-	      "     --partition N       probe partition N of a whole-disk image\n"
-	      "     --sector-size N     the device's logical sector size (default: the device's, 512 for images)\n"
-	      " -h, --help              display this help\n"
-	      " -V, --version           display version\n\n"
-	      "Columns: VOLUME TYPE RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING CURRENT VERSIONS\n"
+	      "     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n", stdout);
+	common_options_help(24);
+	fputs("\nColumns: VOLUME TYPE RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING CURRENT VERSIONS\n"
 	      "         (report: DRIVER,ACTION,AS,ERRNO,WHY; table only: VOLUME,TYPE,DRIVER,ACTION,AS,ERRNO,RISK)\n\n"
 	      "Drivers:\n", stdout);
 	for (size_t i = 0; i < fsc_driver_count(); i++)
@@ -60,7 +56,7 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 		} else if (i >= 0) {
 			ctl->drv_sel[i] = true;
 		} else {
-			usage_error("probe", "unknown driver '%s'", t);
+			usage_error(&probe_cmd, "unknown driver '%s'", t);
 			free(dup);
 			return -1;
 		}
@@ -69,45 +65,36 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 	return 0;
 }
 
-enum { OPT_OFFSET = VOL_OPT_BASE, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_DRIVERS };
+enum { OPT_DRIVERS = OPT_CMD_BASE };
 
 static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'J' }, { "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' }, { "raw", no_argument, NULL, 'r' },
-		{ "drivers", required_argument, NULL, OPT_DRIVERS },
-		{ "offset", required_argument, NULL, OPT_OFFSET },
-		{ "partition", required_argument, NULL, OPT_PARTITION },
-		{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE },
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "drivers", required_argument, NULL, OPT_DRIVERS }, COMMON_LONGOPTS,
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "Jo:nrhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jo:nr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'J': ctl->json = true; break;
 		case 'n': ctl->noheadings = true; break;
 		case 'r': ctl->raw = true; break;
 		case 'o':
 			if (probe_parse_columns(ctl, optarg) < 0)
-				return usage_error("probe", "unknown column in '%s'", optarg);
+				return usage_error(&probe_cmd, "unknown column in '%s'", optarg);
 			break;
 		case OPT_DRIVERS:
 			if (parse_drivers(ctl, optarg) < 0)
-				return EXIT_USAGE;
+				return PROBE_USAGE;
 			break;
-		case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
-			if (parse_vol_option("probe", c - OPT_OFFSET, optarg, &ctl->sel) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'h': probe_help(); return -1;
-		case 'V': printf("fatscope probe from fatscope %s\n", fsc_version()); return -1;
-		default: return usage_error("probe", "invalid option");
+		default:
+			if ((r = common_option(&probe_cmd, c, optarg, &ctl->sel)))
+				return r;
 		}
 	}
-	if ((r = check_operands("probe", argc, 0, &ctl->sel)))
+	if ((r = check_operands(&probe_cmd, argc, 0, &ctl->sel)))
 		return r;
 	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings);
 	return 0;
@@ -118,30 +105,29 @@ static int probe_window(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 			const struct fsc_partition *part)
 {
 	struct fsc_probe *p;
-	int r = fsc_probe_volume(dev, &p), code;
+	int code = volume_probe(&probe_cmd, path, dev, &p);
 
-	if (r == -ENODATA) {
-		errmsg(path, "too small to hold a boot sector (%llu bytes)",
-		       (unsigned long long)fsc_dev_size(dev));
-		return EXIT_PROBE_NOTFS;
-	}
-	if (r < 0) {
-		errmsg(path, "read error: %s", strerror(-r));
-		return EXIT_OPERROR;
-	}
+	if (code)
+		return code;
 	code = probe_report(ctl, path, dev, part, p);
 	fsc_probe_free(p);
 	return code;
 }
 
-/* Combine two per-volume codes: operational error, then risk, then not-a-volume. */
+/* How much a per-volume code counts: operational error, then risk, then not-a-volume. */
+static int rank(int code)
+{
+	switch (code) {
+	case PROBE_OK: return 0;
+	case PROBE_NOTFS: return 1;
+	case PROBE_RISK: return 2;
+	default: return 3;
+	}
+}
+
 static int worse(int a, int b)
 {
-	static const int rank[] = { [0] = 0, [2] = 1, [1] = 2, [8] = 3 };
-
-	if (a > 8 || b > 8)
-		return a > b ? a : b;
-	return rank[a] >= rank[b] ? a : b;
+	return rank(a) >= rank(b) ? a : b;
 }
 
 static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev, int code)
@@ -151,14 +137,14 @@ static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *d
 
 	if (n < 0) {
 		errmsg(path, "cannot read the partition table: %s", strerror(-n));
-		return EXIT_OPERROR;
+		return PROBE_OPERROR;
 	}
 	for (int i = 0; i < n; i++) {
 		int c;
 
 		if (fsc_dev_set_window(dev, parts[i].offset, parts[i].size) < 0) {
 			errmsg(path, "partition %d lies beyond the end of the image", parts[i].partno);
-			c = EXIT_OPERROR;
+			c = PROBE_OPERROR;
 		} else {
 			c = probe_window(ctl, path, dev, &parts[i]);
 		}
@@ -169,28 +155,28 @@ static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *d
 	if (sub < 0)
 		return code;
 	/* The table itself is "not a volume"; what counts is its partitions and any risk. */
-	return code == EXIT_PROBE_RISK ? worse(sub, code) : sub;
+	return code == PROBE_RISK ? worse(sub, code) : sub;
 }
 
 static int probe_path(struct probe_ctl *ctl, const char *path)
 {
-	struct fsc_dev *dev;
-	struct fsc_partition part;
-	int code = open_volume(path, &ctl->sel, &dev, &part);
-	bool whole;
+	struct volume v;
+	int code = volume_open(&probe_cmd, path, &ctl->sel, 0, &v);
+	bool whole = !ctl->sel.has_offset && !ctl->sel.partition;
 
 	if (code)
 		return code;
-	whole = !ctl->sel.has_offset && !ctl->sel.partition;
 	ctl->last_type = FSC_TYPE_UNKNOWN;
-	code = probe_window(ctl, path, dev, part.partno ? &part : NULL);
+	code = probe_report(ctl, path, v.dev, v.part.partno ? &v.part : NULL, v.p);
+	fsc_probe_free(v.p);
+	v.p = NULL;
 	if (whole && (ctl->last_type == FSC_TYPE_MBR || ctl->last_type == FSC_TYPE_GPT))
-		code = probe_disk(ctl, path, dev, code);
-	fsc_dev_close(dev);
+		code = probe_disk(ctl, path, v.dev, code);
+	volume_close(&v);
 	return code;
 }
 
-int cmd_probe(int argc, char **argv)
+static int cmd_probe(int argc, char **argv)
 {
 	struct probe_ctl ctl = { 0 };
 	int code = -1, r;
@@ -199,7 +185,7 @@ int cmd_probe(int argc, char **argv)
 		ctl.drv_sel[i] = true;
 	r = parse_args(&ctl, argc, argv);
 	if (r)
-		return r < 0 ? close_stdout_checked(0) : r;
+		return r < 0 ? close_stdout_checked(PROBE_OK, PROBE_OPERROR) : r;
 	if (ctl.json) {
 		json_init(&ctl.j, stdout);
 		json_open(&ctl.j, NULL, '{');
@@ -215,5 +201,11 @@ int cmd_probe(int argc, char **argv)
 		json_close(&ctl.j, ']');
 		json_close(&ctl.j, '}');
 	}
-	return close_stdout_checked(code);
+	return close_stdout_checked(code, PROBE_OPERROR);
 }
+
+const struct cmd_desc probe_cmd = {
+	.name = "probe", .summary = "identify volumes and predict what each driver does with them",
+	.run = cmd_probe, .help = probe_help,
+	.usage = PROBE_USAGE, .operror = PROBE_OPERROR, .too_small = PROBE_NOTFS,
+};

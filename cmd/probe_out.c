@@ -437,7 +437,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		jd = ctl->judged = malloc(sizeof(*jd));
 	if (!jd) {
 		errmsg(path, "out of memory");
-		return EXIT_OPERROR;
+		return PROBE_OPERROR;
 	}
 	judge_all(ctl, p, jd);
 	snprintf(volume, sizeof(volume), part ? "%s@%llu" : "%s", path,
@@ -450,7 +450,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 	else
 		report_text(ctl, &rc, path, part, p, jd);
 	ctl->last_type = fsc_probe_type(p);
-	code = jd->nr ? EXIT_PROBE_RISK :
-	       (ctl->last_type == FSC_TYPE_EXFAT || fsc_type_is_fat(ctl->last_type)) ? EXIT_PROBE_OK : EXIT_PROBE_NOTFS;
+	code = jd->nr ? PROBE_RISK :
+	       (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p))) ? PROBE_OK : PROBE_NOTFS;
 	return code;
 }

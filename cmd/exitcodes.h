@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * exitcodes.h - the exit status of fatscope and of each subcommand, each
+ * set defined once here and documented in the EXIT STATUS section of the
+ * command's man page (fatscope-label(8) for undo).  tests/cli/exit-status.sh
+ * reads this file: keep one "NAME = NUMBER," a line inside each enum.
+ */
+#ifndef FSC_EXITCODES_H
+#define FSC_EXITCODES_H
+
+/* fatscope itself: no command, an unknown command, --help, --version. */
+enum fatscope_exit {
+	FATSCOPE_OK = 0,
+	FATSCOPE_OPERROR = 8,		/* a write error on standard output */
+	FATSCOPE_USAGE = 16,
+};
+
+/* fatscope probe: fatscope-probe(8). */
+enum probe_exit {
+	PROBE_OK = 0,			/* exFAT or FAT, no selected driver at risk */
+	PROBE_RISK = 1,			/* some selected driver at risk */
+	PROBE_NOTFS = 2,		/* not exFAT or FAT, or too small for a boot sector */
+	PROBE_OPERROR = 8,
+	PROBE_USAGE = 16,
+};
+
+/* fatscope fsck: fsck(8)'s bits. */
+enum fsck_exit {
+	FSCK_OK = 0,
+	FSCK_CORRECTED = 1,		/* not returned yet: no repair */
+	FSCK_UNCORRECTED = 4,
+	FSCK_OPERROR = 8,		/* also: too small, not exFAT */
+	FSCK_USAGE = 16,
+	FSCK_CANCELLED = 32,		/* not returned yet: no cancellation */
+};
+
+/* fatscope dump: fatscope-dump(8). */
+enum dump_exit {
+	DUMP_OK = 0,
+	DUMP_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
+	DUMP_OPERROR = 8,
+	DUMP_USAGE = 16,
+};
+
+/* fatscope label: fatscope-label(8). */
+enum label_exit {
+	LABEL_OK = 0,
+	LABEL_BADVALUE = 1,		/* the new value is invalid for this volume */
+	LABEL_NOTFS = 2,		/* not exFAT or FAT, or too small for a boot sector */
+	LABEL_DAMAGED = 4,		/* the structures to change are damaged */
+	LABEL_OPERROR = 8,
+	LABEL_USAGE = 16,
+};
+
+/* fatscope undo: fatscope-label(8). */
+enum undo_exit {
+	UNDO_OK = 0,
+	UNDO_ERROR = 8,
+	UNDO_USAGE = 16,
+};
+
+#endif

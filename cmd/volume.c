@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * volume.c - the one step every subcommand takes to reach a volume: open
+ * the device or image, apply --sector-size, --offset or --partition, probe
+ * the boot sector; each failure is one line "fatscope: FILE: what is
+ * wrong" and the exit code the command's description gives for it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static int select_partition(const char *path, struct fsc_dev *dev, int partno,
+			    struct fsc_partition *part)
+{
+	struct fsc_partition *parts;
+	int n = fsc_partitions(dev, &parts), rc = -1;
+
+	if (n < 0) {
+		errmsg(path, "cannot read the partition table: %s", strerror(-n));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (parts[i].partno == partno) {
+			rc = fsc_dev_set_window(dev, parts[i].offset, parts[i].size);
+			*part = parts[i];
+		}
+	if (rc < 0)
+		errmsg(path, n ? "no partition %d (the table has %d)" :
+		       "no partition %d: no partition table found", partno, n);
+	free(parts);
+	return rc;
+}
+
+static void open_error(const char *path, int r)
+{
+	if (r == -EBUSY)
+		errmsg(path, "is in use (mounted?): it cannot be opened for writing");
+	else if (r == -EISDIR)
+		errmsg(path, "is a directory");
+	else if (r == -EINVAL)
+		errmsg(path, "not a regular file or block device");
+	else
+		errmsg(path, "%s", strerror(-r));
+}
+
+/* sel's sector size, offset or partition on an open device: 0 or -1 after the message. */
+static int apply_select(const char *path, const struct vol_select *sel, struct volume *v)
+{
+	if (sel->sector_size && fsc_dev_set_sector_size(v->dev, sel->sector_size) < 0) {
+		errmsg(path, "invalid sector size %u", sel->sector_size);
+		return -1;
+	}
+	if (sel->has_offset && fsc_dev_set_window(v->dev, sel->offset, 0) < 0) {
+		errmsg(path, "offset %llu is beyond the end (%llu bytes)",
+		       (unsigned long long)sel->offset, (unsigned long long)fsc_dev_full_size(v->dev));
+		return -1;
+	}
+	if (sel->partition && select_partition(path, v->dev, sel->partition, &v->part) < 0)
+		return -1;
+	return 0;
+}
+
+int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, struct fsc_probe **p)
+{
+	int r = fsc_probe_volume(dev, p);
+
+	if (r == -ENODATA) {
+		errmsg(path, "too small to hold a boot sector (%llu bytes)",
+		       (unsigned long long)fsc_dev_size(dev));
+		return d->too_small;
+	}
+	if (r < 0) {
+		errmsg(path, "read error: %s", strerror(-r));
+		return d->operror;
+	}
+	return 0;
+}
+
+int volume_open(const struct cmd_desc *d, const char *path, const struct vol_select *sel,
+		unsigned flags, struct volume *v)
+{
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	r = fsc_dev_open(path, flags & VOL_WRITE ? FSC_DEV_WRITE : 0, &v->dev);
+	if (r < 0) {
+		open_error(path, r);
+		v->dev = NULL;
+		return d->operror;
+	}
+	if (apply_select(path, sel, v) < 0)
+		r = d->operror;
+	else if (!(flags & VOL_NO_PROBE))
+		r = volume_probe(d, path, v->dev, &v->p);
+	if (r)
+		volume_close(v);
+	return r;
+}
+
+void volume_close(struct volume *v)
+{
+	fsc_probe_free(v->p);
+	if (v->dev)
+		fsc_dev_close(v->dev);
+	memset(v, 0, sizeof(*v));
+}
+
+int volume_refuse_busy(const struct cmd_desc *d, const char *path)
+{
+	char why[2200];
+
+	if (fsc_dev_busy(path, why, sizeof(why)) != -EBUSY)
+		return 0;
+	errmsg(path, "%s; unmount it first", why);
+	return d->operror;
+}

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# common-options.sh - every command (probe, fsck, dump, label, undo, and
+# label with a change, which opens for writing) takes --offset,
+# --partition, --sector-size, -h and -V and rejects the same mistakes the
+# same way: a usage mistake is "fatscope CMD: ..." plus "Try 'fatscope CMD
+# --help' for more information." and exit 16; a file that cannot be used is
+# one line "fatscope: FILE: what is wrong" and the command's own exit code
+# (cmd/exitcodes.h); nothing on stdout, and no file changes.  Then undo
+# with --sector-size and --partition restores what label changed.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+
+dir="$WORK/common"
+rm -rf "$dir"
+mkdir -p "$dir/adir"
+cd "$dir" || exit 99
+: > empty.img
+head -c 600 /dev/zero > short.img
+cp "$WORK/img/exfat.img" v.img
+cp "$WORK/img/mbr-disk.img" disk.img
+# A valid undo file, made for v.img (so for no other volume).
+"$FATSCOPE" label --undo v.undo v.img UNDOME > /dev/null && "$FATSCOPE" undo v.undo v.img > /dev/null ||
+	{ echo "cannot make and apply v.undo" >&2; exit 99; }
+
+# The commands, as a word list each: CMD then the arguments before FILE.
+commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo")
+
+# The command's exit code for a volume too small to hold a boot sector.
+too_small_code() {
+	case $1 in
+	probe|dump|label*) echo 2 ;;
+	*) echo 8 ;;
+	esac
+}
+
+hashes() { sha256sum empty.img short.img v.img v.undo disk.img; }
+
+# run WORDS ARGS...: fatscope with the command's words, then ARGS; sets
+# rc, out (stdout) and err (stderr).
+run() {
+	local words=($1)
+	shift
+	out=$("$FATSCOPE" "${words[@]}" "$@" 2> "$dir/stderr"); rc=$?
+	err=$(cat "$dir/stderr")
+}
+
+# usage WORDS WANT-REGEX ARGS...: exit 16, exactly the message line and
+# the "Try" line, nothing on stdout, nothing changed.
+usage() {
+	local words=$1 re=$2 name before
+	name=${words%% *}
+	shift 2
+	before=$(hashes)
+	run "$words" "$@"
+	if [ "$rc" != 16 ]; then
+		bad "$words $*: exit $rc, want 16 ($err)"
+	elif ! [[ $err =~ ^$re$'\n'"Try 'fatscope $name --help' for more information."$ ]]; then
+		bad "$words $*: stderr '$err', want '$re' and the Try line"
+	elif [ -n "$out" ] || [ "$before" != "$(hashes)" ]; then
+		bad "$words $*: printed on stdout or changed a file"
+	else
+		ok
+	fi
+}
+
+# fails WORDS CODE WANT-STDERR ARGS...: one exact line, the code.
+fails() {
+	local words=$1 code=$2 want=$3 before
+	shift 3
+	before=$(hashes)
+	run "$words" "$@"
+	if [ "$rc" != "$code" ] || [ "$err" != "$want" ]; then
+		bad "$words $*: exit $rc '$err', want $code '$want'"
+	elif [ -n "$out" ] || [ "$before" != "$(hashes)" ]; then
+		bad "$words $*: printed on stdout or changed a file"
+	else
+		ok
+	fi
+}
+
+for words in "${commands[@]}"; do
+	name=${words%% *}
+	p="fatscope $name: "
+	usage "$words" "${p}invalid offset '-1'" --offset=-1 v.img
+	usage "$words" "${p}invalid offset '12Q'" --offset 12Q v.img
+	usage "$words" "${p}invalid partition number '0'" --partition 0 v.img
+	usage "$words" "${p}invalid partition number 'x'" --partition x v.img
+	usage "$words" "${p}invalid sector size '1000'" --sector-size 1000 v.img
+	usage "$words" "${p}invalid sector size '8192'" --sector-size 8192 v.img
+	usage "$words" "${p}--offset and --partition are mutually exclusive" --offset 0 --partition 1 v.img
+	# getopt_long's own words (they vary with the C library): the command, then the option.
+	usage "$words" "${p}[^[:cntrl:]]*--bogus[^[:cntrl:]]*" --bogus v.img
+	usage "$words" "${p}[^[:cntrl:]]*--sector-size[^[:cntrl:]]*" v.img --sector-size
+
+	fails "$words" 8 "fatscope: $dir/missing.img: No such file or directory" "$dir/missing.img"
+	fails "$words" 8 "fatscope: $dir/adir: is a directory" "$dir/adir"
+	fails "$words" 8 "fatscope: /dev/null: not a regular file or block device" /dev/null
+	fails "$words" 8 "fatscope: short.img: offset 1048576 is beyond the end (600 bytes)" --offset 1M short.img
+	fails "$words" 8 "fatscope: short.img: no partition 1: no partition table found" --partition 1 short.img
+	if [ "$name" = undo ]; then
+		# undo does not probe: the undo file, made for another size, says no.
+		fails "$words" 8 "fatscope: v.undo: not an undo file for this volume, or damaged" empty.img
+	else
+		fails "$words" "$(too_small_code "$words")" \
+			"fatscope: empty.img: too small to hold a boot sector (0 bytes)" empty.img
+		fails "$words" "$(too_small_code "$words")" \
+			"fatscope: short.img: too small to hold a boot sector (88 bytes)" --offset 512 short.img
+	fi
+
+	# -V, --help: exit 0, the version line, the same common option lines.
+	out=$("$FATSCOPE" $name -V); rc=$?
+	if [ "$rc" = 0 ] && [[ $out =~ ^"fatscope $name from fatscope "[0-9] ]]; then ok; else bad "$name -V: $rc '$out'"; fi
+	out=$("$FATSCOPE" $name --help); rc=$?
+	common=$(grep -E '^ *(-h, --help|-V, --version|--offset BYTES|--partition N|--sector-size N) ' <<< "$out" |
+		 sed 's/  */ /g')
+	want=" --offset BYTES the volume starts at this byte of the image
+ --partition N the volume is partition N of a whole-disk image
+ --sector-size N the device's logical sector size (default: the device's, 512 for images)
+ -h, --help display this help
+ -V, --version display version"
+	if [ "$rc" = 0 ] && [ "$common" = "$want" ]; then ok; else bad "$name --help: exit $rc, common options '$common'"; fi
+done
+
+# undo takes --sector-size: it does not change what is restored.
+orig=$(sha256sum < v.img)
+rm -f v.undo
+"$FATSCOPE" label --undo v.undo v.img CHANGED > /dev/null
+out=$("$FATSCOPE" undo --sector-size 4096 v.undo v.img); rc=$?
+if [ "$rc" = 0 ] && [[ $out == "v.img: "*" restored from v.undo" ]] && [ "$(sha256sum < v.img)" = "$orig" ]; then
+	ok
+else
+	bad "undo --sector-size 4096: exit $rc '$out'"
+fi
+# ... and with --partition, on partition 1 of a whole-disk image.
+orig=$(sha256sum < disk.img)
+"$FATSCOPE" label --partition 1 --undo p.undo disk.img CHANGED > /dev/null
+[ "$(sha256sum < disk.img)" != "$orig" ] && ok || bad "label --partition 1 changed nothing"
+out=$("$FATSCOPE" undo --partition 1 --sector-size 512 p.undo disk.img); rc=$?
+if [ "$rc" = 0 ] && [[ $out == "disk.img: "*" restored from p.undo" ]] && [ "$(sha256sum < disk.img)" = "$orig" ]; then
+	ok
+else
+	bad "undo --partition 1 --sector-size 512: exit $rc '$out'"
+fi
+finish
