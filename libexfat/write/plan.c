@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * plan.c - the only way fatscope writes: a plan of byte edits (offset, old
- * bytes, new bytes, why), verified against the device before anything is
- * written, recorded in an undo log (undo.c, durable first), then applied
- * in order with the syncs the caller asked for.
+ * bytes, new bytes, why), and the device as the plan would leave it
+ * (what planners read).  apply.c verifies and writes it, undo.c records
+ * and restores.
  *
- * Consumes: edits from the planners.  Produces: the writes, in order; an
- * interrupted apply leaves the device as undo.c accepts it.
+ * Consumes: edits from the planners.  Produces: the plan.
  */
 #include "config.h"
 
@@ -85,34 +84,19 @@ static void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *byt
 		memcpy(buf + (lo - boff), bytes + (lo - off), (size_t)(hi - lo));
 }
 
-/*
- * What edit i must find before it is written: the device as it is, with
- * the earlier edits of the plan laid over it.
- */
-static int expect_before(struct fsc_dev *dev, const struct fsc_plan *plan, size_t i)
+int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n, uint64_t off, void *buf,
+		     size_t len)
 {
-	const struct fsc_edit *e = &plan->v[i];
-	uint8_t *buf = malloc(e->len ? e->len : 1);
-	int r;
+	int r = fsc_dev_read(dev, off, buf, len);
 
-	if (!buf)
-		return -ENOMEM;
-	r = fsc_dev_read(dev, e->offset, buf, e->len);
-	for (size_t j = 0; r == 0 && j < i; j++)
-		overlay(buf, e->offset, e->len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
-	if (r == 0)
-		r = memcmp(buf, e->old, e->len) == 0 ? 1 : 0;
-	free(buf);
+	for (size_t j = 0; r == 0 && j < n && j < plan->n; j++)
+		overlay(buf, off, len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
 	return r;
 }
 
 int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len)
 {
-	int r = fsc_dev_read(dev, off, buf, len);
-
-	for (size_t j = 0; r == 0 && j < plan->n; j++)
-		overlay(buf, off, len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
-	return r;
+	return plan_prefix_read(dev, plan, plan->n, off, buf, len);
 }
 
 void plan_truncate(struct fsc_plan *plan, size_t n)
@@ -128,25 +112,4 @@ void plan_sync_before(struct fsc_plan *plan, size_t i)
 {
 	if (i < plan->n)
 		plan->v[i].sync_before = true;
-}
-
-FSC_EXPORT int fsc_plan_apply(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo_path)
-{
-	int r;
-
-	for (size_t i = 0; i < plan->n; i++) {
-		r = expect_before(dev, plan, i);
-		if (r <= 0)
-			return r < 0 ? r : -ESTALE;
-	}
-	if (undo_path && (r = undo_write(dev, plan, undo_path)) < 0)
-		return r;
-	for (size_t i = 0; i < plan->n; i++) {
-		if (plan->v[i].sync_before && (r = fsc_dev_sync(dev)) < 0)
-			return r;
-		r = fsc_dev_write(dev, plan->v[i].offset, plan->v[i].data, plan->v[i].len);
-		if (r < 0)
-			return r;
-	}
-	return fsc_dev_sync(dev);
 }
