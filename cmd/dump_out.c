@@ -14,13 +14,12 @@
 #include "dump.h"
 #include "report.h"
 
-static uint32_t volume_sector_size(const struct fsc_probe *p)
+static uint32_t volume_sector_size(struct dump_ctl *ctl)
 {
-	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
-		return 1u << p->ex.sector_shift;
-	if (fsc_type_is_fat(p->type))
-		return p->fat.bytes_per_sector;
-	return p->dev_sector_size;
+	struct fsc_geometry g;
+
+	fsc_volume_geometry(ctl->dev, ctl->p, &g);	/* sets sector_size even when it fails */
+	return g.sector_size;
 }
 
 /* The problem IDs of the findings about field name, comma-separated. */
@@ -410,18 +409,16 @@ static int section_extents(struct dump_ctl *ctl)
 	const struct fsc_probe *p = ctl->p;
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
 	struct find_ctx f = { 0 };
+	struct fsc_geometry g;
 	char want[4200], broken[128];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;
 	bool nofat = false;
 	int64_t n;
 
-	if (p->type == FSC_TYPE_EXFAT) {
-		e.data_byte = (uint64_t)p->ex.heap_offset << p->ex.sector_shift;
-		e.cb = 1ull << (p->ex.sector_shift + p->ex.cluster_shift);
-	} else {
-		e.data_byte = p->fat.data_start * p->fat.bytes_per_sector;
-		e.cb = (uint64_t)p->fat.bytes_per_sector * p->fat.sec_per_clus;
+	if (fsc_volume_geometry(ctl->dev, p, &g) == 0) {
+		e.data_byte = g.data_offset;
+		e.cb = g.cluster_size;
 	}
 	if (ctl->path) {
 		snprintf(want, sizeof(want), "%s%s", ctl->path[0] == '/' ? "" : "/", ctl->path);
@@ -469,7 +466,7 @@ static int section_extents(struct dump_ctl *ctl)
 
 static int section_sector(struct dump_ctl *ctl)
 {
-	uint32_t ss = volume_sector_size(ctl->p);
+	uint32_t ss = volume_sector_size(ctl);
 	const uint8_t *s;
 	char hex[8192 * 4];
 	size_t o = 0;

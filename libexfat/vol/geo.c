@@ -2,10 +2,10 @@
 /*
  * geo.c - the layout of a probed volume (exfat/layout.c or fat/layout.c
  * by its type) for the walker, label planner and dump; extents of an
- * allocation; the used/free/bad summary.
+ * allocation; the used/free/bad summary; the public geometry.
  *
  * Consumes: a probe and the device.  Produces: struct layout, extents,
- * struct fsc_alloc_summary.  The FAT is read through
+ * struct fsc_alloc_summary, struct fsc_geometry.  The FAT is read through
  * the one FAT reader (layout/fatreader.c): memory stays bounded whatever
  * the volume's size.
  */
@@ -178,4 +178,30 @@ FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p,
 	count_run(s, &run);
 	fatreader_free(&fr);
 	return r;
+}
+
+FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *g)
+{
+	struct layout l;
+	int r = vol_geometry(&l, dev, p);
+
+	memset(g, 0, sizeof(*g));
+	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
+		g->sector_size = 1u << p->ex.sector_shift;
+	else if (fsc_type_is_fat(p->type))
+		g->sector_size = p->fat.bytes_per_sector;
+	else
+		g->sector_size = fsc_dev_sector_size(dev);
+	if (r < 0)
+		return r;
+	g->cluster_size = l.cluster_bytes;
+	g->clusters = l.clusters;
+	g->clusters_on_device = l.held;
+	g->data_offset = l.data_byte;
+	g->fat_offset = l.fat_byte;
+	g->fat_bits = l.fat_bits;
+	g->root_cluster = l.root_cluster;
+	g->root_offset = l.root_byte;
+	g->root_size = l.root_bytes;
+	return 0;
 }

@@ -5,8 +5,9 @@
  * FAT12/16/32 volumes field by field, FAT entries planted as literal
  * bytes and read back exactly (FAT12 at odd offsets and across a 64 KiB
  * block, FAT16, FAT32 with its upper 4 bits, exFAT), END/BAD/FREE
- * normalisation, a FAT beyond the device, cache eviction, and the clamp
- * of a boot sector claiming 2^32 - 1 clusters on a 1 MiB image.
+ * normalisation, a FAT beyond the device, cache eviction, the clamp of a
+ * boot sector claiming 2^32 - 1 clusters on a 1 MiB image, and the
+ * public fsc_volume_geometry.
  *
  * The layout sources are compiled into this program (their symbols are
  * not exported by the library).
@@ -353,6 +354,7 @@ static void test_fat_beyond_device(void **state)
 static void test_clamp(void **state)
 {
 	struct vol v = { 0 };
+	struct fsc_geometry g;
 	struct fatreader fr;
 	struct layout l;
 	char why[96];
@@ -377,6 +379,15 @@ static void test_clamp(void **state)
 	assert_int_equal(fr.err, -EIO);
 	fatreader_free(&fr);
 
+	assert_int_equal(fsc_volume_geometry(v.dev, v.p, &g), 0);
+	assert_int_equal(g.clusters, 0xFFFFFFFFu);
+	assert_int_equal(g.clusters_on_device, 192);
+	assert_int_equal(g.cluster_size, 4096);
+	assert_int_equal(g.sector_size, 512);
+	assert_int_equal(g.data_offset, 262144);
+	assert_int_equal(g.fat_offset, 131072);
+	assert_int_equal(g.fat_bits, 32);
+	assert_int_equal(g.root_cluster, 4);
 	vol_close(&v);
 }
 
@@ -411,6 +422,37 @@ static void test_errors(void **state)
 	raw_close(&r);
 }
 
+/* The public geometry of FAT12 and of what is neither exFAT nor FAT. */
+static void test_public_geometry(void **state)
+{
+	struct vol v = { 0 };
+	struct fsc_geometry g;
+
+	(void)state;
+	build_fat(&v.im, 12);
+	vol_open(&v);
+	assert_int_equal(fsc_volume_geometry(v.dev, v.p, &g), 0);
+	assert_int_equal(g.sector_size, 512);
+	assert_int_equal(g.cluster_size, 512);
+	assert_int_equal(g.clusters, 2847);
+	assert_int_equal(g.clusters_on_device, 2847);
+	assert_int_equal(g.data_offset, 16896);
+	assert_int_equal(g.fat_offset, 512);
+	assert_int_equal(g.fat_bits, 12);
+	assert_int_equal(g.root_cluster, 0);
+	assert_int_equal(g.root_offset, 9728);
+	assert_int_equal(g.root_size, 7168);
+	vol_close(&v);
+
+	build_ntfs(&v.im);
+	vol_open(&v);
+	assert_int_equal(fsc_dev_set_sector_size(v.dev, 4096), 0);
+	assert_int_equal(fsc_volume_geometry(v.dev, v.p, &g), -EINVAL);
+	assert_int_equal(g.sector_size, 4096);	/* the device's */
+	assert_int_equal(g.cluster_size, 0);
+	vol_close(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_fat_beyond_device),
 		cmocka_unit_test(test_clamp),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_public_geometry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
