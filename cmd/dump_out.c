@@ -14,15 +14,12 @@
 #include "dump.h"
 #include "report.h"
 
-static uint32_t volume_sector_size(const struct fsc_probe *p)
+static uint32_t volume_sector_size(struct dump_ctl *ctl)
 {
-	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
+	struct fsc_geometry g;
 
-	if (ex && ex->sector_shift >= 9 && ex->sector_shift <= 12)
-		return 1u << ex->sector_shift;
-	if (fsc_probe_fat(p))
-		return fsc_probe_fat(p)->bytes_per_sector;
-	return fsc_probe_dev_sector_size(p);
+	fsc_volume_geometry(ctl->dev, ctl->p, &g);	/* sets sector_size even when it fails */
+	return g.sector_size;
 }
 
 /* The problem IDs of the findings about field name, comma-separated. */
@@ -416,22 +413,16 @@ static int section_extents(struct dump_ctl *ctl)
 	const struct fsc_probe *p = ctl->p;
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
 	struct find_ctx f = { 0 };
+	struct fsc_geometry g;
 	char want[4200], broken[128];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;
 	bool nofat = false;
 	int64_t n;
 
-	if (fsc_probe_exfat(p)) {
-		const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);
-
-		e.data_byte = (uint64_t)ex->heap_offset << ex->sector_shift;
-		e.cb = 1ull << (ex->sector_shift + ex->cluster_shift);
-	} else {
-		const struct fsc_fat_bpb *b = fsc_probe_fat(p);
-
-		e.data_byte = b->data_start * b->bytes_per_sector;
-		e.cb = (uint64_t)b->bytes_per_sector * b->sec_per_clus;
+	if (fsc_volume_geometry(ctl->dev, p, &g) == 0) {
+		e.data_byte = g.data_offset;
+		e.cb = g.cluster_size;
 	}
 	if (ctl->path) {
 		snprintf(want, sizeof(want), "%s%s", ctl->path[0] == '/' ? "" : "/", ctl->path);
@@ -479,7 +470,7 @@ static int section_extents(struct dump_ctl *ctl)
 
 static int section_sector(struct dump_ctl *ctl)
 {
-	uint32_t ss = volume_sector_size(ctl->p);
+	uint32_t ss = volume_sector_size(ctl);
 	const uint8_t *s;
 	char hex[8192 * 4];
 	size_t o = 0;

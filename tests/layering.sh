@@ -19,7 +19,7 @@
 set -u
 export LC_ALL=C
 
-order=(base io write report exfat fat probe drivers vol check repair edit)
+order=(base io write report layout exfat fat probe drivers vol check repair edit)
 src=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 bld=${top_builddir:-$src}
 lib=$src/libexfat

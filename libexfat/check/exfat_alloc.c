@@ -24,34 +24,12 @@
 #define EXFAT_BAD	0xFFFFFFF7u
 #define EXFAT_EOC	0xFFFFFFF8u	/* F8..FF end a chain (Linux); the spec writes FFFFFFFF */
 
-/*
- * The FAT is read in 64 KiB blocks through a direct-mapped cache of 32
- * blocks: 2 MiB at most, whatever the volume's size, and chains, which
- * mostly run forward, cost one read per block.
- */
-#define FC_BLOCK (64u * 1024)
-#define FC_SLOTS 32
-
-struct fatcache {
-	uint64_t tag[FC_SLOTS];		/* block number + 1, 0: empty */
-	uint8_t data[FC_SLOTS][FC_BLOCK];
-};
-
-uint32_t xv_fat(const struct xvol *v, uint32_t c)
+/* The raw entry of c through the layout's FAT reader; an unreadable block reads as end of chain. */
+uint32_t xv_fat(struct xvol *v, uint32_t c)
 {
-	struct fatcache *fc = v->fc;
-	uint64_t off = 4ull * c, blk = off / FC_BLOCK;
-	unsigned slot = (unsigned)(blk % FC_SLOTS);
+	uint32_t raw;
 
-	if (fc->tag[slot] != blk + 1) {
-		uint64_t start = blk * FC_BLOCK, end = ((uint64_t)v->cc + 2) * 4;
-		size_t len = end - start < FC_BLOCK ? (size_t)(end - start) : FC_BLOCK;
-
-		if (fsc_dev_read(v->dev, v->fat_byte + start, fc->data[slot], len) < 0)
-			memset(fc->data[slot], 0xFF, len);	/* checked readable at load */
-		fc->tag[slot] = blk + 1;
-	}
-	return get_le32(fc->data[slot], (size_t)(off % FC_BLOCK));
+	return fatreader_raw(&v->fr, c, &raw) < 0 ? 0xFFFFFFFFu : raw;	/* checked readable at load */
 }
 
 int xv_load_fat(struct xvol *v)
@@ -72,9 +50,7 @@ int xv_load_fat(struct xvol *v)
 				       (unsigned long long)off, (unsigned long long)fsc_dev_size(v->dev));
 		return r;
 	}
-	v->fc = calloc(1, sizeof(*v->fc));
-	if (!v->fc)
-		return -ENOMEM;
+	fatreader_init(&v->fr, &v->lay);
 	if (get_le32(head, 0) != 0xFFFFFFF8u && (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY0, FSC_LOC_BYTE, off, "FatEntry[0]")))
 		finding_actual(f, "0x%08x", get_le32(head, 0));
 	if (get_le32(head, 4) != 0xFFFFFFFFu && (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY1, FSC_LOC_BYTE, off + 4, "FatEntry[1]")))

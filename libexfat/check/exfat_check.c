@@ -85,23 +85,21 @@ static bool geometry_usable(const struct fsc_probe *p)
 	return true;
 }
 
-/* The geometry, with the cluster count cut to what the device holds. */
-static void geometry(struct xvol *v)
+/*
+ * The geometry, with the cluster count cut to what the device holds: a
+ * boot sector claiming 2^32 clusters on a 1 MiB image costs bits for the
+ * clusters that exist, not 1 GiB (EXFAT_VOLUME_BEYOND_DEVICE says why).
+ */
+static int geometry(struct xvol *v)
 {
-	const struct fsc_exfat_boot *ex = &v->p->ex;
+	char why[96];
 
-	v->cb = 1u << (v->shift + ex->cluster_shift);
-	v->heap_byte = (uint64_t)ex->heap_offset << v->shift;
-	/*
-	 * Bookkeeping covers the clusters the device really holds: a boot
-	 * sector claiming 2^32 clusters on a 1 MiB image costs bits for the
-	 * clusters that exist, not 1 GiB (EXFAT_VOLUME_BEYOND_DEVICE says why).
-	 */
-	v->cc = ex->cluster_count;
-	if (v->heap_byte >= fsc_dev_size(v->dev))
-		v->cc = 0;
-	else if ((fsc_dev_size(v->dev) - v->heap_byte) / v->cb < v->cc)
-		v->cc = (uint32_t)((fsc_dev_size(v->dev) - v->heap_byte) / v->cb);
+	if (exfat_layout(&v->lay, v->dev, &v->p->ex, v->shift, why, sizeof(why)) < 0)
+		return -EINVAL;		/* geometry_usable() said so first */
+	v->cb = v->lay.cluster_bytes;
+	v->heap_byte = v->lay.data_byte;
+	v->cc = v->lay.held;
+	return 0;
 }
 
 /* Passes 2 to 4, and the owners pass when cross-links were found. */
@@ -148,7 +146,8 @@ int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc
 	ck_pass(&v.ck, 1, 1);
 	if (!geometry_usable(p))
 		return 0;	/* the boot region findings say why nothing more can be read */
-	geometry(&v);
+	if (geometry(&v) < 0)
+		return 0;
 	sum->clusters_total = p->ex.cluster_count;
 	check_oem(&v);
 	r = passes(&v);
@@ -156,6 +155,6 @@ int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc
 	free(v.marked);
 	free(v.upcase);
 	free(v.dirbuf);
-	free(v.fc);
+	fatreader_free(&v.fr);
 	return r;
 }

@@ -18,7 +18,8 @@ struct xvol {
 	uint32_t cc;			/* clusters the device holds (at most ClusterCount) */
 	uint64_t heap_byte;
 	uint64_t fat_byte;		/* where the FAT starts */
-	struct fatcache *fc;		/* blocks of the FAT read with pread */
+	struct layout lay;		/* geometry (exfat/layout.c) */
+	struct fatreader fr;		/* the FAT through a bounded block cache */
 	uint8_t *dirbuf;		/* one chunk of a directory cluster */
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
@@ -41,7 +42,7 @@ static inline uint16_t xv_name_hash_step(uint16_t h, uint16_t u)
 }
 
 /* FAT entry of cluster c (c <= cc + 1); reads go through a small block cache. */
-uint32_t xv_fat(const struct xvol *v, uint32_t c);
+uint32_t xv_fat(struct xvol *v, uint32_t c);
 
 /* Bytes of directory clusters read at a time. */
 #define XV_DIR_CHUNK (256u * 1024)

@@ -107,7 +107,7 @@ static void fat_slot(const uint8_t *e, uint64_t off, struct slot *s, bool *ended
 		s->label_off = off;
 }
 
-static void scan_area(const struct volgeo *g, struct exfat_asm *as, const uint8_t *d, size_t len,
+static void scan_area(const struct layout *g, struct exfat_asm *as, const uint8_t *d, size_t len,
 		      uint64_t base, struct slot *s, bool *ended)
 {
 	for (size_t i = 0; i + 32 <= len && !*ended; i += 32) {
@@ -119,7 +119,7 @@ static void scan_area(const struct volgeo *g, struct exfat_asm *as, const uint8_
 }
 
 /* The root as the plan so far leaves it (an earlier change may have taken a slot or grown it). */
-static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct volgeo *g,
+static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct layout *g,
 		       struct slot *s)
 {
 	uint32_t c = g->root_cluster;
@@ -129,7 +129,7 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 
 	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
 	s->broken = false;
-	d = malloc(g->type != FSC_TYPE_EXFAT && g->bits != 32 ? g->root_bytes : g->cb);
+	d = malloc(g->type != FSC_TYPE_EXFAT && g->fat_bits != 32 ? g->root_bytes : g->cluster_bytes);
 	if (g->type == FSC_TYPE_EXFAT && (as = malloc(sizeof(*as))))
 		exfat_asm_init(as, 0, 0);
 	if (!d || (g->type == FSC_TYPE_EXFAT && !as)) {
@@ -138,7 +138,7 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 		s->broken = true;
 		return;
 	}
-	if (g->type != FSC_TYPE_EXFAT && g->bits != 32) {
+	if (g->type != FSC_TYPE_EXFAT && g->fat_bits != 32) {
 		if (plan_view_read(dev, plan, g->root_byte, d, g->root_bytes) < 0)
 			s->broken = true;
 		else
@@ -147,16 +147,16 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 		return;
 	}
 	for (uint64_t n = 0; !ended; n++) {
-		if (!volgeo_valid(g, c) || n >= g->count ||
-		    plan_view_read(dev, plan, volgeo_cluster_byte(g, c), d, g->cb) < 0 ||
+		if (!layout_cluster_valid(g, c) || n >= g->held ||
+		    plan_view_read(dev, plan, layout_cluster_byte(g, c), d, g->cluster_bytes) < 0 ||
 		    plan_view_read(dev, plan, g->fat_byte + 4ull * c, fe, 4) < 0) {
 			s->broken = true;
 			break;
 		}
-		scan_area(g, as, d, g->cb, volgeo_cluster_byte(g, c), s, &ended);
+		scan_area(g, as, d, g->cluster_bytes, layout_cluster_byte(g, c), s, &ended);
 		s->last_cluster = c;
-		c = volgeo_entry32(g, get_le32(fe, 0));
-		if (c == VG_EOC)
+		c = layout_fat_value(g, get_le32(fe, 0));
+		if (c == LAYOUT_END)
 			break;
 	}
 	free(as);
@@ -197,7 +197,7 @@ static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
  * boot checksum, EXSPEC 3.1.13 and 3.4).  Not on TexFAT volumes: their
  * second FAT and bitmap would have to change too.
  */
-static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
+static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct layout *g,
 			     const struct slot *s, struct fsc_plan *plan, uint64_t *slot_off, char *err, size_t errlen)
 {
 	uint8_t *bm, *zero, e[4];
@@ -210,17 +210,17 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 			 "is not supported");
 		return -ENOTSUP;
 	}
-	if (!p->root.bitmap_found || !volgeo_valid(g, p->root.bitmap_cluster))
+	if (!p->root.bitmap_found || !layout_cluster_valid(g, p->root.bitmap_cluster))
 		bm = NULL;
-	else if ((bm = malloc(((size_t)g->count + 7) / 8)) == NULL)
+	else if ((bm = malloc(((size_t)g->held + 7) / 8)) == NULL)
 		return -ENOMEM;
-	if (!bm || plan_view_read(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster), bm,
-				  ((size_t)g->count + 7) / 8) < 0) {
+	if (!bm || plan_view_read(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster), bm,
+				  ((size_t)g->held + 7) / 8) < 0) {
 		free(bm);
 		snprintf(err, errlen, "the allocation bitmap cannot be read; run fatscope fsck first");
 		return -EUCLEAN;
 	}
-	for (uint32_t i = 0; i < g->count; i++) {
+	for (uint32_t i = 0; i < g->held; i++) {
 		if ((bm[i / 8] >> (i % 8)) & 1)
 			used++;
 		else if (!c)
@@ -231,12 +231,12 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 		snprintf(err, errlen, "the root directory is full and the volume has no free cluster");
 		return -ENOSPC;
 	}
-	zero = calloc(1, g->cb);
+	zero = calloc(1, g->cluster_bytes);
 	if (!zero) {
 		free(bm);
 		return -ENOMEM;
 	}
-	r = add_edit(dev, plan, volgeo_cluster_byte(g, c), zero, g->cb, "zero the new root cluster", false);
+	r = add_edit(dev, plan, layout_cluster_byte(g, c), zero, g->cluster_bytes, "zero the new root cluster", false);
 	free(zero);
 	put_le32(e, 0, 0xFFFFFFFF);
 	if (!r)
@@ -244,7 +244,7 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	if (!r) {
 		uint8_t b = (uint8_t)(bm[(c - 2) / 8] | (1u << ((c - 2) % 8)));
 
-		r = add_edit(dev, plan, volgeo_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
+		r = add_edit(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
 			     "mark the new root cluster used", false);
 	}
 	free(bm);
@@ -257,24 +257,24 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	put_le32(e, 0, c);
 	if (!r)
 		r = add_edit(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
-	*slot_off = volgeo_cluster_byte(g, c);
+	*slot_off = layout_cluster_byte(g, c);
 	return r;
 }
 
 /* Directory edits on exFAT, bracketed by VolumeDirty (EXSPEC 8.1). */
 static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_plan *plan,
-			  int (*body)(struct fsc_dev *, const struct fsc_probe *, const struct volgeo *,
+			  int (*body)(struct fsc_dev *, const struct fsc_probe *, const struct layout *,
 				      struct fsc_plan *, const void *, char *, size_t),
 			  const void *arg, char *err, size_t errlen)
 {
-	struct volgeo g;
+	struct layout g;
 	uint8_t flags[2], dirty[2];
 	size_t start, before;
 	int r = exfat_usable(p, err, errlen);
 
 	if (r < 0)
 		return r;
-	if (volgeo_init(&g, dev, p) < 0) {
+	if (vol_layout(&g, dev, p) < 0) {
 		snprintf(err, errlen, "the volume geometry is unusable; run fatscope fsck first");
 		return -EUCLEAN;
 	}
@@ -303,7 +303,7 @@ struct root_put {
 	const char *what;
 };
 
-static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const struct volgeo *g,
+static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const struct layout *g,
 			  struct fsc_plan *plan, const void *arg, char *err, size_t errlen)
 {
 	const struct root_put *rp = arg;
@@ -394,7 +394,7 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 		     struct fsc_plan *plan, char *err, size_t errlen)
 {
 	const struct fsc_fat_bpb *b = &p->fat;
-	struct volgeo g;
+	struct layout g;
 	struct slot s;
 	uint8_t name[11], e[32] = { 0 };
 	unsigned ext = b->bpb32 ? 64 : 36;
@@ -402,7 +402,7 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 
 	if (r < 0)
 		return r;
-	if (volgeo_init(&g, dev, p) < 0) {
+	if (vol_layout(&g, dev, p) < 0) {
 		snprintf(err, errlen, "the BPB is unusable; run fsck.fat first");
 		return -EUCLEAN;
 	}

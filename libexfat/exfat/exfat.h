@@ -4,6 +4,7 @@
 #define FSC_EXFAT_H
 
 #include "report/report.h"
+#include "layout/layout.h"
 
 /* boot.c */
 void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);
@@ -93,5 +94,14 @@ struct exfat_upcase_rd {
 };
 /* table (65536 entries) may be NULL: only idx counts. */
 void exfat_upcase_feed(struct exfat_upcase_rd *r, const uint8_t *buf, size_t n, uint16_t *table);
+/* layout.c */
+/*
+ * Fill l from the boot sector read with 2^shift-byte sectors, on dev.
+ * Returns 0, or -EINVAL with why filled (a sector or cluster size out of
+ * range).  ClusterCount is taken as it is; l->held counts the clusters
+ * the device holds.
+ */
+int exfat_layout(struct layout *l, struct fsc_dev *dev, const struct fsc_exfat_boot *ex, unsigned shift,
+		 char *why, size_t whylen);
 
 #endif

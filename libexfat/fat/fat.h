@@ -4,6 +4,7 @@
 #define FSC_FAT_H
 
 #include "report/report.h"
+#include "layout/layout.h"
 
 /* The FSInfo sector (fatgen103 section 5), as decoded. */
 struct fat_fsinfo {
@@ -57,5 +58,11 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e);
 unsigned fat_lfn_name(const struct fat_lfn *l, const uint8_t raw[11], bool deleted, const uint16_t **units);
 /* A deleted entry's lost first byte, found through the parts' checksum: true and raw[0] set. */
 bool fat_lost_first_byte(const struct fat_lfn *l, uint8_t raw[11]);
+/* layout.c */
+/*
+ * Fill l from the BPB b, on dev.  Returns 0, or -EINVAL with why filled
+ * (a zero sector or cluster size, the data area beyond the volume).
+ */
+int fat_layout(struct layout *l, struct fsc_dev *dev, const struct fsc_fat_bpb *b, char *why, size_t whylen);
 
 #endif

@@ -9,7 +9,8 @@
  * or the device's to see what the staging driver sees).  Produces: struct
  * fsc_exfat_root; exfat_root_findings() turns it into findings.
  * Every walk is bounded by what fits in the device: O(1) memory for the
- * chain, at most one cluster buffer at a time.
+ * chain besides the FAT reader's bounded cache, at most one cluster
+ * buffer at a time.
  */
 #include "config.h"
 
@@ -20,15 +21,20 @@
 
 #include "probe/probe.h"
 
-#define EXFAT_EOC_MIN	0xFFFFFFF8u
-#define EXFAT_BAD	0xFFFFFFF7u
 #define UPCASE_MAX	(256u * 1024)	/* 64 Ki units uncompressed is 128 KiB */
 
+/*
+ * The scan's view of the volume: the layout in the sector size asked
+ * for (fr.l), the FAT read through the one FAT reader, and the bound of
+ * every chain walk.  The reader's cache changes as chains are read while
+ * the view stays const, hence the pointer.  dev and cluster_bytes repeat
+ * fr.l's under the names the scan below uses.
+ */
 struct geo {
+	struct fatreader fr;
+	struct fatreader *reader;	/* &fr */
 	struct fsc_dev *dev;
-	uint64_t fat_byte, heap_byte;
 	uint32_t cluster_bytes;
-	uint32_t count;			/* ClusterCount */
 	uint64_t max_chain;		/* clusters that fit in the device */
 };
 
@@ -36,35 +42,34 @@ static bool geo_init(struct geo *g, struct fsc_dev *dev, const struct fsc_exfat_
 		     unsigned shift, char *err, size_t errlen)
 {
 	uint64_t size = fsc_dev_size(dev);
+	struct layout l;
 
-	if (shift + ex->cluster_shift > 25) {
-		snprintf(err, errlen, "cluster size 2^%u is out of range", shift + ex->cluster_shift);
+	if (exfat_layout(&l, dev, ex, shift, err, errlen) < 0)
 		return false;
-	}
-	if ((1ull << (shift + ex->cluster_shift)) > size) {
+	if (l.cluster_bytes > size) {
 		snprintf(err, errlen, "a cluster (2^%u bytes) is larger than the image",
 			 shift + ex->cluster_shift);
 		return false;
 	}
+	fatreader_init(&g->fr, &l);
+	g->reader = &g->fr;
 	g->dev = dev;
-	g->fat_byte = (uint64_t)ex->fat_offset << shift;
-	g->heap_byte = (uint64_t)ex->heap_offset << shift;
-	g->cluster_bytes = 1u << (shift + ex->cluster_shift);
-	g->count = ex->cluster_count;
-	g->max_chain = size / g->cluster_bytes + 1;
-	if (g->max_chain > (uint64_t)g->count)
-		g->max_chain = g->count;
+	g->cluster_bytes = l.cluster_bytes;
+	g->max_chain = size / l.cluster_bytes + 1;
+	if (g->max_chain > (uint64_t)l.clusters)
+		g->max_chain = l.clusters;
 	return true;
 }
 
+/* The drivers read any cluster ClusterCount allows; one beyond the device is a read error. */
 static bool cluster_valid(const struct geo *g, uint32_t c)
 {
-	return c >= 2 && (uint64_t)c <= (uint64_t)g->count + 1;
+	return layout_cluster_declared(&g->fr.l, c);
 }
 
 static uint64_t cluster_byte(const struct geo *g, uint32_t c)
 {
-	return g->heap_byte + (uint64_t)(c - 2) * g->cluster_bytes;
+	return layout_cluster_byte(&g->fr.l, c);
 }
 
 /*
@@ -73,17 +78,15 @@ static uint64_t cluster_byte(const struct geo *g, uint32_t c)
  */
 static int chain_next(const struct geo *g, uint32_t c, uint32_t *next, char *err, size_t errlen)
 {
-	uint8_t e[4];
-	uint32_t v;
+	uint32_t v = fatreader_next(g->reader, c);
 
-	if (fsc_dev_read(g->dev, g->fat_byte + (uint64_t)c * 4, e, 4) < 0) {
+	if (v == LAYOUT_UNREADABLE) {
 		snprintf(err, errlen, "FAT entry of cluster %u cannot be read", c);
 		return -1;
 	}
-	v = get_le32(e, 0);
-	if (v >= EXFAT_EOC_MIN)
+	if (v == LAYOUT_END)
 		return 0;
-	if (v == EXFAT_BAD || v == 0) {
+	if (v == LAYOUT_BAD || v == LAYOUT_FREE) {
 		snprintf(err, errlen, "cluster %u is followed by a %s cluster", c,
 			 v ? "bad" : "free");
 		return -1;
@@ -344,6 +347,7 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 	if (r->bitmap_found)
 		check_bitmap_self(&g, r);
 	free(st);
+	fatreader_free(&g.fr);
 }
 
 #define ADD(id, kind, loc, field) finding_add(&p->findings, FSC_PR_##id, FSC_LOC_##kind, loc, field)

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * volgeo.c - one view of where things are on exFAT and FAT12/16/32
- * volumes: cluster size and count, the data area, the FAT (mapped) and
- * its entry width, the root directory; the next cluster of a chain with
- * end, bad and free normalised; extents of an allocation; the
- * used/free/bad summary.
+ * geo.c - the layout of a probed volume (exfat/layout.c or fat/layout.c
+ * by its type) for the walker, label planner and dump; extents of an
+ * allocation; the used/free/bad summary; the public geometry.
  *
- * Consumes: a probe.  Produces: struct volgeo for walk.c and dump.
- * FAT entry width follows the BPB (FATSz16 = 0: 32 bits), as every
- * driver reads it.
+ * Consumes: a probe and the device.  Produces: struct layout, extents,
+ * struct fsc_alloc_summary, struct fsc_geometry.  The FAT is read through
+ * the one FAT reader (layout/fatreader.c): memory stays bounded whatever
+ * the volume's size.
  */
 #include "config.h"
 
@@ -18,86 +17,56 @@
 
 #include "vol/geo.h"
 
-int volgeo_init(struct volgeo *g, struct fsc_dev *dev, const struct fsc_probe *p)
+int vol_geometry(struct layout *l, struct fsc_dev *dev, const struct fsc_probe *p)
 {
-	memset(g, 0, sizeof(*g));
-	g->dev = dev;
-	g->type = p->type;
+	char why[96];
+
 	if (p->type == FSC_TYPE_EXFAT) {
-		const struct fsc_exfat_boot *ex = &p->ex;
-
-		if (ex->sector_shift < 9 || ex->sector_shift > 12 || ex->cluster_shift > 25 - ex->sector_shift)
+		if (p->ex.sector_shift < 9 || p->ex.sector_shift > 12) {
+			memset(l, 0, sizeof(*l));
 			return -EINVAL;
-		g->cb = 1u << (ex->sector_shift + ex->cluster_shift);
-		g->count = ex->cluster_count;
-		g->data_byte = (uint64_t)ex->heap_offset << ex->sector_shift;
-		g->fat_byte = (uint64_t)ex->fat_offset << ex->sector_shift;
-		g->bits = 32;
-		g->root_cluster = ex->root_cluster;
-	} else if (fsc_type_is_fat(p->type)) {
-		const struct fsc_fat_bpb *b = &p->fat;
-
-		if (!b->geometry_ok || !b->sec_per_clus)
-			return -EINVAL;
-		g->cb = (uint32_t)b->bytes_per_sector * b->sec_per_clus;
-		g->count = b->clusters > 0x0FFFFFF5 ? 0x0FFFFFF5 : (uint32_t)b->clusters;
-		g->data_byte = b->data_start * b->bytes_per_sector;
-		g->fat_byte = (uint64_t)b->reserved * b->bytes_per_sector;
-		g->bits = b->bpb_type == FSC_TYPE_FAT32 ? 32 : b->bpb_type == FSC_TYPE_FAT16 ? 16 : 12;
-		if (g->bits == 32) {
-			g->root_cluster = b->root_cluster;
-		} else {
-			g->root_byte = g->fat_byte + (uint64_t)b->num_fats * b->fat_size * b->bytes_per_sector;
-			g->root_bytes = (uint32_t)b->root_entries * 32;
 		}
-	} else {
-		return -EINVAL;
+		return exfat_layout(l, dev, &p->ex, p->ex.sector_shift, why, sizeof(why));
 	}
-	/* Only clusters the device holds are walked or counted (bounded memory and time). */
-	if (g->data_byte >= fsc_dev_size(dev))
-		g->count = 0;
-	else if ((fsc_dev_size(dev) - g->data_byte) / g->cb < g->count)
-		g->count = (uint32_t)((fsc_dev_size(dev) - g->data_byte) / g->cb);
-	g->fat_len = ((uint64_t)g->count + 2) * g->bits / 8 + 1;
-	if (fsc_dev_map(dev, g->fat_byte, (size_t)g->fat_len, &g->fat) < 0)
+	if (fsc_type_is_fat(p->type))
+		return fat_layout(l, dev, &p->fat, why, sizeof(why));
+	memset(l, 0, sizeof(*l));
+	return -EINVAL;
+}
+
+int vol_layout(struct layout *l, struct fsc_dev *dev, const struct fsc_probe *p)
+{
+	uint64_t size = fsc_dev_size(dev), fat;
+	int r = vol_geometry(l, dev, p);
+
+	if (r < 0)
+		return r;
+	fat = layout_fat_bytes(l, (uint64_t)l->held + 2);
+	if (l->fat_byte > size || fat > size - l->fat_byte)
 		return -EIO;
 	return 0;
 }
 
-uint32_t volgeo_next(const struct volgeo *g, uint32_t c)
+/* A reader over the FAT of p's volume (vol_layout's errors); fatreader_free it. */
+static int open_fat(struct fatreader *fr, struct fsc_dev *dev, const struct fsc_probe *p)
 {
-	uint32_t v;
+	struct layout l;
+	int r = vol_layout(&l, dev, p);
 
-	if ((uint64_t)c * g->bits / 8 + (g->bits + 7) / 8 > g->fat_len)
-		return VG_BAD;
-	switch (g->bits) {
-	case 12:
-		v = get_le16(g->fat, c + c / 2);
-		v = (c & 1) ? v >> 4 : v & 0xFFF;
-		return v >= 0xFF8 ? VG_EOC : v == 0xFF7 ? VG_BAD : v;
-	case 16:
-		v = get_le16(g->fat, 2 * (size_t)c);
-		return v >= 0xFFF8 ? VG_EOC : v == 0xFFF7 ? VG_BAD : v;
-	default:
-		return volgeo_entry32(g, get_le32(g->fat, 4 * (size_t)c));
-	}
-}
-
-uint32_t volgeo_entry32(const struct volgeo *g, uint32_t v)
-{
-	if (g->type == FSC_TYPE_EXFAT)
-		return v >= 0xFFFFFFF8u ? VG_EOC : v == 0xFFFFFFF7u ? VG_BAD : v;
-	v &= 0x0FFFFFFF;
-	return v >= 0x0FFFFFF8 ? VG_EOC : v == 0x0FFFFFF7 ? VG_BAD : v;
+	if (r < 0)
+		return r;
+	fatreader_init(fr, &l);
+	return 0;
 }
 
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 			       bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen)
 {
-	struct volgeo g;
+	struct fatreader fr;
+	const struct layout *l = &fr.l;
 	uint64_t need, n = 0;
 	uint32_t c = first, run_start = first, run_len = 0;
-	int r = volgeo_init(&g, dev, p);
+	int r = open_fat(&fr, dev, p);
 	char dummy[8];
 
 	if (r < 0)
@@ -107,15 +76,15 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 		brokenlen = sizeof(dummy);
 	}
 	broken[0] = '\0';
-	need = size ? (size + g.cb - 1) / g.cb : UINT64_MAX;
+	need = size ? (size + l->cluster_bytes - 1) / l->cluster_bytes : UINT64_MAX;
 	while (n < need) {
 		uint32_t next;
 
-		if (!volgeo_valid(&g, c)) {
+		if (!layout_cluster_valid(l, c)) {
 			snprintf(broken, brokenlen, "cluster %u is outside the data area", c);
 			break;
 		}
-		if (n >= g.count) {
+		if (n >= l->held) {
 			snprintf(broken, brokenlen, "the chain does not end (loop)");
 			break;
 		}
@@ -132,14 +101,18 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 			c++;
 			continue;
 		}
-		next = volgeo_next(&g, c);
-		if (next == VG_EOC) {
+		next = fatreader_next(&fr, c);
+		if (next == LAYOUT_END) {
 			if (size && n < need)
 				snprintf(broken, brokenlen, "the chain ends after %llu of %llu clusters",
 					 (unsigned long long)n, (unsigned long long)need);
 			break;
 		}
-		if (next == VG_BAD || next == 0) {
+		if (next == LAYOUT_UNREADABLE) {
+			snprintf(broken, brokenlen, "the FAT entry of cluster %u cannot be read", c);
+			break;
+		}
+		if (next == LAYOUT_BAD || next == LAYOUT_FREE) {
 			snprintf(broken, brokenlen, "cluster %u is followed by a %s entry", c, next ? "bad" : "free");
 			break;
 		}
@@ -147,6 +120,7 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 	}
 	if (run_len && fn)
 		fn(ctx, run_start, run_len);
+	fatreader_free(&fr);
 	return (int64_t)n;
 }
 
@@ -162,28 +136,35 @@ static void count_run(struct fsc_alloc_summary *s, uint64_t *run)
 
 FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *s)
 {
-	struct volgeo g;
+	struct fatreader fr;
+	const struct layout *l = &fr.l;
 	const uint8_t *bm = NULL;
 	uint64_t run = 0;
-	int r = volgeo_init(&g, dev, p);
+	int r = open_fat(&fr, dev, p);
 
 	memset(s, 0, sizeof(*s));
 	if (r < 0)
 		return r;
-	s->clusters = g.count;
-	s->cluster_bytes = g.cb;
-	if (g.type == FSC_TYPE_EXFAT) {
+	s->clusters = l->held;
+	s->cluster_bytes = l->cluster_bytes;
+	if (l->type == FSC_TYPE_EXFAT) {
 		const struct fsc_exfat_root *rt = &p->root;
 
-		if (!rt->bitmap_found || !volgeo_valid(&g, rt->bitmap_cluster) ||
-		    fsc_dev_map(dev, volgeo_cluster_byte(&g, rt->bitmap_cluster), ((size_t)g.count + 7) / 8, &bm) < 0)
+		if (!rt->bitmap_found || !layout_cluster_valid(l, rt->bitmap_cluster) ||
+		    fsc_dev_map(dev, layout_cluster_byte(l, rt->bitmap_cluster), ((size_t)l->held + 7) / 8, &bm) < 0) {
+			fatreader_free(&fr);
 			return -EIO;	/* a fragmented bitmap: rare; not summarised */
+		}
 	}
-	for (uint32_t c = 2; (uint64_t)c < (uint64_t)g.count + 2; c++) {
-		uint32_t next = volgeo_next(&g, c);
-		bool used = bm ? (bm[(c - 2) / 8] >> ((c - 2) % 8)) & 1 : next != 0;
+	for (uint32_t c = 2; (uint64_t)c < (uint64_t)l->held + 2; c++) {
+		uint32_t next = fatreader_next(&fr, c);
+		bool used = bm ? (bm[(c - 2) / 8] >> ((c - 2) % 8)) & 1 : next != LAYOUT_FREE;
 
-		if (next == VG_BAD) {
+		if (next == LAYOUT_UNREADABLE) {
+			r = fr.err;
+			break;
+		}
+		if (next == LAYOUT_BAD) {
 			s->bad++;
 			count_run(s, &run);
 		} else if (used) {
@@ -195,5 +176,32 @@ FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p,
 		}
 	}
 	count_run(s, &run);
+	fatreader_free(&fr);
+	return r;
+}
+
+FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *g)
+{
+	struct layout l;
+	int r = vol_geometry(&l, dev, p);
+
+	memset(g, 0, sizeof(*g));
+	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
+		g->sector_size = 1u << p->ex.sector_shift;
+	else if (fsc_type_is_fat(p->type))
+		g->sector_size = p->fat.bytes_per_sector;
+	else
+		g->sector_size = fsc_dev_sector_size(dev);
+	if (r < 0)
+		return r;
+	g->cluster_size = l.cluster_bytes;
+	g->clusters = l.clusters;
+	g->clusters_on_device = l.held;
+	g->data_offset = l.data_byte;
+	g->fat_offset = l.fat_byte;
+	g->fat_bits = l.fat_bits;
+	g->root_cluster = l.root_cluster;
+	g->root_offset = l.root_byte;
+	g->root_size = l.root_bytes;
 	return 0;
 }

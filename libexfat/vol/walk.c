@@ -28,7 +28,8 @@ struct wjob {
 };
 
 struct wk {
-	struct volgeo g;
+	struct fatreader fr;	/* the FAT, and in fr.l the layout */
+	const struct layout *l;	/* &fr.l */
 	const struct fsc_probe *p;
 	unsigned flags;
 	fsc_dirent_fn fn;
@@ -62,29 +63,29 @@ static void push(struct wk *w, size_t node, uint32_t first, uint64_t size, bool 
 	w->stack[w->nstack++] = (struct wjob){ node, first, size, nofat, depth };
 }
 
-static bool cluster_free(const struct wk *w, uint32_t c)
+static bool cluster_free(struct wk *w, uint32_t c)
 {
-	if (w->g.type == FSC_TYPE_EXFAT)
+	if (w->l->type == FSC_TYPE_EXFAT)
 		return w->bitmap && !((w->bitmap[(c - 2) / 8] >> ((c - 2) % 8)) & 1);
-	return volgeo_next(&w->g, c) == 0;
+	return fatreader_next(&w->fr, c) == LAYOUT_FREE;
 }
 
 /*
  * Deleted entry: are the clusters it pointed at still free?  (Contiguous
  * guess; a FAT directory records no size: its first cluster at least.)
  */
-static int recoverable(const struct wk *w, uint32_t first, uint64_t size, bool dir)
+static int recoverable(struct wk *w, uint32_t first, uint64_t size, bool dir)
 {
-	uint64_t n = (size + w->g.cb - 1) / w->g.cb;
+	uint64_t n = (size + w->l->cluster_bytes - 1) / w->l->cluster_bytes;
 
 	if (!n && dir && first)
 		n = 1;
 	if (!n)
 		return 1;
-	if (!volgeo_valid(&w->g, first) || (w->g.type == FSC_TYPE_EXFAT && !w->bitmap))
+	if (!layout_cluster_valid(w->l, first) || (w->l->type == FSC_TYPE_EXFAT && !w->bitmap))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		if (!volgeo_valid(&w->g, (uint32_t)(first + i)))
+		if (!layout_cluster_valid(w->l, (uint32_t)(first + i)))
 			return -1;
 		if (!cluster_free(w, (uint32_t)(first + i)))
 			return 0;
@@ -247,7 +248,7 @@ static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 	d.deleted = deleted;
 	d.attr = e[11];
 	d.dir = e[11] & 0x10;
-	d.first_cluster = (uint32_t)get_le16(e, 26) | (w->g.bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+	d.first_cluster = (uint32_t)get_le16(e, 26) | (w->l->fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
 	d.size = d.valid_size = d.dir ? 0 : get_le32(e, 28);
 	d.ctime = (uint32_t)get_le16(e, 16) << 16 | get_le16(e, 14);
 	d.ctime_10ms = e[13];
@@ -301,7 +302,7 @@ static bool fat_entry(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 static bool area(struct wk *w, const uint8_t *d, size_t len, uint32_t c, uint64_t off)
 {
 	for (size_t i = 0; i + 32 <= len && !w->stop; i += 32) {
-		bool more = w->g.type == FSC_TYPE_EXFAT ? exfat_entry(w, d + i, c, off + i) : fat_entry(w, d + i, c, off + i);
+		bool more = w->l->type == FSC_TYPE_EXFAT ? exfat_entry(w, d + i, c, off + i) : fat_entry(w, d + i, c, off + i);
 
 		if (!more)
 			return false;
@@ -312,25 +313,25 @@ static bool area(struct wk *w, const uint8_t *d, size_t len, uint32_t c, uint64_
 static void read_dir(struct wk *w)
 {
 	const struct wjob *j = &w->cur;
-	uint64_t need = j->size ? (j->size + w->g.cb - 1) / w->g.cb : UINT64_MAX;
+	uint64_t need = j->size ? (j->size + w->l->cluster_bytes - 1) / w->l->cluster_bytes : UINT64_MAX;
 	uint32_t c = j->first;
 	const uint8_t *d;
 
 	exfat_asm_init(&w->as, (w->flags & FSC_WALK_DELETED) ? EXA_DELETED : 0, 18);
 	fat_lfn_reset(&w->lfn);
 	pathtab_path(&w->nodes, j->node, w->dir, sizeof(w->dir));
-	if (j->node == 0 && w->g.type != FSC_TYPE_EXFAT && w->g.bits != 32) {
-		if (fsc_dev_map(w->g.dev, w->g.root_byte, w->g.root_bytes, &d) == 0)
-			area(w, d, w->g.root_bytes, 0, w->g.root_byte);
+	if (j->node == 0 && w->l->type != FSC_TYPE_EXFAT && w->l->fat_bits != 32) {
+		if (fsc_dev_map(w->l->dev, w->l->root_byte, w->l->root_bytes, &d) == 0)
+			area(w, d, w->l->root_bytes, 0, w->l->root_byte);
 		return;
 	}
-	for (uint64_t n = 0; n < need && n < w->g.count && volgeo_valid(&w->g, c); n++) {
+	for (uint64_t n = 0; n < need && n < w->l->held && layout_cluster_valid(w->l, c); n++) {
 		if (bit_test_set(w->seen, c - 2))
 			return;	/* read already: a cycle or a cross-link */
-		if (fsc_dev_map(w->g.dev, volgeo_cluster_byte(&w->g, c), w->g.cb, &d) < 0 ||
-		    !area(w, d, w->g.cb, c, volgeo_cluster_byte(&w->g, c)))
+		if (fsc_dev_map(w->l->dev, layout_cluster_byte(w->l, c), w->l->cluster_bytes, &d) < 0 ||
+		    !area(w, d, w->l->cluster_bytes, c, layout_cluster_byte(w->l, c)))
 			return;
-		c = j->nofat ? c + 1 : volgeo_next(&w->g, c);
+		c = j->nofat ? c + 1 : fatreader_next(&w->fr, c);
 	}
 }
 
@@ -338,33 +339,38 @@ FSC_EXPORT int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, uns
 			     fsc_dirent_fn fn, void *ctx)
 {
 	struct wk *w = calloc(1, sizeof(*w));
+	struct layout l;
 	int r;
 
 	if (!w)
 		return -ENOMEM;
-	r = volgeo_init(&w->g, dev, p);
+	r = vol_layout(&l, dev, p);
 	if (r < 0)
 		goto out;
+	fatreader_init(&w->fr, &l);
+	w->l = &w->fr.l;
 	w->p = p;
 	w->flags = flags;
 	w->fn = fn;
 	w->ctx = ctx;
-	w->seen = calloc(((uint64_t)w->g.count + 63) / 64 + 1, 8);
+	w->seen = calloc(((uint64_t)w->l->held + 63) / 64 + 1, 8);
 	if (!w->seen || pathtab_init(&w->nodes) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
-	if (w->g.type == FSC_TYPE_EXFAT && p->root.bitmap_found && volgeo_valid(&w->g, p->root.bitmap_cluster) &&
-	    fsc_dev_map(dev, volgeo_cluster_byte(&w->g, p->root.bitmap_cluster),
-			((size_t)w->g.count + 7) / 8, &w->bitmap) < 0)
+	if (w->l->type == FSC_TYPE_EXFAT && p->root.bitmap_found &&
+	    layout_cluster_valid(w->l, p->root.bitmap_cluster) &&
+	    fsc_dev_map(dev, layout_cluster_byte(w->l, p->root.bitmap_cluster),
+			((size_t)w->l->held + 7) / 8, &w->bitmap) < 0)
 		w->bitmap = NULL;
-	push(w, 0, w->g.root_cluster, 0, false, 0);
+	push(w, 0, w->l->root_cluster, 0, false, 0);
 	while (w->nstack && !w->stop) {
 		w->cur = w->stack[--w->nstack];
 		read_dir(w);
 	}
 	r = w->stop;
 out:
+	fatreader_free(&w->fr);
 	pathtab_free(&w->nodes);
 	free(w->stack);
 	free(w->seen);

@@ -195,14 +195,14 @@ static void base_fat32(uint8_t *s)
 }
 
 /* A table, the decoder for it, and the sector it is written into. */
-struct layout {
+struct table_case {
 	const char *name;
 	enum fsc_table table;
 	const struct decoder *dec;
 	void (*base)(uint8_t *s);
 };
 
-static const struct layout layouts[] = {
+static const struct table_case cases[] = {
 	{ "exFAT boot sector", FSC_TABLE_EXFAT_BOOT, &exfat_dec, base_zero },
 	{ "FAT BPB (FAT12/16)", FSC_TABLE_FAT_BPB, &fat_dec, base_fat16 },
 	{ "FAT BPB (FAT32)", FSC_TABLE_FAT_BPB, &fat_dec, base_fat32 },
@@ -285,7 +285,7 @@ static void check_member(const struct fsc_field *f, const struct member *m, cons
 }
 
 /* Every member other than m (NULL: every member) is as decoded from the base. */
-static void check_others(const struct layout *l, const struct fsc_field *f, const struct member *m,
+static void check_others(const struct table_case *l, const struct fsc_field *f, const struct member *m,
 			 const uint8_t *out, const uint8_t *base_out)
 {
 	const struct decoder *d = l->dec;
@@ -302,7 +302,7 @@ static void check_others(const struct layout *l, const struct fsc_field *f, cons
 }
 
 /* The exFAT MustBeZero range ends where the table says. */
-static void check_mbz_end(const struct layout *l, const struct fsc_field *f, const struct member *m)
+static void check_mbz_end(const struct table_case *l, const struct fsc_field *f, const struct member *m)
 {
 	uint8_t s[512];
 	union decoded u;
@@ -324,8 +324,8 @@ static void test_decode_each_field(void **state)
 	unsigned checked = 0;
 
 	(void)state;
-	for (size_t li = 0; li < N(layouts); li++) {
-		const struct layout *l = &layouts[li];
+	for (size_t li = 0; li < N(cases); li++) {
+		const struct table_case *l = &cases[li];
 		size_t n;
 		const struct fsc_field *t = fsc_field_table(l->table, &n);
 
@@ -358,11 +358,11 @@ static const struct decoder *const decoders[] = { &exfat_dec, &fat_dec, &fsinfo_
 
 static bool decoder_has_field(const struct decoder *d, const char *name)
 {
-	for (size_t li = 0; li < N(layouts); li++) {
+	for (size_t li = 0; li < N(cases); li++) {
 		size_t n;
-		const struct fsc_field *t = fsc_field_table(layouts[li].table, &n);
+		const struct fsc_field *t = fsc_field_table(cases[li].table, &n);
 
-		for (size_t k = 0; k < n && layouts[li].dec == d; k++)
+		for (size_t k = 0; k < n && cases[li].dec == d; k++)
 			if (strcmp(t[k].name, name) == 0)
 				return true;
 	}
@@ -403,8 +403,8 @@ static void test_every_member_has_field(void **state)
 	const uint8_t *out = (const uint8_t *)&u, *base_out = (const uint8_t *)&base_u;
 
 	(void)state;
-	for (size_t li = 0; li < N(layouts); li++) {
-		const struct layout *l = &layouts[li];
+	for (size_t li = 0; li < N(cases); li++) {
+		const struct table_case *l = &cases[li];
 
 		for (int pat = 0; pat < 2; pat++) {
 			l->base(s);

@@ -520,6 +520,28 @@ struct fsc_alloc_summary {
 /* Used, free and bad clusters (exFAT: from the bitmap and the FAT; FAT: from the FAT). */
 int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *out);
 
+/* Where things are on an exFAT or FAT volume (fsc_volume_geometry). */
+struct fsc_geometry {
+	uint32_t sector_size;		/* bytes: the volume's own, or the device's when it gives none usable */
+	uint32_t cluster_size;		/* bytes */
+	uint32_t clusters;		/* data clusters as the boot sector says */
+	uint32_t clusters_on_device;	/* of those, the ones inside the device */
+	uint64_t data_offset;		/* byte offset of cluster 2 in the volume */
+	uint64_t fat_offset;		/* byte offset of the first FAT */
+	unsigned fat_bits;		/* FAT entry width as the drivers read it: 12, 16 or 32 */
+	uint32_t root_cluster;		/* exFAT, FAT32: first cluster of the root directory */
+	uint64_t root_offset;		/* FAT12/16: byte offset and size of the fixed root directory */
+	uint32_t root_size;
+};
+
+/*
+ * The geometry of the volume probed as p, from its boot sector (exFAT in
+ * its own sector size, FAT by its BPB) and the device's size.  Returns 0,
+ * or -EINVAL when p is not exFAT or FAT or its geometry is unusable; even
+ * then out->sector_size is set (the rest is 0).
+ */
+int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *out);
+
 /* ------------------------------------------------------------------ */
 /* Checking (fsck)                                                     */
 

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * layout/layout.h - where things are on a volume, whatever its filesystem
+ * (layout.c), and the one FAT reader (fatreader.c); not installed.
+ *
+ * exfat/layout.c fills a layout from an exFAT boot sector, fat/layout.c
+ * from a FAT BPB; everything above reads clusters and FAT entries through
+ * this interface only.
+ */
+#ifndef FSC_LAYOUT_H
+#define FSC_LAYOUT_H
+
+#include "base/base.h"
+
+/* FAT values as fatreader_next and layout_fat_value return them, for every FAT width. */
+#define LAYOUT_FREE		0u		/* a free cluster */
+#define LAYOUT_BAD		0xFFFFFFF7u	/* a bad cluster */
+#define LAYOUT_END		0xFFFFFFFFu	/* the end of a chain (any end-of-chain value) */
+#define LAYOUT_UNREADABLE	0xFFFFFFFEu	/* the entry could not be read (fatreader_next) */
+
+struct layout {
+	struct fsc_dev *dev;
+	enum fsc_type type;		/* FSC_TYPE_EXFAT, or FAT12/16/32 as the BPB's style reads */
+	uint32_t sector_bytes;
+	uint32_t cluster_bytes;
+	uint32_t clusters;		/* data clusters as the boot sector says */
+	uint32_t held;			/* of those, the ones inside the device (the clamp) */
+	uint64_t data_byte;		/* cluster 2 */
+	uint64_t fat_byte;		/* the first (active) FAT */
+	unsigned fat_bits;		/* entry width: 12, 16 or 32 (exFAT: type says which flavour) */
+	uint32_t root_cluster;		/* exFAT, FAT32; 0 otherwise */
+	uint64_t root_byte;		/* FAT12/16: the fixed root directory area */
+	uint32_t root_bytes;
+};
+
+/*
+ * A cluster of the data area that the device holds: the clusters walked
+ * and counted (memory and time bounded by the device, not by the boot
+ * sector's claim).
+ */
+static inline bool layout_cluster_valid(const struct layout *l, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c < (uint64_t)l->held + 2;
+}
+
+/* A cluster number the boot sector allows, inside the device or not. */
+static inline bool layout_cluster_declared(const struct layout *l, uint32_t c)
+{
+	return c >= 2 && (uint64_t)c < (uint64_t)l->clusters + 2;
+}
+
+/* Byte offset of cluster c (c >= 2) in the volume. */
+static inline uint64_t layout_cluster_byte(const struct layout *l, uint32_t c)
+{
+	return l->data_byte + (uint64_t)(c - 2) * l->cluster_bytes;
+}
+
+/* layout.c */
+/* Set l->held from l->clusters, l->data_byte, l->cluster_bytes (> 0) and the device's size. */
+void layout_clamp(struct layout *l);
+/* Bytes of FAT holding entries 0 .. n - 1 (FAT12: the last half byte rounded up). */
+uint64_t layout_fat_bytes(const struct layout *l, uint64_t n);
+/*
+ * A raw FAT entry value (12, 16 or 32 bits as stored) normalised:
+ * LAYOUT_END, LAYOUT_BAD, LAYOUT_FREE, or the next cluster (FAT32: the
+ * upper 4 bits ignored), which may lie outside the data area.  exFAT
+ * (EXSPEC 4.1): FFFFFFF7 bad, FFFFFFF8..FFFFFFFF end, as Linux reads
+ * them; FAT12/16/32 (fatgen103 "FAT Data Structure"): xF7 bad, xF8..xFF
+ * end.  Inline: it runs once per cluster in whole-FAT scans.
+ */
+static inline uint32_t layout_fat_value(const struct layout *l, uint32_t raw)
+{
+	uint32_t mask, v;
+
+	if (l->type == FSC_TYPE_EXFAT)
+		return raw >= 0xFFFFFFF8u ? LAYOUT_END : raw;	/* FFFFFFF7 is LAYOUT_BAD already */
+	mask = l->fat_bits == 12 ? 0xFFF : l->fat_bits == 16 ? 0xFFFF : 0x0FFFFFFF;
+	v = raw & mask;
+	if (v >= (mask & ~7u))
+		return LAYOUT_END;
+	if (v == (mask & ~8u))
+		return LAYOUT_BAD;
+	return v;
+}
+
+/* fatreader.c */
+/*
+ * The FAT read in 64 KiB blocks through a direct-mapped cache of a fixed
+ * number of blocks (2 MiB at most, whatever the volume's size; allocated
+ * at the first read), with fsc_dev_read: chains, which mostly run
+ * forward, cost one read per block.  Entries 0 .. clusters + 1 can be
+ * read, as far as the device holds them.
+ */
+#define FATREADER_BLOCK (64u * 1024)
+#define FATREADER_SLOTS 32
+
+struct fatreader {
+	struct layout l;		/* a copy */
+	uint64_t avail;			/* FAT bytes that can be read (inside the FAT and the device) */
+	uint64_t tag[FATREADER_SLOTS];	/* block number + 1; 0: empty */
+	uint8_t *data;			/* FATREADER_SLOTS blocks, or NULL before the first read */
+	int err;			/* the first error: -EIO, -ERANGE, -ENOMEM; 0: none */
+};
+
+/* Start reading l's FAT; allocates nothing (fatreader_free all the same). */
+void fatreader_init(struct fatreader *fr, const struct layout *l);
+void fatreader_free(struct fatreader *fr);
+/*
+ * The raw entry of cluster c in *v (12, 16 or 32 bits as stored).
+ * Returns 0, -ERANGE (c > clusters + 1), -EIO (beyond the device, or the
+ * read failed) or -ENOMEM; an error is also kept in fr->err.
+ */
+int fatreader_raw(struct fatreader *fr, uint32_t c, uint32_t *v);
+/* The next cluster after c as layout_fat_value says, or LAYOUT_UNREADABLE (fr->err says why). */
+uint32_t fatreader_next(struct fatreader *fr, uint32_t c);
+
+#endif
