@@ -22,7 +22,7 @@ check() {	# check DESCRIPTION EXPECTED ACTUAL
 }
 
 for img in exfat fat12 fat16 fat32 pop-small; do
-	if [ ! -f "$WORK/img/$img.img" ]; then
+	if ! has_fixture "$img"; then
 		bad "$img: no fixture $img.img"
 		continue
 	fi
@@ -75,10 +75,10 @@ for img in exfat fat12 fat16 fat32 pop-small; do
 done
 
 # Values that are refused, with exit 1 and nothing written.
-cp "$WORK/img/exfat.img" v.img || hard_error "no fixture exfat.img"
+has_fixture exfat && cp "$WORK/img/exfat.img" v.img || hard_error "no fixture exfat.img"
 orig=$(sha256sum < v.img)
 "$FATSCOPE" label v.img "TWELVE CHARS" > /dev/null 2>&1; check "exFAT 12 characters" 1 $?
-cp "$WORK/img/fat16.img" f.img || hard_error "no fixture fat16.img"
+has_fixture fat16 && cp "$WORK/img/fat16.img" f.img || hard_error "no fixture fat16.img"
 forig=$(sha256sum < f.img)
 "$FATSCOPE" label f.img "A*B" > /dev/null 2>&1; check "FAT forbidden character" 1 $?
 "$FATSCOPE" label f.img "ABCDEFGHIJKL" > /dev/null 2>&1; check "FAT 12 characters" 1 $?
@@ -117,7 +117,7 @@ fi
 
 # A whole-disk image whose exFAT partition is mounted through a partition of
 # a loop device (loopNp1) is refused too, and so is undo on it.
-cp "$WORK/img/mbr-disk.img" disk.img || hard_error "no fixture mbr-disk.img"
+has_fixture mbr-disk && cp "$WORK/img/mbr-disk.img" disk.img || hard_error "no fixture mbr-disk.img"
 if [ "$(id -u)" = 0 ] && have losetup && have partx && have mount.exfat-fuse && [ -e /dev/fuse ] &&
    loop=$(losetup -P --find --show disk.img 2>/dev/null); then
 	trap 'umount mnt 2>/dev/null; partx -d "$loop" 2>/dev/null; losetup -d "$loop" 2>/dev/null' EXIT

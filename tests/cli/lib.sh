@@ -34,7 +34,8 @@ prepare_fixtures() {
 	local f n
 	for f in "$FIXTURES"/*.img.xz; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
-		n=$(basename "$f" .xz)
+		n=${f##*/}
+		n=${n%.xz}	# no basename(1): a process per fixture adds up
 		if [ ! -f "$WORK/img/$n" ] || [ "$f" -nt "$WORK/img/$n" ]; then
 			# A name of this process's own: tests run in parallel (make -j check)
 			# may decompress the same fixture at once; rename(2) keeps it whole.
@@ -48,9 +49,14 @@ fixture_names() {
 	local f
 	for f in "$FIXTURES"/*.img.xz; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
-		basename "$f" .img.xz
+		f=${f##*/}
+		echo "${f%.img.xz}"
 	done
 }
+
+# has_fixture NAME: the fixture is in the source tree and decompressed
+# (a copy left in $WORK/img from an older tree does not count).
+has_fixture() { [ -f "$FIXTURES/$1.img.xz" ] && [ -f "$WORK/img/$1.img" ]; }
 
 # The recorded sha256 of an uncompressed fixture.
 fixture_hash() {

@@ -24,7 +24,7 @@ for name in $manifested; do
 		bad "$name: no manifest $m"
 		continue
 	fi
-	if [ ! -f "$top_srcdir/tests/fixtures/img/$name.img.xz" ] || [ ! -f "$img" ]; then
+	if ! has_fixture "$name"; then
 		bad "$name: no fixture $name.img.xz"
 		continue
 	fi
