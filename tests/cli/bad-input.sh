@@ -4,8 +4,7 @@
 # the documented exit code, nothing on stdout, and the file is unchanged.
 . "$(dirname "$0")/lib.sh"
 
-dir="$WORK/bad"
-rm -rf "$dir"
+dir="$SCRATCH"
 mkdir -p "$dir/adir"
 : > "$dir/empty.img"
 head -c 511 /dev/urandom > "$dir/short.img"

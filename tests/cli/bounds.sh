@@ -9,7 +9,10 @@
 # a peak memory limit: the bound of fatscope(8) "Limits", 64 MiB plus two
 # bits per cluster the image really holds (at most one cluster per 512
 # bytes), or 256 MiB in a --enable-sanitizers build (ASan's shadow memory
-# and quarantine); FSC_BOUND_KIB sets a fixed limit instead.
+# and quarantine); FSC_BOUND_KIB sets a fixed limit instead.  A run only
+# counts when the command did its work: an exit status its man page
+# documents for it, and a report on stdout or one "fatscope: IMAGE: ..."
+# line on stderr.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 secs=${FSC_BOUND_SECONDS:-20}
@@ -25,23 +28,46 @@ limit_kib() {	# limit_kib IMAGE
 gnutime=
 [ -x /usr/bin/time ] && gnutime=/usr/bin/time
 [ -n "$gnutime" ] || echo "SKIP (memory part): GNU time not installed"
-cd "$WORK/img"
+# answered ARGS NAME RC: the run ended the way fatscope-CMD(8) says it can,
+# with its output in $SCRATCH/out and $SCRATCH/err.
+answered() {
+	local codes
+	case $1 in
+	probe) codes="0 1 2" ;;
+	fsck*) codes="0 4 8" ;;
+	dump*) codes="0 2 8" ;;
+	label*) codes="0 1 2 4 8" ;;
+	esac
+	case " $codes " in *" $3 "*) ;; *) return 1 ;; esac
+	if [ "$3" = 0 ] || [ -s "$SCRATCH/out" ]; then
+		[ -s "$SCRATCH/out" ]
+	else
+		[ "$(wc -l < "$SCRATCH/err")" = 1 ] && grep -q "^fatscope: $2.img: " "$SCRATCH/err"
+	fi
+}
+
+cd "$WORK/img" || hard_error "no $WORK/img"
 worst=0
 for name in $(fixture_names); do
 	kib=$(limit_kib "$name.img")
 	for args in "probe" "fsck -n" "dump -l -d -s" "label --dry-run -s 1234-5678"; do
 		if [ -n "$gnutime" ]; then
-			timeout "$secs" "$gnutime" -f '%M' -o "$WORK/rss" "$FATSCOPE" $args "$name.img" > /dev/null 2>&1
+			timeout "$secs" "$gnutime" -f '%M' -o "$SCRATCH/rss" "$FATSCOPE" $args "$name.img" \
+				> "$SCRATCH/out" 2> "$SCRATCH/err"
 		else
-			timeout "$secs" "$FATSCOPE" $args "$name.img" > /dev/null 2>&1
+			timeout "$secs" "$FATSCOPE" $args "$name.img" > "$SCRATCH/out" 2> "$SCRATCH/err"
 		fi
 		rc=$?
 		if [ "$rc" -eq 124 ] || [ "$rc" -ge 128 ]; then
 			bad "$args $name.img: exit $rc (time limit ${secs}s, or a crash)"
 			continue
 		fi
+		if ! answered "$args" "$name" "$rc"; then
+			bad "$args $name.img: exit $rc, output: $(cat "$SCRATCH/err" "$SCRATCH/out" | head -c 200 | head -3 | tr '\n' ' ')"
+			continue
+		fi
 		if [ -n "$gnutime" ]; then
-			rss=$(tail -1 "$WORK/rss")
+			rss=$(tail -1 "$SCRATCH/rss")
 			[ "$rss" -gt "$worst" ] && worst=$rss
 			if [ "$rss" -gt "$kib" ]; then
 				bad "$args $name.img: peak $rss KiB > $kib KiB"

@@ -8,7 +8,7 @@
 
 prepare_fixtures
 mkdir -p "$EXPECTED/dump"
-cd "$WORK/img"
+cd "$WORK/img" || hard_error "no $WORK/img"
 for name in $(fixture_names); do
 	case "$name" in exfat*|fat*|pop-*|bad-*) ;; *) continue ;; esac
 	for mode in txt tree json; do

@@ -3,22 +3,53 @@
 # fsck-cross.sh - where exfatprogs' fsck.exfat is installed: every exFAT
 # fixture it calls corrupt, fatscope fsck calls corrupt too.  Prints each
 # fixture where the two differ and which way; only "fsck.exfat finds
-# something fatscope misses" fails.
+# something fatscope misses" fails.  fatscope's own answer must be whole
+# for the comparison to mean anything: exit 0 with only the summary line,
+# or exit 4 with error findings, the summary and the count of problems
+# left (of error or fatal findings, or warnings that have a fix);
+# anything else fails.
 . "$(dirname "$0")/lib.sh"
 
-command -v fsck.exfat > /dev/null || { echo "SKIP: fsck.exfat not installed"; exit 77; }
+command -v fsck.exfat > /dev/null || skip "fsck.exfat not installed"
 echo "fsck.exfat from exfatprogs $(dpkg-query -W -f '${Version}' exfatprogs 2>/dev/null || echo "(version unknown)")"
 prepare_fixtures
-tmp="$WORK/cross"
-mkdir -p "$tmp"
+tmp="$SCRATCH"
+
+# ours_sane NAME RC OUTPUT: fatscope fsck -n NAME.img gave a whole report
+# (fatscope-fsck(8) OUTPUT, EXIT STATUS): finding lines, the summary line,
+# and with exit 4 the closing line counting 1..(number of findings).
+ours_sane() {
+	local img="$1.img" rc=$2 out=$3 finding summary n body
+	finding='^(info|warning|error|fatal) +[A-Z][A-Z0-9_]+: '
+	summary="^$img: [0-9]+ files, [0-9]+ directories, [0-9]+/[0-9]+ clusters used \([0-9.]+% non-contiguous\)\$"
+	case $rc in
+	0) body=$(head -n -1 <<< "$out") ;;
+	4) body=$(head -n -2 <<< "$out") ;;
+	*) return 1 ;;
+	esac
+	n=$(grep -Ec "$finding" <<< "$body")
+	# Every line before the summary is a finding.
+	[ "$n" = "$(grep -c . <<< "$body")" ] || return 1
+	if [ "$rc" = 0 ]; then
+		tail -1 <<< "$out" | grep -Eq "$summary"
+		return
+	fi
+	tail -2 <<< "$out" | head -1 | grep -Eq "$summary" || return 1
+	[[ "$(tail -1 <<< "$out")" =~ ^"$img: "([1-9][0-9]*)" problem"s?" left uncorrected (checked read-only)"$ ]] &&
+		[ "${BASH_REMATCH[1]}" -le "$n" ]
+}
+
+cd "$WORK/img" || hard_error "no $WORK/img"
 for name in $(fixture_names); do
 	case "$name" in pop-fat*) continue ;; exfat*|pop-*|bad-*) ;; *) continue ;; esac
 	# fsck.exfat -n opens read-only; give it a copy all the same.
-	cp --sparse=always "$WORK/img/$name.img" "$tmp/$name.img"
+	cp --sparse=always "$name.img" "$tmp/$name.img"
 	peer=$(timeout 60 fsck.exfat -n "$tmp/$name.img" 2>&1); prc=$?
-	ours=$("$FATSCOPE" fsck -n "$WORK/img/$name.img" 2>&1); orc=$?
+	ours=$("$FATSCOPE" fsck -n "$name.img" 2>&1); orc=$?
 	rm -f "$tmp/$name.img"
-	if [ "$prc" -ne 0 ] && [ "$orc" -eq 0 ]; then
+	if ! ours_sane "$name" "$orc" "$ours"; then
+		bad "$name: fatscope fsck -n exit $orc, output not a whole report: $(tail -1 <<< "$ours")"
+	elif [ "$prc" -ne 0 ] && [ "$orc" -eq 0 ]; then
 		bad "$name: fsck.exfat exit $prc ($(grep -v '^exfatprogs' <<< "$peer" | head -2 | tr '\n' ' ')), fatscope clean"
 	elif [ "$prc" -eq 0 ] && [ "$orc" -ne 0 ]; then
 		echo "differs: $name: fatscope exit $orc ($(grep -o '[A-Z0-9_]*: ' <<< "$ours" | tr -d ': ' | sort -u | tr '\n' ' ')), fsck.exfat clean"

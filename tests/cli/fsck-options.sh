@@ -5,7 +5,7 @@
 # exit codes.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
-cd "$WORK/img"
+cd "$WORK/img" || hard_error "no $WORK/img"
 
 check() {	# check DESCRIPTION EXPECTED ACTUAL
 	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
@@ -25,17 +25,19 @@ check "preen says no repair" "exfat-dirty.img: 1 problem found; repair is not av
 	"$(tail -1 <<< "$out")"
 
 # -C FD: fsck(8) progress lines "PASS DONE TOTAL DEVICE" on the descriptor, nothing extra on stdout.
-out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$WORK/progress.txt")
+out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$SCRATCH/progress.txt")
 check "progress keeps stdout" "exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$out"
-if grep -Eq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$WORK/progress.txt" &&
-   ! grep -Evq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$WORK/progress.txt" &&
-   [ "$(cut -d' ' -f1 "$WORK/progress.txt" | sort -u | tr -d '\n')" = 1234 ]; then
+if grep -Eq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$SCRATCH/progress.txt" &&
+   ! grep -Evq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$SCRATCH/progress.txt" &&
+   [ "$(cut -d' ' -f1 "$SCRATCH/progress.txt" | sort -u | tr -d '\n')" = 1234 ]; then
 	ok
 else
-	bad "progress lines: $(head -3 "$WORK/progress.txt" | tr '\n' '|')"
+	bad "progress lines: $(head -3 "$SCRATCH/progress.txt" | tr '\n' '|')"
 fi
-out=$("$FATSCOPE" fsck -n -C 0 exfat.img 2> "$WORK/stderr.txt")
-check "-C 0 off a terminal draws nothing" "" "$(cat "$WORK/stderr.txt")"
+out=$("$FATSCOPE" fsck -n -C 0 exfat.img 2> "$SCRATCH/stderr.txt"); rc=$?
+check "-C 0 off a terminal draws nothing" \
+	"0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous) stderr: " \
+	"$rc $out stderr: $(cat "$SCRATCH/stderr.txt")"
 
 # --explain
 out=$("$FATSCOPE" fsck --explain EXFAT_LOST_CLUSTERS); rc=$?
@@ -59,8 +61,8 @@ err=$("$FATSCOPE" fsck fat16.img 2>&1 > /dev/null); rc=$?
 check "FAT refused" "8 fatscope: fat16.img: FAT16 volume: FAT checking is not available yet; use fsck.fat(8)" "$rc $err"
 err=$("$FATSCOPE" fsck ntfs.img 2>&1 > /dev/null); rc=$?
 check "NTFS refused" "8 fatscope: ntfs.img: not an exFAT volume (ntfs); see fatscope probe" "$rc $err"
-err=$("$FATSCOPE" fsck "$WORK/nope.img" 2>&1 > /dev/null); rc=$?
-check "missing" "8 fatscope: $WORK/nope.img: No such file or directory" "$rc $err"
+err=$("$FATSCOPE" fsck "$SCRATCH/nope.img" 2>&1 > /dev/null); rc=$?
+check "missing" "8 fatscope: $SCRATCH/nope.img: No such file or directory" "$rc $err"
 "$FATSCOPE" fsck > /dev/null 2>&1; check "no device" 16 $?
 "$FATSCOPE" fsck exfat.img fat16.img > /dev/null 2>&1; check "two devices" 16 $?
 "$FATSCOPE" fsck -C x exfat.img > /dev/null 2>&1; check "bad -C" 16 $?
@@ -75,9 +77,14 @@ check "missing" "8 fatscope: $WORK/nope.img: No such file or directory" "$rc $er
 n=0
 for img in $(fixture_names); do
 	img=$img.img
-	case $(head -c 11 "$img" | tail -c 8) in "EXFAT   ") n=$((n + 1)) ;; *) continue ;; esac
+	case $(head -c 11 "$img" | tail -c 8 | tr -d '\0') in "EXFAT   ") n=$((n + 1)) ;; *) continue ;; esac
 	a=$("$FATSCOPE" fsck -n -J "$img" 2>&1); ra=$?
 	b=$(FATSCOPE_THREADS=1 "$FATSCOPE" fsck -n -J "$img" 2>&1); rb=$?
+	# Only a whole report is worth comparing: exit 0 or 4, and the JSON says so.
+	case $ra in
+	0|4) grep -qx "  \"exit_code\": $ra" <<< "$a" && ok || bad "$img: fsck -J report lacks \"exit_code\": $ra" ;;
+	*) bad "$img: fsck -n -J exit $ra" ;;
+	esac
 	check "$img: one thread and two agree" "$rb $b" "$ra $a"
 done
 [ "$n" -ge 20 ] && ok || bad "only $n exFAT fixtures compared with FATSCOPE_THREADS=1"

@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - sourced by the command-line tests: paths, fixtures, helpers.
 # Exit codes as automake reads them: 0 pass, 77 skip, 99 hard error.
+# Every check ends in ok or bad; finish fails a script that ran no check,
+# so a script whose loops found nothing to check cannot pass.  A script
+# that cannot run here calls skip with the reason (one line, exit 77).
+# Scratch files go to $SCRATCH, a directory of the script's own (emptied
+# at start), so that make -j check can run the scripts at once;
+# FSC_SCRATCH_ROOT moves these directories (stub-meta.sh uses it to run
+# the scripts a second time beside make check's own runs).
 
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -11,26 +18,45 @@ WORK="$top_builddir/tests/work"
 EXPECTED="$top_srcdir/tests/cli/expected"
 export LC_ALL=C
 
-[ -x "$FATSCOPE" ] || { echo "no fatscope binary at $FATSCOPE" >&2; exit 99; }
+SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/$(basename "$0" .sh)"
+
+hard_error() { echo "ERROR: $*" >&2; exit 99; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+[ -x "$FATSCOPE" ] || hard_error "no fatscope binary at $FATSCOPE"
 mkdir -p "$WORK/img"
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH" || hard_error "cannot make $SCRATCH"
 
 # Decompress every fixture once into $WORK/img (kept between runs).
+# No fixture at all is a broken tree, not a pass.
 prepare_fixtures() {
 	local f n
 	for f in "$FIXTURES"/*.img.xz; do
-		n=$(basename "$f" .xz)
+		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
+		n=${f##*/}
+		n=${n%.xz}	# no basename(1): a process per fixture adds up
 		if [ ! -f "$WORK/img/$n" ] || [ "$f" -nt "$WORK/img/$n" ]; then
 			# A name of this process's own: tests run in parallel (make -j check)
 			# may decompress the same fixture at once; rename(2) keeps it whole.
-			xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n"
+			xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n" ||
+				hard_error "cannot decompress $f"
 		fi
 	done
 }
 
 fixture_names() {
 	local f
-	for f in "$FIXTURES"/*.img.xz; do basename "$f" .img.xz; done
+	for f in "$FIXTURES"/*.img.xz; do
+		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
+		f=${f##*/}
+		echo "${f%.img.xz}"
+	done
 }
+
+# has_fixture NAME: the fixture is in the source tree and decompressed
+# (a copy left in $WORK/img from an older tree does not count).
+has_fixture() { [ -f "$FIXTURES/$1.img.xz" ] && [ -f "$WORK/img/$1.img" ]; }
 
 # The recorded sha256 of an uncompressed fixture.
 fixture_hash() {
@@ -51,14 +77,32 @@ golden() {
 	fi
 }
 unchanged() {	# unchanged NAME: the fixture's image still has its recorded hash
-	if [ "$(sha256sum "$1.img" | cut -d' ' -f1)" = "$(fixture_hash "$1")" ]; then ok; else bad "$1.img changed"; fi
+	local want
+	want=$(fixture_hash "$1")
+	if [ -z "$want" ]; then
+		bad "$1.img: no hash recorded in SHA256SUMS"
+	elif [ "$(sha256sum < "$1.img" | cut -d' ' -f1)" = "$want" ]; then
+		ok
+	else
+		bad "$1.img changed"
+	fi
 }
 
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# FSC_FAIL_FAST=1 ends the script at its first failed check (stub-meta.sh:
+# whether a script can fail is known then, and the stubs need not run all).
+bad() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+	[ "${FSC_FAIL_FAST:-0}" != 1 ] || exit 1
+}
 finish() {
 	echo "$passes passed, $fails failed"
+	if [ $((passes + fails)) -eq 0 ]; then
+		echo "FAIL: no check ran"
+		exit 1
+	fi
 	[ "$fails" -eq 0 ]
 }

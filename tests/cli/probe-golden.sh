@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 prepare_fixtures
-cd "$WORK/img"
+cd "$WORK/img" || hard_error "no $WORK/img"
 for name in $(fixture_names); do
 	for mode in txt json; do
 		args=()

@@ -5,7 +5,7 @@
 # --partition, --sector-size, -J fields, exit codes over several images.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
-cd "$WORK/img"
+cd "$WORK/img" || hard_error "no $WORK/img"
 
 check() {	# check DESCRIPTION EXPECTED ACTUAL
 	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi

@@ -3,7 +3,9 @@
  * test_problems.c - the problem table is sound (unique names, known
  * severities, only known placeholders), every healthy volume the builder
  * makes has no finding, and every problem ID is triggered by a patch of a
- * healthy volume.  A new ID without a case here fails test_every_id.
+ * healthy volume that gives exactly that ID and the findings listed with
+ * it (entries marked KNOWN record doubtful findings of the library as it
+ * is).  A new ID without a case here fails test_every_id.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -171,99 +174,137 @@ static void p_unknown_critical(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0
 static void p_utc(struct img *im) { tr(im); hello(im)[22] = 0x80 | 0x3F; fix_hello(im); }
 static void p_vdl(struct img *im) { tr(im); put_le64(exfat_entry(im, 4, 4), 8, 101); fix_hello(im); }
 
-static const struct { const char *id; void (*make)(struct img *); } cases[] = {
-	{ "EXFAT_BACKUP_CHECKSUM", p_backup_checksum },
-	{ "EXFAT_BACKUP_DIFFERS", p_backup_differs },
-	{ "EXFAT_BACKUP_UNREADABLE", p_backup_unreadable },
-	{ "EXFAT_BOOT_CHECKSUM", p_boot_checksum },
-	{ "EXFAT_BOOT_CLUSTER_COUNT", p_cluster_count },
-	{ "EXFAT_BOOT_CLUSTER_SHIFT", p_cluster_shift },
-	{ "EXFAT_BOOT_EXT_SIGNATURE", p_ext_signature },
-	{ "EXFAT_BOOT_FAT_LENGTH", p_fat_length },
-	{ "EXFAT_BOOT_FAT_OFFSET", p_fat_offset },
-	{ "EXFAT_BOOT_FSNAME", p_fsname },
-	{ "EXFAT_BOOT_HEAP_OFFSET", p_heap_offset },
-	{ "EXFAT_BOOT_JUMP", p_jump },
-	{ "EXFAT_BOOT_MEDIA_FAILURE", p_media_failure },
-	{ "EXFAT_BOOT_MUSTBEZERO", p_mustbezero },
-	{ "EXFAT_BOOT_NUM_FATS", p_num_fats },
-	{ "EXFAT_BOOT_PERCENT_IN_USE", p_percent },
-	{ "EXFAT_BOOT_REVISION", p_revision },
-	{ "EXFAT_BOOT_ROOT_CLUSTER", p_root_cluster },
-	{ "EXFAT_BOOT_SECTOR_SHIFT", p_sector_shift },
-	{ "EXFAT_BOOT_SIGNATURE", p_signature },
-	{ "EXFAT_BOOT_TEXFAT", p_texfat },
-	{ "EXFAT_BOOT_TRUNCATED", p_truncated },
-	{ "EXFAT_BOOT_VOLUME_DIRTY", p_dirty },
-	{ "EXFAT_BOOT_VOLUME_FLAGS", p_flags },
-	{ "EXFAT_BOOT_VOLUME_LENGTH", p_volume_length },
-	{ "EXFAT_DEVICE_SECTOR_SIZE", p_dev_sector },
-	{ "EXFAT_VOLUME_BEYOND_DEVICE", p_beyond },
-	{ "EXFAT_BITMAP_CLUSTERS_FREE", p_bitmap_free },
-	{ "EXFAT_BITMAP_MISSING", p_bitmap_missing },
-	{ "EXFAT_BITMAP_SIZE", p_bitmap_size },
-	{ "EXFAT_LABEL_LENGTH", p_label_length },
-	{ "EXFAT_ROOT_CHAIN", p_root_chain },
-	{ "EXFAT_ROOT_UNREADABLE", p_root_unreadable },
-	{ "EXFAT_UPCASE_CHECKSUM", p_upcase_checksum },
-	{ "EXFAT_UPCASE_MISSING", p_upcase_missing },
-	{ "EXFAT_UPCASE_SHORT", p_upcase_short },
-	{ "FAT32_BACKUP_DIFFERS", p_f32_backup },
-	{ "FAT32_FSINFO_SIGNATURE", p_f32_fsinfo },
-	{ "FAT32_FSVER", p_f32_fsver },
-	{ "FAT32_ROOT_CLUSTER", p_f32_root },
-	{ "FAT_BOOT_DATA_START", p_data_start },
-	{ "FAT_BOOT_FAT_SIZE", p_fat_size },
-	{ "FAT_BOOT_FSTYPE", p_fstype },
-	{ "FAT_BOOT_JUMP", p_fat_jump },
-	{ "FAT_BOOT_MEDIA", p_media },
-	{ "FAT_BOOT_NUM_FATS", p_numfats },
-	{ "FAT_BOOT_ROOT_ENTRIES", p_root_entries },
-	{ "FAT_BOOT_SIGNATURE", p_fat_sig },
-	{ "FAT_BOOT_TOTAL_SECTORS", p_total },
-	{ "FAT_CLUSTER_COUNT_EDGE", p_edge },
-	{ "FAT_DIRTY", p_fat_dirty },
-	{ "FAT_TYPE_MISMATCH", p_mismatch },
-	{ "FAT_VOLUME_BEYOND_DEVICE", p_fat_beyond },
-	{ "MBR_BPB_OVERLAP", p_mbr_overlap },
-	{ "EXFAT_BITMAP_TRAILING", p_trailing },
-	{ "EXFAT_BITMAP_UNMARKED", p_unmarked },
-	{ "EXFAT_CHAIN_BAD", p_chain_bad },
-	{ "EXFAT_CHAIN_FREE", p_chain_free },
-	{ "EXFAT_CHAIN_LONG", p_chain_long },
-	{ "EXFAT_CHAIN_LOOP", p_chain_loop },
-	{ "EXFAT_CHAIN_RANGE", p_chain_range },
-	{ "EXFAT_CHAIN_SHORT", p_chain_short },
-	{ "EXFAT_CROSS_LINK", p_cross },
-	{ "EXFAT_FAT_ENTRY0", p_fat0 },
-	{ "EXFAT_FAT_ENTRY1", p_fat1 },
-	{ "EXFAT_FAT_UNREADABLE", p_fat_unreadable },
-	{ "EXFAT_LOST_CLUSTERS", p_lost },
-	{ "EXFAT_OEM_PARAMETERS", p_oem },
-	{ "EXFAT_PERCENT_IN_USE_WRONG", p_piu },
-	{ "EXFAT_UPCASE_MANDATORY", p_upcase_mandatory },
-	{ "EXFAT_AFTER_END", p_after_end },
-	{ "EXFAT_ATTRIBUTES", p_attributes },
-	{ "EXFAT_DIR_SIZE", p_dir_size },
-	{ "EXFAT_DUPLICATE_ROOT_ENTRY", p_dup_root },
-	{ "EXFAT_FIRST_CLUSTER", p_first_cluster },
-	{ "EXFAT_GUID_ENTRY", p_guid },
-	{ "EXFAT_NAME_CHARS", p_name_chars },
-	{ "EXFAT_NAME_DUPLICATE", p_name_dup },
-	{ "EXFAT_NAME_ENTRIES", p_name_entries },
-	{ "EXFAT_NAME_HASH", p_name_hash },
-	{ "EXFAT_NAME_LENGTH", p_name_length },
-	{ "EXFAT_ROOT_ONLY_ENTRY", p_root_only },
-	{ "EXFAT_SET_CHECKSUM", p_set_checksum },
-	{ "EXFAT_SET_COUNT", p_set_count },
-	{ "EXFAT_STRAY_SECONDARY", p_stray },
-	{ "EXFAT_STREAM_FLAGS", p_stream_flags },
-	{ "EXFAT_STREAM_MISSING", p_stream_missing },
-	{ "EXFAT_TIMESTAMP", p_timestamp },
-	{ "EXFAT_UNKNOWN_BENIGN", p_unknown_benign },
-	{ "EXFAT_UNKNOWN_CRITICAL", p_unknown_critical },
-	{ "EXFAT_UTC_OFFSET", p_utc },
-	{ "EXFAT_VALID_DATA_LENGTH", p_vdl },
+/*
+ * Each case: the ID it is made to trigger, the patch, and every other
+ * finding the patched image gives (a multiset, in any order; "" when the
+ * ID is the only finding).  An extra or missing finding fails.
+ */
+static const struct {
+	const char *id;
+	void (*make)(struct img *);
+	const char *also;
+} cases[] = {
+	{ "EXFAT_BACKUP_CHECKSUM", p_backup_checksum, "" },
+	{ "EXFAT_BACKUP_DIFFERS", p_backup_differs, "" },
+	{ "EXFAT_BACKUP_UNREADABLE", p_backup_unreadable,
+	  "EXFAT_FAT_UNREADABLE EXFAT_ROOT_UNREADABLE EXFAT_VOLUME_BEYOND_DEVICE" },
+	{ "EXFAT_BOOT_CHECKSUM", p_boot_checksum, "EXFAT_BACKUP_DIFFERS" },
+	{ "EXFAT_BOOT_CLUSTER_COUNT", p_cluster_count, "" },
+	{ "EXFAT_BOOT_CLUSTER_SHIFT", p_cluster_shift, "EXFAT_ROOT_UNREADABLE" },
+	{ "EXFAT_BOOT_EXT_SIGNATURE", p_ext_signature, "" },
+	{ "EXFAT_BOOT_FAT_LENGTH", p_fat_length, "" },
+	{ "EXFAT_BOOT_FAT_OFFSET", p_fat_offset,
+	  "EXFAT_CHAIN_FREE EXFAT_CHAIN_FREE EXFAT_FAT_ENTRY0 EXFAT_FAT_ENTRY1 "
+	  "EXFAT_ROOT_CHAIN" },
+	{ "EXFAT_BOOT_FSNAME", p_fsname, "" },
+	{ "EXFAT_BOOT_HEAP_OFFSET", p_heap_offset, "EXFAT_BITMAP_MISSING EXFAT_UPCASE_MISSING" },
+	{ "EXFAT_BOOT_JUMP", p_jump, "" },
+	{ "EXFAT_BOOT_MEDIA_FAILURE", p_media_failure, "" },
+	{ "EXFAT_BOOT_MUSTBEZERO", p_mustbezero, "" },
+	{ "EXFAT_BOOT_NUM_FATS", p_num_fats, "" },
+	{ "EXFAT_BOOT_PERCENT_IN_USE", p_percent, "" },
+	{ "EXFAT_BOOT_REVISION", p_revision, "" },
+	{ "EXFAT_BOOT_ROOT_CLUSTER", p_root_cluster, "EXFAT_ROOT_UNREADABLE" },
+	{ "EXFAT_BOOT_SECTOR_SHIFT", p_sector_shift, "" },
+	{ "EXFAT_BOOT_SIGNATURE", p_signature, "" },
+	{ "EXFAT_BOOT_TEXFAT", p_texfat, "" },
+	{ "EXFAT_BOOT_TRUNCATED", p_truncated, "EXFAT_ROOT_UNREADABLE EXFAT_VOLUME_BEYOND_DEVICE" },
+	{ "EXFAT_BOOT_VOLUME_DIRTY", p_dirty, "" },
+	{ "EXFAT_BOOT_VOLUME_FLAGS", p_flags, "" },
+	{ "EXFAT_BOOT_VOLUME_LENGTH", p_volume_length, "EXFAT_BOOT_CLUSTER_COUNT" },
+	{ "EXFAT_DEVICE_SECTOR_SIZE", p_dev_sector, "" },
+	{ "EXFAT_VOLUME_BEYOND_DEVICE", p_beyond, "" },
+	{ "EXFAT_BITMAP_CLUSTERS_FREE", p_bitmap_free, "" },
+	{ "EXFAT_BITMAP_MISSING", p_bitmap_missing, "" },
+	{ "EXFAT_BITMAP_SIZE", p_bitmap_size, "" },
+	{ "EXFAT_LABEL_LENGTH", p_label_length, "" },
+	{ "EXFAT_ROOT_CHAIN", p_root_chain, "" },
+	/*
+	 * KNOWN: CHAIN_RANGE "leaves the heap: first cluster 4" for the root,
+	 * whose cluster is inside the heap (2..961) but past the end of the
+	 * image: a second finding for what ROOT_UNREADABLE says, with a false
+	 * reason.
+	 */
+	{ "EXFAT_ROOT_UNREADABLE", p_root_unreadable,
+	  "EXFAT_CHAIN_RANGE EXFAT_VOLUME_BEYOND_DEVICE" },
+	{ "EXFAT_UPCASE_CHECKSUM", p_upcase_checksum, "" },
+	{ "EXFAT_UPCASE_MISSING", p_upcase_missing, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_UPCASE_SHORT", p_upcase_short, "" },
+	{ "FAT32_BACKUP_DIFFERS", p_f32_backup, "" },
+	{ "FAT32_FSINFO_SIGNATURE", p_f32_fsinfo, "" },
+	{ "FAT32_FSVER", p_f32_fsver, "FAT32_BACKUP_DIFFERS" },
+	{ "FAT32_ROOT_CLUSTER", p_f32_root, "FAT32_BACKUP_DIFFERS" },
+	{ "FAT_BOOT_DATA_START", p_data_start, "" },
+	{ "FAT_BOOT_FAT_SIZE", p_fat_size, "" },
+	{ "FAT_BOOT_FSTYPE", p_fstype, "" },
+	{ "FAT_BOOT_JUMP", p_fat_jump, "" },
+	{ "FAT_BOOT_MEDIA", p_media, "" },
+	{ "FAT_BOOT_NUM_FATS", p_numfats, "" },
+	{ "FAT_BOOT_ROOT_ENTRIES", p_root_entries, "" },
+	{ "FAT_BOOT_SIGNATURE", p_fat_sig, "" },
+	/*
+	 * KNOWN: with a total of 0 sectors the type comes out FAT12, so
+	 * FAT_BOOT_FSTYPE calls the FAT16 volume "a FAT12 volume" (false), and
+	 * FAT_BOOT_DATA_START restates the same zero total.
+	 */
+	{ "FAT_BOOT_TOTAL_SECTORS", p_total, "FAT_BOOT_DATA_START FAT_BOOT_FSTYPE" },
+	{ "FAT_CLUSTER_COUNT_EDGE", p_edge, "" },
+	{ "FAT_DIRTY", p_fat_dirty, "" },
+	{ "FAT_TYPE_MISMATCH", p_mismatch, "FAT_BOOT_FSTYPE" },
+	{ "FAT_VOLUME_BEYOND_DEVICE", p_fat_beyond, "" },
+	{ "MBR_BPB_OVERLAP", p_mbr_overlap, "" },
+	{ "EXFAT_BITMAP_TRAILING", p_trailing, "" },
+	{ "EXFAT_BITMAP_UNMARKED", p_unmarked, "" },
+	{ "EXFAT_CHAIN_BAD", p_chain_bad, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_CHAIN_FREE", p_chain_free, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_CHAIN_LONG", p_chain_long, "EXFAT_PERCENT_IN_USE_WRONG" },
+	{ "EXFAT_CHAIN_LOOP", p_chain_loop, "" },
+	{ "EXFAT_CHAIN_RANGE", p_chain_range, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_CHAIN_SHORT", p_chain_short, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_CROSS_LINK", p_cross, "EXFAT_CHAIN_LONG EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_FAT_ENTRY0", p_fat0, "" },
+	{ "EXFAT_FAT_ENTRY1", p_fat1, "" },
+	{ "EXFAT_FAT_UNREADABLE", p_fat_unreadable,
+	  "EXFAT_ROOT_UNREADABLE EXFAT_VOLUME_BEYOND_DEVICE" },
+	{ "EXFAT_LOST_CLUSTERS", p_lost, "EXFAT_PERCENT_IN_USE_WRONG" },
+	{ "EXFAT_OEM_PARAMETERS", p_oem, "" },
+	{ "EXFAT_PERCENT_IN_USE_WRONG", p_piu, "" },
+	/*
+	 * KNOWN: the four NAME_HASH findings come from hashing the names with
+	 * the up-case table just reported as broken (it also leaves a-z as
+	 * they are); with the mandatory mapping the hashes on disk match, and
+	 * their fix (RECOMPUTE) would rewrite four right hashes.
+	 */
+	{ "EXFAT_UPCASE_MANDATORY", p_upcase_mandatory,
+	  "EXFAT_NAME_HASH EXFAT_NAME_HASH EXFAT_NAME_HASH EXFAT_NAME_HASH" },
+	{ "EXFAT_AFTER_END", p_after_end, "" },
+	{ "EXFAT_ATTRIBUTES", p_attributes, "" },
+	{ "EXFAT_DIR_SIZE", p_dir_size, "" },
+	{ "EXFAT_DUPLICATE_ROOT_ENTRY", p_dup_root, "" },
+	{ "EXFAT_FIRST_CLUSTER", p_first_cluster, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_GUID_ENTRY", p_guid, "" },
+	{ "EXFAT_NAME_CHARS", p_name_chars, "" },
+	{ "EXFAT_NAME_DUPLICATE", p_name_dup, "" },
+	/*
+	 * KNOWN: NameLength 20 with one name entry: the name is taken as the
+	 * 15 units that entry holds, so the zero padding after "hello.txt"
+	 * becomes NAME_CHARS (U+0000) and a NAME_HASH mismatch: two more
+	 * findings of the one cause.
+	 */
+	{ "EXFAT_NAME_ENTRIES", p_name_entries, "EXFAT_NAME_CHARS EXFAT_NAME_HASH" },
+	{ "EXFAT_NAME_HASH", p_name_hash, "" },
+	{ "EXFAT_NAME_LENGTH", p_name_length, "" },
+	{ "EXFAT_ROOT_ONLY_ENTRY", p_root_only, "" },
+	{ "EXFAT_SET_CHECKSUM", p_set_checksum, "" },
+	{ "EXFAT_SET_COUNT", p_set_count, "EXFAT_LOST_CLUSTERS EXFAT_STRAY_SECONDARY" },
+	{ "EXFAT_STRAY_SECONDARY", p_stray, "" },
+	{ "EXFAT_STREAM_FLAGS", p_stream_flags, "" },
+	{ "EXFAT_STREAM_MISSING", p_stream_missing, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_TIMESTAMP", p_timestamp, "" },
+	{ "EXFAT_UNKNOWN_BENIGN", p_unknown_benign, "" },
+	{ "EXFAT_UNKNOWN_CRITICAL", p_unknown_critical, "" },
+	{ "EXFAT_UTC_OFFSET", p_utc, "" },
+	{ "EXFAT_VALID_DATA_LENGTH", p_vdl, "" },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -337,34 +378,89 @@ static void test_healthy_clean(void **state)
 	expect_clean(tr, "exFAT with files");
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names of up to 64 IDs, sorted, as "A B C"; false when there are more. */
+static bool join_sorted(const char **v, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (n > 64)
+		return false;
+	qsort(v, n, sizeof(*v), cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? " " : "", v[i]);
+		if (o >= len)
+			return false;
+	}
+	return true;
+}
+
+/* The case's ID and its "also" list, sorted. */
+static void want_of(size_t c, char *out, size_t len)
+{
+	char words[1024];
+	const char *v[65];
+	size_t n = 0;
+	char *w, *save;
+
+	assert_true(strlen(cases[c].also) < sizeof(words));
+	strcpy(words, cases[c].also);
+	v[n++] = cases[c].id;
+	for (w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		assert_true(n < 65);
+		v[n++] = w;
+	}
+	assert_true(join_sorted(v, n, out, len));
+}
+
+/* What case c's image gives: the sorted names of every finding. */
+static void got_of(size_t c, char *out, size_t len)
+{
+	struct img im;
+	struct fsc_findings fs;
+	const char *v[65];
+
+	cases[c].make(&im);
+	fs = probe_and_check(&im);
+	for (size_t k = 0; k < fs.n && k < 65; k++)
+		v[k] = fsc_problem_info(fs.v[k].id)->name;
+	if (!join_sorted(v, fs.n, out, len)) {
+		print_error("%s: %zu findings\n", cases[c].id, fs.n);
+		fail();
+	}
+	fsc_findings_free(&fs);
+	img_free(&im);
+}
+
+/* Every case gives exactly its ID and the findings listed with it. */
 static void test_every_id(void **state)
 {
 	bool covered[FSC_PR_COUNT] = { false };
+	char got[2048], want[2048];
 
 	for (size_t i = 0; i < NCASES; i++) {
 		int id = fsc_problem_lookup(cases[i].id);
-		struct img im;
-		struct fsc_findings fs;
 
 		assert_true(id >= 0);
-		cases[i].make(&im);
-		fs = probe_and_check(&im);
-		if (!fsc_findings_has(&fs, (enum fsc_problem)id)) {
-			print_error("%s not triggered (%zu other findings)\n", cases[i].id, fs.n);
-			for (size_t k = 0; k < fs.n; k++)
-				print_error("  got %s\n", fsc_problem_info(fs.v[k].id)->name);
+		got_of(i, got, sizeof(got));
+		want_of(i, want, sizeof(want));
+		if (strcmp(got, want) != 0) {
+			print_error("%s: findings differ\n  got  %s\n  want %s\n", cases[i].id, got, want);
 			fail();
 		}
 		covered[id] = true;
-		fsc_findings_free(&fs);
-		img_free(&im);
 	}
 	for (int i = 0; i < FSC_PR_COUNT; i++)
 		if (!covered[i]) {
 			print_error("problem %s has no triggering test\n", fsc_problem_info((enum fsc_problem)i)->name);
 			fail();
 		}
-	print_message("%zu problem IDs triggered\n", NCASES);
+	print_message("%zu problem IDs triggered, each with its exact set of findings\n", NCASES);
 }
 
 static void test_rendering(void **state)
