@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 
-dir="$WORK/common"
+dir="$SCRATCH/common"
 rm -rf "$dir"
 mkdir -p "$dir/adir"
 cd "$dir" || exit 99
