@@ -104,17 +104,18 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-/* The exit code from the ledger: errors, and fixable warnings, are left uncorrected. */
+/*
+ * The exit code from the ledger: errors left make it 4; warnings (advisory
+ * fields, VolumeDirty alone) are reported but never fail a check, so a
+ * volume fresh from mkfs checks clean.  Findings that could not be kept
+ * count as errors.
+ */
 static int ledger_code(const struct fsc_findings *fs, unsigned *left)
 {
-	*left = 0;
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct fsc_problem_info *pi = fsc_problem_info(fs->v[i].id);
-
-		if (pi->severity >= FSC_SEV_ERROR ||
-		    (pi->severity == FSC_SEV_WARN && pi->fix != FSC_FIX_NONE))
+	*left = fs->dropped ? 1 : 0;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fsc_problem_info(fs->v[i].id)->severity >= FSC_SEV_ERROR)
 			(*left)++;
-	}
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;
 }
 
@@ -165,8 +166,16 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
 		       (unsigned long long)s->suppressed);
 	summary_text(path, s);
-	if (code == FSCK_OK)
+	if (code == FSCK_OK) {
+		size_t warn = 0;
+
+		for (size_t i = 0; i < fs->n; i++)
+			warn += fsc_problem_info(fs->v[i].id)->severity == FSC_SEV_WARN;
+		if (warn)
+			printf("%sno errors; %zu warning%s (advisory: the volume is usable as it is)\n", prefix,
+			       warn, warn == 1 ? "" : "s");
 		return;
+	}
 	if (ctl->mode == MODE_CHECK)
 		printf("%s%u problem%s left uncorrected (checked read-only)\n", prefix, left, left == 1 ? "" : "s");
 	else

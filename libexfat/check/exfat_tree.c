@@ -314,6 +314,9 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 
 		if (bad < fi->d.nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 			finding_actual(f, "%04X", fi->d.name[bad]);
+		if (fi->d.name[0] == '.' && (fi->d.nl == 1 || (fi->d.nl == 2 && fi->d.name[1] == '.')) &&
+		    (f = AT_SET(w, EXFAT_NAME_DOT, fname(fi))))
+			finding_actual(f, "%s", fi->d.nl == 1 ? "." : "..");
 		/*
 		 * Without the volume's own up-case table (missing, or failing its
 		 * checksum) only ASCII is known to up-case; other names are not judged.

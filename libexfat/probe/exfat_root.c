@@ -21,7 +21,7 @@
 
 #include "probe/probe.h"
 
-#define UPCASE_MAX	(256u * 1024)	/* 64 Ki units uncompressed is 128 KiB */
+#define UPCASE_MAX	(128u * 1024)	/* 64 Ki units uncompressed: the longest table */
 
 /*
  * The scan's view of the volume: the layout in the sector size asked
@@ -243,7 +243,9 @@ static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 	char err[96];
 	uint8_t *buf;
 
-	if (!cluster_valid(g, c) || len == 0 || len > UPCASE_MAX || (len & 1))
+	r->upcase_length_bad = len == 0 ? "no table" : (len & 1) ? "an odd number of bytes"
+			       : len > UPCASE_MAX ? "more than 65536 code points" : NULL;
+	if (!cluster_valid(g, c) || r->upcase_length_bad)
 		return;
 	buf = malloc(g->cluster_bytes < UPCASE_MAX ? g->cluster_bytes : UPCASE_MAX);
 	if (!buf)
@@ -379,6 +381,10 @@ void exfat_root_findings(struct fsc_probe *p)
 	}
 	if (!r->upcase_found) {
 		ADD(EXFAT_UPCASE_MISSING, CLUSTER, p->ex.root_cluster, NULL);
+	} else if (r->upcase_length_bad) {
+		f = ADD(EXFAT_UPCASE_LENGTH, CLUSTER, r->upcase_cluster, "DataLength");
+		finding_actual(f, "%llu", (unsigned long long)r->upcase_length);
+		finding_detail(f, "%s", r->upcase_length_bad);
 	} else if (r->upcase_read && r->upcase_checksum_computed != r->upcase_checksum_stored) {
 		f = ADD(EXFAT_UPCASE_CHECKSUM, CLUSTER, r->upcase_cluster, "TableChecksum");
 		finding_actual(f, "0x%08x", r->upcase_checksum_computed);

@@ -4,10 +4,9 @@
 # fixture it calls corrupt, fatscope fsck calls corrupt too.  Prints each
 # fixture where the two differ and which way; only "fsck.exfat finds
 # something fatscope misses" fails.  fatscope's own answer must be whole
-# for the comparison to mean anything: exit 0 with only the summary line,
-# or exit 4 with error findings, the summary and the count of problems
-# left (of error or fatal findings, or warnings that have a fix);
-# anything else fails.
+# for the comparison to mean anything: exit 0 with the summary line (and
+# the count of warnings when there are any), or exit 4 with error findings,
+# the summary and the count of errors left; anything else fails.
 . "$(dirname "$0")/lib.sh"
 
 command -v fsck.exfat > /dev/null || skip "fsck.exfat not installed"
@@ -17,26 +16,48 @@ tmp="$SCRATCH"
 
 # ours_sane NAME RC OUTPUT: fatscope fsck -n NAME.img gave a whole report
 # (fatscope-fsck(8) OUTPUT, EXIT STATUS): finding lines, the summary line,
-# and with exit 4 the closing line counting 1..(number of findings).
+# then with exit 4 the closing line counting 1..(number of error and fatal
+# findings), with exit 0 and warnings the line counting exactly them; exit
+# 0 with an error or fatal finding is not whole.
 ours_sane() {
-	local img="$1.img" rc=$2 out=$3 finding summary n body
+	local img="$1.img" rc=$2 out=$3 finding summary n body errors warnings
 	finding='^(info|warning|error|fatal) +[A-Z][A-Z0-9_]+: '
 	summary="^$img: [0-9]+ files, [0-9]+ directories, [0-9]+/[0-9]+ clusters used \([0-9.]+% non-contiguous\)\$"
 	case $rc in
-	0) body=$(head -n -1 <<< "$out") ;;
-	4) body=$(head -n -2 <<< "$out") ;;
+	0|4) body=$(head -n -2 <<< "$out") ;;
 	*) return 1 ;;
 	esac
+	errors=$(grep -Ec '^(error|fatal) ' <<< "$out")
+	warnings=$(grep -Ec '^warning ' <<< "$out")
+	if [ "$rc" = 0 ] && [ "$warnings" = 0 ]; then
+		body=$(head -n -1 <<< "$out")
+		tail -1 <<< "$out" | grep -Eq "$summary" || return 1
+	else
+		tail -2 <<< "$out" | head -1 | grep -Eq "$summary" || return 1
+	fi
 	n=$(grep -Ec "$finding" <<< "$body")
 	# Every line before the summary is a finding.
 	[ "$n" = "$(grep -c . <<< "$body")" ] || return 1
 	if [ "$rc" = 0 ]; then
-		tail -1 <<< "$out" | grep -Eq "$summary"
+		[ "$errors" = 0 ] || return 1
+		[ "$warnings" = 0 ] && return 0
+		[ "$(tail -1 <<< "$out")" = "$img: no errors; $warnings warning$([ "$warnings" = 1 ] || echo s) (advisory: the volume is usable as it is)" ]
 		return
 	fi
-	tail -2 <<< "$out" | head -1 | grep -Eq "$summary" || return 1
 	[[ "$(tail -1 <<< "$out")" =~ ^"$img: "([1-9][0-9]*)" problem"s?" left uncorrected (checked read-only)"$ ]] &&
-		[ "${BASH_REMATCH[1]}" -le "$n" ]
+		[ "${BASH_REMATCH[1]}" = "$errors" ]
+}
+
+# by_design NAME OUTPUT: fsck.exfat calls the volume corrupt where
+# fatscope, on purpose, reports only a warning; the reason, when the
+# warning that stands for it is in fatscope's output.
+by_design() {
+	case $1 in
+	exfat-numfats2)
+		grep -q '^warning EXFAT_BOOT_TEXFAT: ' <<< "$2" &&
+			echo "NumberOfFats 2 is TexFAT, which the specification allows (3.1.16) and Linux mounts; fsck.exfat supports only 1" ;;
+	*) return 1 ;;
+	esac
 }
 
 cd "$WORK/img" || hard_error "no $WORK/img"
@@ -49,6 +70,9 @@ for name in $(fixture_names); do
 	rm -f "$tmp/$name.img"
 	if ! ours_sane "$name" "$orc" "$ours"; then
 		bad "$name: fatscope fsck -n exit $orc, output not a whole report: $(tail -1 <<< "$ours")"
+	elif [ "$prc" -ne 0 ] && [ "$orc" -eq 0 ] && why=$(by_design "$name" "$ours"); then
+		echo "differs by design: $name: fsck.exfat exit $prc, fatscope exit 0 with warnings: $why"
+		ok
 	elif [ "$prc" -ne 0 ] && [ "$orc" -eq 0 ]; then
 		bad "$name: fsck.exfat exit $prc ($(grep -v '^exfatprogs' <<< "$peer" | head -2 | tr '\n' ' ')), fatscope clean"
 	elif [ "$prc" -eq 0 ] && [ "$orc" -ne 0 ]; then

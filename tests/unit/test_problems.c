@@ -75,6 +75,8 @@ static void p_upcase_short(struct img *im)
 	put_le32(e, 4, fsc_exfat_table_checksum(t, get_le64(e, 24), 0));
 }
 
+static void p_upcase_length(struct img *im) { ex(im); put_le64(exfat_root_entry(im, 2), 24, 0); }
+
 /* ---- FAT ---- */
 static void f12(struct img *im) { build_fat(im, 12); }
 static void f16(struct img *im) { build_fat(im, 16); }
@@ -158,6 +160,7 @@ static void p_guid(struct img *im)
 }
 
 static void p_name_chars(struct img *im) { tr(im); exfat_put_file(im, 4, 9, "a:b", 0x20, 0, 0, 0x01); }
+static void p_name_dot(struct img *im) { tr(im); exfat_put_file(im, 4, 9, "..", 0x20, 0, 0, 0x01); }
 static void p_name_dup(struct img *im) { tr(im); exfat_put_file(im, 4, 9, "HELLO.TXT", 0x20, 0, 0, 0x01); }
 static void p_name_entries(struct img *im) { tr(im); exfat_entry(im, 4, 4)[3] = 20; fix_hello(im); }
 static void p_name_hash(struct img *im) { tr(im); exfat_entry(im, 4, 4)[4] ^= 1; fix_hello(im); }
@@ -230,6 +233,7 @@ static const struct {
 	{ "EXFAT_UPCASE_CHECKSUM", p_upcase_checksum, "" },
 	{ "EXFAT_UPCASE_MISSING", p_upcase_missing, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_UPCASE_SHORT", p_upcase_short, "" },
+	{ "EXFAT_UPCASE_LENGTH", p_upcase_length, "" },
 	{ "FAT32_BACKUP_DIFFERS", p_f32_backup, "" },
 	{ "FAT32_FSINFO_SIGNATURE", p_f32_fsinfo, "" },
 	{ "FAT32_FSVER", p_f32_fsver, "FAT32_BACKUP_DIFFERS" },
@@ -284,6 +288,7 @@ static const struct {
 	{ "EXFAT_FIRST_CLUSTER", p_first_cluster, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_GUID_ENTRY", p_guid, "" },
 	{ "EXFAT_NAME_CHARS", p_name_chars, "" },
+	{ "EXFAT_NAME_DOT", p_name_dot, "" },
 	{ "EXFAT_NAME_DUPLICATE", p_name_dup, "" },
 	/*
 	 * KNOWN: NameLength 20 with one name entry: the name is taken as the
