@@ -106,6 +106,12 @@ int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev
 
 /* Refuse a mounted volume before writing: 0, or d->operror after one line. */
 int volume_refuse_busy(const struct cmd_desc *d, const char *path);
+/*
+ * Refuse a mounted volume, then write the plan (with its undo log when
+ * undo is set): 0, or d->operror after one line (what: "repair", "change").
+ */
+int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, const struct fsc_plan *plan,
+		 const char *undo, const char *what);
 
 /* Close stdout, reporting a write error (full disk, closed pipe): code, or operror. */
 int close_stdout_checked(int code, int operror);

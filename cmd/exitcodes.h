@@ -27,11 +27,11 @@ enum probe_exit {
 /* fatscope fsck: fsck(8)'s bits. */
 enum fsck_exit {
 	FSCK_OK = 0,
-	FSCK_CORRECTED = 1,		/* not returned yet: no repair */
+	FSCK_CORRECTED = 1,		/* the repair wrote its plan */
 	FSCK_UNCORRECTED = 4,
 	FSCK_OPERROR = 8,		/* also: too small, not exFAT */
 	FSCK_USAGE = 16,
-	FSCK_CANCELLED = 32,		/* not returned yet: no cancellation */
+	FSCK_CANCELLED = 32,		/* quit answered: nothing written */
 };
 
 /* fatscope dump: fatscope-dump(8). */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fsck.c - fatscope fsck: check an exFAT volume the way fsck(8) expects
- * (options, exit codes, progress).  Repair is not implemented yet: with
- * -p, -a or -y it checks, writes nothing, and says so (exit 4 when
- * problems remain), never a silent "clean".
+ * fsck.c - fatscope fsck: check and repair an exFAT volume the way fsck(8)
+ * expects (options, exit codes, progress).  A repair is the library's plan
+ * (fsc_plan_repair): shown with --dry-run, kept in an undo log with
+ * --undo, written by fsc_plan_apply, then the volume is checked again and
+ * that second check decides the exit status.
  */
 #include "config.h"
 
@@ -19,11 +20,13 @@
 #include "json.h"
 #include "report.h"
 
-enum mode { MODE_CHECK, MODE_PREEN, MODE_YES };
+enum mode { MODE_CHECK, MODE_PREEN, MODE_YES, MODE_ASK };
 
 struct fsck_ctl {
 	enum mode mode;
-	bool force, verbose, json;
+	bool mode_given;
+	bool force, verbose, json, dry_run, free_lost;
+	const char *undo;
 	int progress_fd;		/* -1: none */
 	struct vol_select sel;
 	const char *explain;
@@ -34,19 +37,24 @@ static void fsck_help(void)
 	fputs("Usage:\n"
 	      " fatscope fsck [options] DEVICE|IMAGE\n"
 	      " fatscope fsck --explain PROBLEM-ID\n\n"
-	      "Check an exFAT volume (FAT checking is not available yet).\n\n"
+	      "Check and repair an exFAT volume (FAT checking is not available yet).\n\n"
 	      "Options:\n"
-	      " -n, --no              check only, answer no to every repair (default)\n"
-	      " -p, -a, --preen       repair what is safe (not available yet: checks, writes nothing)\n"
-	      " -y, --yes             repair everything (not available yet: checks, writes nothing)\n"
+	      " -n, --no              check only, answer no to every repair (default without a terminal)\n"
+	      " -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
+	      " -y, --yes             repair everything fatscope can repair\n"
+	      "     --dry-run         with -p or -y: print the repair plan, write nothing\n"
+	      "     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
+	      "     --lost=keep|free  lost clusters: leave them marked (default) or free them (-y)\n"
 	      " -f, --force           check fully even in preen mode on a clean volume\n"
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
 	      " -J, --json            JSON output\n"
 	      "     --explain ID      print what a problem ID means\n", stdout);
 	common_options_help(22);
-	fputs("\nExit status (fsck(8)): 0 no errors, 1 errors corrected (not yet), 4 errors left\n"
-	      "uncorrected, 8 operational error, 16 usage error, 32 cancelled (not yet).\n\n"
+	fputs("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
+	      "for: y(es), n(o), a(ll), q(uit: write nothing).\n"
+	      "\nExit status (fsck(8), a sum): 0 no errors, 1 errors corrected, 4 errors left\n"
+	      "uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n\n"
 	      "See fatscope-fsck(8).\n", stdout);
 }
 
@@ -64,7 +72,7 @@ static int explain(const char *id)
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_EXPLAIN = OPT_CMD_BASE };
+enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST };
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -73,6 +81,8 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' }, { "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' }, { "progress", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
+		{ "lost", required_argument, NULL, OPT_LOST },
 		COMMON_LONGOPTS,
 	};
 	unsigned long v;
@@ -80,9 +90,17 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "npayfvC:Jr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': case 'r': ctl->mode = MODE_CHECK; break;
-		case 'p': case 'a': ctl->mode = MODE_PREEN; break;
-		case 'y': ctl->mode = MODE_YES; break;
+		case 'n': ctl->mode = MODE_CHECK; ctl->mode_given = true; break;
+		case 'r': break;	/* fsck(8) passes it: ask (without a terminal, -n) */
+		case 'p': case 'a': ctl->mode = MODE_PREEN; ctl->mode_given = true; break;
+		case 'y': ctl->mode = MODE_YES; ctl->mode_given = true; break;
+		case OPT_DRY_RUN: ctl->dry_run = true; break;
+		case OPT_UNDO: ctl->undo = optarg; break;
+		case OPT_LOST:
+			if (strcmp(optarg, "free") && strcmp(optarg, "keep"))
+				return usage_error(&fsck_cmd, "invalid --lost '%s' (keep or free)", optarg);
+			ctl->free_lost = strcmp(optarg, "free") == 0;
+			break;
 		case 'f': ctl->force = true; break;
 		case 'v': ctl->verbose = true; break;
 		case 'J': ctl->json = true; break;
@@ -101,6 +119,10 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		return 0;
 	if ((r = check_operands(&fsck_cmd, argc, 1, &ctl->sel)))
 		return r;
+	if (!ctl->mode_given && isatty(STDIN_FILENO) && !ctl->json)
+		ctl->mode = MODE_ASK;
+	if ((ctl->dry_run || ctl->undo) && ctl->mode == MODE_CHECK)
+		return usage_error(&fsck_cmd, "--dry-run and --undo need -p, -y or a terminal to ask on");
 	return 0;
 }
 
@@ -154,13 +176,14 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_close(&j, '}');
 }
 
+/* The findings (unless list is false: shown already), the summary and the closing line. */
 static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
-			const struct fsc_check_summary *s, int code, unsigned left)
+			const struct fsc_check_summary *s, int code, unsigned left, bool list)
 {
 	char prefix[4200];
 
 	snprintf(prefix, sizeof(prefix), "%s: ", path);
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = 0; list && i < fs->n; i++)
 		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &fs->v[i]);
 	if (s->suppressed)
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
@@ -176,11 +199,27 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 			       warn, warn == 1 ? "" : "s");
 		return;
 	}
-	if (ctl->mode == MODE_CHECK)
-		printf("%s%u problem%s left uncorrected (checked read-only)\n", prefix, left, left == 1 ? "" : "s");
-	else
-		printf("%s%u problem%s found; repair is not available yet, nothing was written\n", prefix,
-		       left, left == 1 ? "" : "s");
+	printf("%s%u problem%s left uncorrected%s\n", prefix, left, left == 1 ? "" : "s",
+	       ctl->mode == MODE_CHECK ? " (checked read-only)" : "");
+}
+
+/* The check's options: threads, progress. */
+static void check_opts(const struct fsck_ctl *ctl, const char *path, struct fsc_check_opts *o,
+		       struct progress *pr)
+{
+	const char *threads = getenv("FATSCOPE_THREADS");
+
+	/* FATSCOPE_THREADS=1: no second thread (for timing, or a debugger). */
+	if (threads && strcmp(threads, "1") == 0)
+		o->threads = 1;
+	if (ctl->progress_fd == 0 && isatty(STDERR_FILENO) && !ctl->json)
+		pr->mode = PROGRESS_BAR;
+	else if (ctl->progress_fd > 0)
+		*pr = (struct progress){ PROGRESS_FD, ctl->progress_fd, path, -1, 0 };
+	if (pr->mode != PROGRESS_OFF) {
+		o->progress = progress_update;
+		o->ctx = pr;
+	}
 }
 
 /* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
@@ -190,19 +229,143 @@ static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
+/* The interactive mode's answers so far. */
+struct asker {
+	bool all, quit;
+};
+
+static bool ask_fix(void *ctx, const struct fsc_finding *f)
+{
+	struct asker *a = ctx;
+	char line[64];
+
+	if (a->all || a->quit)
+		return a->all;
+	report_finding_line(stderr, "", f);
+	for (;;) {
+		fputs("Fix? [y/n/a/q] ", stderr);
+		fflush(stderr);
+		if (!fgets(line, sizeof(line), stdin)) {
+			a->quit = true;
+			return false;
+		}
+		switch (line[0]) {
+		case 'y': case 'Y': return true;
+		case 'n': case 'N': return false;
+		case 'a': case 'A': a->all = true; return true;
+		case 'q': case 'Q': a->quit = true; return false;
+		default: break;
+		}
+	}
+}
+
+/* The findings of a repair: each with "fixed" or "left" before it. */
+static void repair_findings(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
+			    size_t *fixed)
+{
+	char prefix[4200];
+
+	*fixed = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		snprintf(prefix, sizeof(prefix), "%s%s%-6s", ctl->mode == MODE_PREEN ? path : "",
+			 ctl->mode == MODE_PREEN ? ": " : "", fs->v[i].planned ? "fixed" : "left");
+		*fixed += fs->v[i].planned;
+		if (!ctl->json)
+			report_finding_line(stdout, prefix, &fs->v[i]);
+	}
+}
+
+/* Write the plan, then check again: that check is the exit status. */
+static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev,
+			struct fsc_plan *plan, size_t fixed)
+{
+	struct fsc_check_opts o = { 0 };
+	struct fsc_check_summary s = { 0 };
+	struct fsc_findings fs = { 0 };
+	struct fsc_probe *p2 = NULL;
+	unsigned left;
+	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, "repair");
+
+	if (code)
+		return code;
+	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
+		errmsg(path, "cannot check the volume again after the repair");
+		fsc_probe_free(p2);
+		fsc_findings_free(&fs);
+		return FSCK_OPERROR;
+	}
+	code = FSCK_CORRECTED | ledger_code(&fs, &left);
+	if (ctl->json) {
+		report_json(path, p2, &fs, &s, true, code);
+	} else {
+		printf("%s: %zu problem%s fixed, %zu change%s written", path, fixed, fixed == 1 ? "" : "s",
+		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
+		if (ctl->undo)
+			printf("; undo with: fatscope undo %s %s", ctl->undo, path);
+		printf("\nChecked again:\n");
+		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true);
+	}
+	fsc_probe_free(p2);
+	fsc_findings_free(&fs);
+	return code;
+}
+
+/* -p, -y or asking: plan the repair, show it, write it. */
+static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
+{
+	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
+	struct fsc_repair_opts ro = { ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL, ctl->free_lost,
+				      NULL, NULL };
+	struct fsc_check_opts o = { 0 };
+	struct fsc_check_summary s = { 0 };
+	struct fsc_findings fs = { 0 };
+	struct fsc_plan *plan = fsc_plan_new();
+	struct asker a = { false, false };
+	size_t fixed;
+	unsigned left;
+	int r, code;
+
+	if (ctl->mode == MODE_ASK) {
+		ro.ask = ask_fix;
+		ro.ctx = &a;
+	}
+	check_opts(ctl, path, &o, &pr);
+	r = plan ? fsc_plan_repair(dev, p, &o, &ro, &fs, &s, plan) : -ENOMEM;
+	progress_done(&pr);
+	if (r < 0) {
+		errmsg(path, "check failed: %s", strerror(-r));
+		code = FSCK_OPERROR;
+	} else if (a.quit) {
+		printf("%s: cancelled, nothing written\n", path);
+		code = FSCK_CANCELLED;
+	} else if (repair_findings(ctl, path, &fs, &fixed), fsc_plan_count(plan) == 0 || ctl->dry_run) {
+		code = ledger_code(&fs, &left);
+		if (ctl->json)
+			report_json(path, p, &fs, &s, true, code);
+		else
+			report_text(ctl, path, &fs, &s, code, left, false);
+		if (ctl->dry_run && fsc_plan_count(plan) && !ctl->json) {
+			printf("%s: %zu change%s planned, nothing written (--dry-run):\n", path, fsc_plan_count(plan),
+			       fsc_plan_count(plan) == 1 ? "" : "s");
+			report_plan(stdout, plan);
+		}
+	} else {
+		code = repair_apply(ctl, path, dev, plan, fixed);
+	}
+	fsc_findings_free(&fs);
+	fsc_plan_free(plan);
+	return code;
+}
+
 static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
 {
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings fs = { 0 };
-	const char *threads = getenv("FATSCOPE_THREADS");
 	unsigned left;
 	int r, code;
 
-	/* FATSCOPE_THREADS=1: no second thread (for timing, or a debugger). */
-	if (threads && strcmp(threads, "1") == 0)
-		o.threads = 1;
 	if (ctl->verbose && !ctl->json)
 		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
@@ -214,14 +377,9 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
 		return code;
 	}
-	if (ctl->progress_fd == 0 && isatty(STDERR_FILENO) && !ctl->json)
-		pr.mode = PROGRESS_BAR;
-	else if (ctl->progress_fd > 0)
-		pr = (struct progress){ PROGRESS_FD, ctl->progress_fd, path, -1, 0 };
-	if (pr.mode != PROGRESS_OFF) {
-		o.progress = progress_update;
-		o.ctx = &pr;
-	}
+	if (ctl->mode != MODE_CHECK)
+		return repair_volume(ctl, path, dev, p);
+	check_opts(ctl, path, &o, &pr);
 	r = fsc_check(dev, p, &o, &fs, &s);
 	progress_done(&pr);
 	if (r < 0) {
@@ -233,7 +391,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	if (ctl->json)
 		report_json(path, p, &fs, &s, true, code);
 	else
-		report_text(ctl, path, &fs, &s, code, left);
+		report_text(ctl, path, &fs, &s, code, left, true);
 	fsc_findings_free(&fs);
 	return code;
 }
@@ -242,7 +400,8 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 {
 	struct volume v;
 	struct fsc_probe *p;
-	int code = volume_open(&fsck_cmd, path, &ctl->sel, 0, &v);
+	int code = volume_open(&fsck_cmd, path, &ctl->sel,
+			       ctl->mode != MODE_CHECK && !ctl->dry_run ? VOL_WRITE : 0, &v);
 
 	if (code)
 		return code;

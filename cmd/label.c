@@ -17,6 +17,7 @@
 #include <uuid/uuid.h>
 
 #include "common.h"
+#include "report.h"
 #include "json.h"
 
 struct label_ctl {
@@ -174,22 +175,7 @@ static void print_plan(const char *path, const struct fsc_plan *plan)
 {
 	printf("%s: %zu change%s planned, nothing written (--dry-run):\n", path, fsc_plan_count(plan),
 	       fsc_plan_count(plan) == 1 ? "" : "s");
-	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
-		const struct fsc_edit *e = fsc_plan_edit(plan, i);
-		size_t show = e->len > 16 ? 16 : e->len, diff = 0;
-
-		for (size_t k = 0; k < e->len; k++)
-			diff += e->old[k] != e->data[k];
-		printf("  byte %llu, %zu bytes, %zu differ: %s%s\n", (unsigned long long)e->offset,
-		       e->len, diff, e->why, e->sync_before ? " [after a sync]" : "");
-		printf("    old:");
-		for (size_t k = 0; k < show; k++)
-			printf(" %02x", e->old[k]);
-		printf("%s\n    new:", e->len > show ? " ..." : "");
-		for (size_t k = 0; k < show; k++)
-			printf(" %02x", e->data[k]);
-		printf("%s\n", e->len > show ? " ..." : "");
-	}
+	report_plan(stdout, plan);
 }
 
 static int plan_changes(const struct label_ctl *ctl, const char *path, struct fsc_dev *dev,
@@ -224,19 +210,12 @@ static int plan_changes(const struct label_ctl *ctl, const char *path, struct fs
 /* Apply the plan and read the volume back. */
 static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_plan *plan)
 {
-	int r = volume_refuse_busy(&label_cmd, path);
+	int r = volume_apply(&label_cmd, path, dev, plan, ctl->undo, "change");
 	struct fsc_probe *p2;
 	struct fsc_ids ids;
 
 	if (r)
 		return r;
-	r = fsc_plan_apply(dev, plan, ctl->undo);
-	if (r < 0) {
-		errmsg(path, r == -EEXIST ? "the undo file %s exists already" :
-		       r == -ESTALE ? "the volume changed while the change was planned; nothing written%s" :
-		       "write failed: %s", r == -EEXIST ? ctl->undo : r == -ESTALE ? "" : strerror(-r));
-		return LABEL_OPERROR;
-	}
 	if (fsc_probe_volume(dev, &p2) < 0) {
 		errmsg(path, "cannot read the volume back");
 		return LABEL_OPERROR;

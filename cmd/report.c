@@ -63,3 +63,43 @@ void report_findings_json(struct json *j, const struct fsc_findings *fs)
 	}
 	json_close(j, ']');
 }
+
+/* Bytes of s that are printable UTF-8 as they are; the rest as \xNN. */
+void report_escaped(FILE *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		size_t n = *u < 0x80 ? 1 : (*u & 0xE0) == 0xC0 ? 2 : (*u & 0xF0) == 0xE0 ? 3 : (*u & 0xF8) == 0xF0 ? 4 : 0;
+		size_t k = 1;
+
+		while (k < n && (u[k] & 0xC0) == 0x80)
+			k++;
+		if (n == 0 || k < n || (n == 1 && (*u < 0x20 || *u == 0x7F)) || (n == 2 && *u < 0xC2)) {
+			fprintf(out, "\\x%02x", *u++);
+			continue;
+		}
+		fwrite(u, 1, n, out);
+		u += n;
+	}
+}
+
+void report_plan(FILE *out, const struct fsc_plan *plan)
+{
+	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
+		const struct fsc_edit *e = fsc_plan_edit(plan, i);
+		size_t show = e->len > 16 ? 16 : e->len, diff = 0;
+
+		for (size_t k = 0; k < e->len; k++)
+			diff += e->old[k] != e->data[k];
+		fprintf(out, "  byte %llu, %zu bytes, %zu differ: ", (unsigned long long)e->offset, e->len, diff);
+		report_escaped(out, e->why);
+		fprintf(out, "%s\n    old:", e->sync_before ? " [after a sync]" : "");
+		for (size_t k = 0; k < show; k++)
+			fprintf(out, " %02x", e->old[k]);
+		fprintf(out, "%s\n    new:", e->len > show ? " ..." : "");
+		for (size_t k = 0; k < show; k++)
+			fprintf(out, " %02x", e->data[k]);
+		fprintf(out, "%s\n", e->len > show ? " ..." : "");
+	}
+}

@@ -11,5 +11,9 @@ void report_findings_text(const struct fsc_findings *fs, const char *indent);
 /* A line per finding with no header: "SEVERITY ID: message [location]". */
 void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding *f);
 void report_findings_json(struct json *j, const struct fsc_findings *fs);
+/* s with control characters and invalid UTF-8 as \xNN. */
+void report_escaped(FILE *out, const char *s);
+/* Each edit of a plan: where, how long, why, and its first old and new bytes. */
+void report_plan(FILE *out, const struct fsc_plan *plan);
 
 #endif

@@ -119,3 +119,20 @@ int volume_refuse_busy(const struct cmd_desc *d, const char *path)
 	errmsg(path, "%s; unmount it first", why);
 	return d->operror;
 }
+
+int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, const struct fsc_plan *plan,
+		 const char *undo, const char *what)
+{
+	int r = volume_refuse_busy(d, path);
+
+	if (r)
+		return r;
+	r = fsc_plan_apply(dev, plan, undo);
+	if (r == -EEXIST)
+		errmsg(path, "the undo file %s exists already", undo);
+	else if (r == -ESTALE)
+		errmsg(path, "the volume changed while the %s was planned; nothing written", what);
+	else if (r < 0)
+		errmsg(path, "write failed: %s", strerror(-r));
+	return r < 0 ? d->operror : 0;
+}

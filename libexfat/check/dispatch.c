@@ -39,8 +39,8 @@ static int findings_append(struct fsc_findings *dst, const struct fsc_findings *
 	return 0;
 }
 
-FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-			 struct fsc_findings *out, struct fsc_check_summary *sum)
+int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+	       struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix)
 {
 	int r;
 
@@ -49,6 +49,12 @@ FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const s
 	if (r < 0)
 		return r;
 	if (p->type == FSC_TYPE_EXFAT)
-		return exfat_check(dev, p, o, out, sum);
+		return exfat_check(dev, p, o, out, sum, fix);
 	return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
+}
+
+FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+			 struct fsc_findings *out, struct fsc_check_summary *sum)
+{
+	return check_with(dev, p, o, out, sum, NULL);
 }

@@ -125,13 +125,18 @@ static int passes(struct xvol *v)
 		return r;
 	ck_pass(&v->ck, 4, 1);
 	xv_compare_bitmap(v);
-	free(v->marked);	/* the owners pass needs a set of its own: still two bits a cluster */
-	v->marked = NULL;
-	return ck_name_owners(&v->ck, walk_allocations, v);
+	if (!v->fix) {
+		free(v->marked);	/* the owners pass needs a set of its own: still two bits a cluster */
+		v->marked = NULL;
+	}
+	r = ck_name_owners(&v->ck, walk_allocations, v);
+	if (r >= 0 && v->fix)
+		r = v->fix->done(v);
+	return r;
 }
 
 int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-		struct fsc_findings *out, struct fsc_check_summary *sum)
+		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix)
 {
 	struct xvol v = { 0 };
 	int r = 0;
@@ -142,6 +147,7 @@ int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc
 	v.dev = dev;
 	v.p = p;
 	v.shift = p->ex.sector_shift;
+	v.fix = fix;
 	ck_init(&v.ck, out, sum, o, XV_NPASSES);
 	ck_pass(&v.ck, 1, 1);
 	if (!geometry_usable(p))

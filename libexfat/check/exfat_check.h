@@ -9,6 +9,20 @@
 #include "probe/probe.h"
 #include "check/engine.h"
 
+struct xvol;
+
+/*
+ * The repair planner's view of a check (repair/): set is offered each file
+ * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
+ * the right one, or -1) or ValidDataLength is wrong; done runs once every
+ * pass is over, with the claimed set and the on-disk bitmap still held.
+ */
+struct xv_fix {
+	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const char *path);
+	int (*done)(struct xvol *v);
+	void *ctx;
+};
+
 struct xvol {
 	struct fsc_dev *dev;
 	const struct fsc_probe *p;
@@ -25,6 +39,7 @@ struct xvol {
 	uint16_t *upcase;		/* 65536 entries */
 	bool upcase_ok;			/* the volume's table (else the ASCII default) */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
+	const struct xv_fix *fix;	/* a repair is being planned, or NULL */
 };
 
 #define XV_NPASSES 4
@@ -86,8 +101,14 @@ void dirtail_free(struct dirtail *t);
 /* exfat_tree.c */
 int xv_walk_tree(struct xvol *v);
 
-/* exfat_check.c: the checker, for fsc_check (out holds the probe's findings already) */
+/*
+ * exfat_check.c: the checker, for fsc_check (out holds the probe's findings
+ * already); fix (may be NULL) plans a repair beside it.
+ */
 int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-		struct fsc_findings *out, struct fsc_check_summary *sum);
+		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix);
+/* dispatch.c: fsc_check with a repair planner beside the checker (fix may be NULL). */
+int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+	       struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix);
 
 #endif

@@ -65,6 +65,7 @@ struct walk {
 	uint16_t *arena;
 	size_t alen, acap;
 	struct fileinfo fi;		/* the set being checked */
+	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -321,9 +322,12 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 		 * Without the volume's own up-case table (missing, or failing its
 		 * checksum) only ASCII is known to up-case; other names are not judged.
 		 */
-		if (want != hash && (w->v->upcase_ok || ascii) && (f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
-			finding_actual(f, "0x%04x", hash);
-			finding_expected(f, "0x%04x", want);
+		if (want != hash && (w->v->upcase_ok || ascii)) {
+			w->want_hash = want;
+			if ((f = AT_SET(w, EXFAT_NAME_HASH, fname(fi)))) {
+				finding_actual(f, "0x%04x", hash);
+				finding_expected(f, "0x%04x", want);
+			}
 		}
 	}
 	if ((fi->d.attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
@@ -350,6 +354,21 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	check_times(w, fi);
 }
 
+/*
+ * A set whose structure is sound (stream, enough name entries) and whose
+ * SetChecksum, NameHash or ValidDataLength is wrong: the repair planner
+ * decides; the path is the set's own.
+ */
+static void offer_set(struct walk *w, struct fileinfo *fi)
+{
+	char path[4096 + 800];
+
+	if (fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
+		return;
+	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
+	w->v->fix->set(w->v, &w->as, w->want_hash, path);
+}
+
 static void finish_file_set(struct walk *w)
 {
 	struct xvol *v = w->v;
@@ -369,7 +388,10 @@ static void finish_file_set(struct walk *w)
 	}
 	if (!usable)
 		return;
+	w->want_hash = -1;
 	set_fields(w, fi, fi->d.name_hash);
+	if (v->fix && !v->ck.owners_pass && (sum != stored || w->want_hash >= 0 || fi->d.valid_size > fi->d.size))
+		offer_set(w, fi);
 	if (fi->d.attr & 0x10) {
 		v->ck.sum->dirs++;
 		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
@@ -454,7 +476,7 @@ static void cut_short(struct walk *w)
 
 static void one_entry(struct walk *w, const uint8_t *e)
 {
-	struct exfat_where at = { w->cluster, w->entry, 0 };
+	struct exfat_where at = { w->cluster, w->entry, xv_cluster_byte(w->v, w->cluster) + 32ull * w->entry };
 	enum exfat_ev ev;
 	struct fsc_finding *f;
 

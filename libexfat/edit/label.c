@@ -163,21 +163,6 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 	free(d);
 }
 
-static int add_edit(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *new, size_t len,
-		    const char *why, bool sync)
-{
-	uint8_t *old = malloc(len);
-	int r;
-
-	if (!old)
-		return -ENOMEM;
-	r = plan_view_read(dev, plan, off, old, len);	/* what this edit will find */
-	if (r == 0 && memcmp(old, new, len) != 0)
-		r = fsc_plan_add(plan, off, old, new, len, why, sync);
-	free(old);
-	return r;
-}
-
 /* ---- exFAT ---- */
 
 static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
@@ -236,15 +221,15 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 		free(bm);
 		return -ENOMEM;
 	}
-	r = add_edit(dev, plan, layout_cluster_byte(g, c), zero, g->cluster_bytes, "zero the new root cluster", false);
+	r = plan_put(dev, plan, layout_cluster_byte(g, c), zero, g->cluster_bytes, "zero the new root cluster", false);
 	free(zero);
 	put_le32(e, 0, 0xFFFFFFFF);
 	if (!r)
-		r = add_edit(dev, plan, g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster", false);
+		r = plan_put(dev, plan, g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster", false);
 	if (!r) {
 		uint8_t b = (uint8_t)(bm[(c - 2) / 8] | (1u << ((c - 2) % 8)));
 
-		r = add_edit(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
+		r = plan_put(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
 			     "mark the new root cluster used", false);
 	}
 	free(bm);
@@ -252,11 +237,11 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	if (!r && p->ex.percent_in_use <= 100 && cc) {
 		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
 
-		r = add_edit(dev, plan, 112, &piu, 1, "update PercentInUse", false);
+		r = plan_put(dev, plan, 112, &piu, 1, "update PercentInUse", false);
 	}
 	put_le32(e, 0, c);
 	if (!r)
-		r = add_edit(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
+		r = plan_put(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
 	*slot_off = layout_cluster_byte(g, c);
 	return r;
 }
@@ -281,7 +266,7 @@ static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct
 	put_le16(flags, 0, p->ex.volume_flags);
 	put_le16(dirty, 0, p->ex.volume_flags | 2);
 	start = fsc_plan_count(plan);
-	r = add_edit(dev, plan, 106, dirty, 2, "set VolumeDirty before changing the directory", false);
+	r = plan_put(dev, plan, 106, dirty, 2, "set VolumeDirty before changing the directory", false);
 	before = fsc_plan_count(plan);
 	if (!r)
 		r = body(dev, p, &g, plan, arg, err, errlen);
@@ -325,7 +310,7 @@ static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const 
 		r = exfat_extend_root(dev, p, g, &s, plan, &off, err, errlen);
 	snprintf(why, sizeof(why), "%s the %s entry", have != UINT64_MAX ? "update" : "create", rp->what);
 	if (!r)
-		r = add_edit(dev, plan, off, rp->e, 32, why, true);
+		r = plan_put(dev, plan, off, rp->e, 32, why, true);
 	return r;
 }
 
@@ -347,10 +332,10 @@ static int exfat_serial_region(struct fsc_dev *dev, unsigned shift, unsigned bas
 		for (size_t i = 0; i < ss; i += 4)
 			put_le32(r12, 11 * ss + i, sum);
 		snprintf((char *)why, sizeof(why), "%s boot sector: VolumeSerialNumber", which);
-		r = add_edit(dev, plan, (uint64_t)base * ss + 100, r12 + 100, 4, (char *)why, sync);
+		r = plan_put(dev, plan, (uint64_t)base * ss + 100, r12 + 100, 4, (char *)why, sync);
 		snprintf((char *)why, sizeof(why), "%s boot checksum (sector %u)", which, base + 11);
 		if (!r)
-			r = add_edit(dev, plan, ((uint64_t)base + 11) * ss, r12 + 11 * ss, ss, (char *)why, false);
+			r = plan_put(dev, plan, ((uint64_t)base + 11) * ss, r12 + 11 * ss, ss, (char *)why, false);
 	}
 	free(r12);
 	return r;
@@ -420,7 +405,7 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 		} else {
 			e[0] = 0xE5;
 		}
-		r = add_edit(dev, plan, s.label_off, e, 32, label[0] ? "update the root label entry" :
+		r = plan_put(dev, plan, s.label_off, e, 32, label[0] ? "update the root label entry" :
 			     "delete the root label entry", false);
 	} else if (label[0]) {
 		if (s.free_off == UINT64_MAX) {
@@ -430,14 +415,14 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 		memcpy(e, name, 11);
 		e[11] = 0x08;
 		dos_time(now, e);
-		r = add_edit(dev, plan, s.free_off, e, 32, "create the root label entry", false);
+		r = plan_put(dev, plan, s.free_off, e, 32, "create the root label entry", false);
 	}
 	if (!r && b->boot_sig == 0x29) {
 		const uint8_t *boot = label[0] ? name : (const uint8_t *)"NO NAME    ";
 
-		r = add_edit(dev, plan, ext + 7, boot, 11, "boot sector BS_VolLab", true);
+		r = plan_put(dev, plan, ext + 7, boot, 11, "boot sector BS_VolLab", true);
 		if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-			r = add_edit(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 7, boot, 11,
+			r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 7, boot, 11,
 				     "backup boot sector BS_VolLab", true);
 	}
 	return r;
@@ -454,9 +439,9 @@ static int fat_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t s
 	if (b->boot_sig != 0x29 && b->boot_sig != 0x28)
 		return ERR("this FAT boot sector has no serial number field (BS_BootSig is 0x%02x)", b->boot_sig);
 	put_le32(v, 0, serial);
-	r = add_edit(dev, plan, ext + 3, v, 4, "boot sector BS_VolID", false);
+	r = plan_put(dev, plan, ext + 3, v, 4, "boot sector BS_VolID", false);
 	if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-		r = add_edit(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 3, v, 4,
+		r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 3, v, 4,
 			     "backup boot sector BS_VolID", true);
 	return r;
 }

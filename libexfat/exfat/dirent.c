@@ -55,15 +55,16 @@ static enum exfat_ev start(struct exfat_asm *a, const uint8_t *e, const struct e
 	a->have = 1;
 	a->need = e[1] + 1u;
 	a->deleted = !(e[0] & 0x80);
-	a->at = *at;
+	a->at = a->pos[0] = *at;
 	if (a->need > 1)
 		return EXA_BEGIN;
 	a->have = a->need = 0;
 	return EXA_SET;
 }
 
-static enum exfat_ev add(struct exfat_asm *a, const uint8_t *e)
+static enum exfat_ev add(struct exfat_asm *a, const uint8_t *e, const struct exfat_where *at)
 {
+	a->pos[a->have] = *at;
 	memcpy(a->set + 32 * a->have++, e, 32);
 	if (a->have < a->need)
 		return EXA_MEMBER;
@@ -79,7 +80,7 @@ static enum exfat_ev feed_lenient(struct exfat_asm *a, const uint8_t *e, const s
 	if (!(e[0] & 0x80))
 		return EXA_UNUSED;
 	if (a->have)
-		return add(a, e);
+		return add(a, e, at);
 	if (e[0] & 0x40)
 		return EXA_STRAY;
 	return start(a, e, at);
@@ -94,7 +95,7 @@ enum exfat_ev exfat_asm_feed(struct exfat_asm *a, const uint8_t *e, const struct
 		return feed_lenient(a, e, at);
 	if (a->have) {
 		if (e[0] != 0x00 && (e[0] & 0x40) && in_use == !a->deleted)
-			return add(a, e);
+			return add(a, e, at);
 		a->cut_by = e[0] == 0x00 ? EXA_CUT_END : !in_use ? EXA_CUT_UNUSED : EXA_CUT_PRIMARY;
 		a->count = a->have;
 		a->have = a->need = 0;

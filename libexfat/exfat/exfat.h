@@ -50,6 +50,7 @@ struct exfat_asm {
 	bool deleted;			/* the set's InUse is clear */
 	enum exfat_cut cut_by;
 	struct exfat_where at;		/* where the set's primary lies */
+	struct exfat_where pos[256];	/* where each entry of set[] lies (pos[0] == at) */
 	unsigned flags, max_secondary;
 };
 

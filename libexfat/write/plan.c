@@ -113,3 +113,18 @@ void plan_sync_before(struct fsc_plan *plan, size_t i)
 	if (i < plan->n)
 		plan->v[i].sync_before = true;
 }
+
+int plan_put(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *data, size_t len,
+	     const char *why, bool sync)
+{
+	uint8_t *old = malloc(len);
+	int r;
+
+	if (!old)
+		return -ENOMEM;
+	r = plan_view_read(dev, plan, off, old, len);	/* what this edit will find */
+	if (r == 0 && memcmp(old, data, len) != 0)
+		r = fsc_plan_add(plan, off, old, data, len, why, sync);
+	free(old);
+	return r;
+}

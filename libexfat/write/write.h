@@ -23,6 +23,14 @@ int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n,
 		     size_t len);
 
 /*
+ * Add an edit of len bytes at off to data, its old bytes read as the
+ * device will be once the plan so far is applied; nothing when they are
+ * data already.  0 or -errno.
+ */
+int plan_put(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *data, size_t len,
+	     const char *why, bool sync);
+
+/*
  * Write the undo log of plan for dev to path (a new file: -EEXIST when it
  * exists), and make it durable: the file and its name.  On failure
  * nothing is left at path.  -EFBIG for a log fsc_undo_apply would not read.

@@ -17,12 +17,34 @@ out=$("$FATSCOPE" fsck -p exfat.img); rc=$?
 check "preen clean, no -f" "0 exfat.img: clean (not marked dirty; -f checks fully)" "$rc $out"
 out=$("$FATSCOPE" fsck -p -f exfat.img); rc=$?
 check "preen -f checks fully" "0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
-out=$("$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
-check "preen dirty exit (VolumeDirty alone is a warning)" 0 "$rc"
-check "preen dirty prefix" "exfat-dirty.img: warning EXFAT_BOOT_VOLUME_DIRTY: VolumeFlags has VolumeDirty set [byte 106 (VolumeFlags)]" \
+# Preen on a copy of a dirty volume: VolumeDirty alone is cleared after the full check (exit 1).
+cp exfat-dirty.img "$SCRATCH/exfat-dirty.img"
+out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
+check "preen dirty exit (cleared)" 1 "$rc"
+check "preen dirty prefix" "exfat-dirty.img: fixed warning EXFAT_BOOT_VOLUME_DIRTY: VolumeFlags has VolumeDirty set [byte 106 (VolumeFlags)]" \
 	"$(head -1 <<< "$out")"
-check "preen says it is a warning" "exfat-dirty.img: no errors; 1 warning (advisory: the volume is usable as it is)" \
+check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written" "$(sed -n 2p <<< "$out")"
+out=$("$FATSCOPE" fsck -n "$SCRATCH/exfat-dirty.img"); rc=$?
+check "dirty flag gone" "0 $SCRATCH/exfat-dirty.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+# -n on a dirty volume: a warning, exit 0, and it says so.
+out=$("$FATSCOPE" fsck -n exfat-dirty.img); rc=$?
+check "dirty -n exit" 0 "$rc"
+check "dirty -n says it is a warning" "exfat-dirty.img: no errors; 1 warning (advisory: the volume is usable as it is)" \
 	"$(tail -1 <<< "$out")"
+# --dry-run prints the plan and writes nothing; --undo needs a repair mode.
+cp exfat-bad-checksum.img "$SCRATCH/cs.img"
+out=$("$FATSCOPE" fsck -y --dry-run "$SCRATCH/cs.img"); rc=$?
+check "dry-run exit" 4 "$rc"
+check "dry-run plan" "$SCRATCH/cs.img: 4 changes planned, nothing written (--dry-run):" "$(grep 'planned, nothing written' <<< "$out")"
+cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "--dry-run changed the image"
+"$FATSCOPE" fsck -n --undo "$SCRATCH/u" exfat.img > /dev/null 2>&1; check "--undo with -n is a usage error" 16 $?
+"$FATSCOPE" fsck -y --lost=maybe exfat.img > /dev/null 2>&1; check "bad --lost" 16 $?
+# -y with --undo, then undo: the image comes back byte for byte.
+out=$("$FATSCOPE" fsck -y --undo "$SCRATCH/cs.undo" "$SCRATCH/cs.img"); rc=$?
+check "repair exit" 1 "$rc"
+"$FATSCOPE" fsck -n "$SCRATCH/cs.img" > /dev/null; check "repaired volume checks clean" 0 $?
+"$FATSCOPE" undo "$SCRATCH/cs.undo" "$SCRATCH/cs.img" > /dev/null; check "undo exit" 0 $?
+cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "undo did not restore the image"
 
 # -C FD: fsck(8) progress lines "PASS DONE TOTAL DEVICE" on the descriptor, nothing extra on stdout.
 out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$SCRATCH/progress.txt")

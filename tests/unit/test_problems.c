@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "builder.h"
@@ -605,6 +606,209 @@ static void test_field_tables(void **state)
 	assert_string_equal(fsc_field_at(FSC_TABLE_FAT_BPB, 19)->name, "BPB_TotSec16");
 }
 
+/* ---- repair ---- */
+
+/*
+ * The problems fsc_plan_repair fixes, with the case that makes each: after
+ * fsck -y (FSC_REPAIR_ALL, free_lost) the volume checks with no finding
+ * but warnings of other IDs, and a second repair plans nothing.
+ */
+static const char *const repaired[] = {
+	"EXFAT_BACKUP_CHECKSUM", "EXFAT_BACKUP_DIFFERS", "EXFAT_BOOT_CHECKSUM",
+	"EXFAT_BOOT_PERCENT_IN_USE", "EXFAT_BOOT_VOLUME_DIRTY", "EXFAT_BOOT_VOLUME_FLAGS",
+	"EXFAT_BITMAP_TRAILING", "EXFAT_BITMAP_UNMARKED", "EXFAT_BITMAP_CLUSTERS_FREE",
+	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",
+	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
+};
+
+static bool is_repaired(const char *id)
+{
+	for (size_t i = 0; i < sizeof(repaired) / sizeof(repaired[0]); i++)
+		if (strcmp(repaired[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* Plan the repair of the image in buf (FSC_REPAIR_ALL, lost clusters freed); the findings too. */
+static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
+{
+	struct fsc_repair_opts ro = { FSC_REPAIR_ALL, true, NULL, NULL };
+	struct fsc_probe *p = img_probe(im);
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_check_summary sum;
+	struct fsc_dev *dev;
+	int r;
+
+	assert_non_null(p);
+	assert_non_null(plan);
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	fsc_dev_set_sector_size(dev, im->dev_sector);
+	memset(fs, 0, sizeof(*fs));
+	r = fsc_plan_repair(dev, p, NULL, &ro, fs, &sum, plan);
+	assert_int_equal(r, fsc_probe_type(p) == FSC_TYPE_EXFAT ? 0 : fsc_type_is_fat(fsc_probe_type(p)) ? -ENOTSUP : -EINVAL);
+	fsc_dev_close(dev);
+	fsc_probe_free(p);
+	return plan;
+}
+
+/* Apply plan to the image through a fault device cut before write cut (FSC_FAULT_NEVER: none). */
+static int apply_cut(struct img *im, const struct fsc_plan *plan, uint64_t cut, const char *undo)
+{
+	struct fsc_fault_config cfg;
+	struct fsc_dev *mem, *dev;
+	int r;
+
+	fsc_fault_config_init(&cfg);
+	cfg.cut_write = cut;
+	assert_int_equal(fsc_dev_open_mem_rw(im->buf, im->len, &mem), 0);
+	fsc_dev_set_sector_size(mem, im->dev_sector);
+	assert_int_equal(fsc_dev_open_fault(mem, &cfg, &dev), 0);
+	r = fsc_plan_apply(dev, plan, undo);
+	fsc_dev_close(dev);
+	fsc_dev_close(mem);
+	return r;
+}
+
+/* The errors of a check, and whether any finding has id. */
+static unsigned errors_and(struct img *im, enum fsc_problem id, bool *has)
+{
+	struct fsc_findings fs = probe_and_check(im);
+	unsigned n = 0;
+
+	*has = false;
+	for (size_t i = 0; i < fs.n; i++) {
+		n += fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
+		*has |= fs.v[i].id == id;
+	}
+	fsc_findings_free(&fs);
+	return n;
+}
+
+/* Repair case c; its image after the repair in *out (the caller frees it). */
+static void repair_case(size_t c, struct img *im, struct img *out)
+{
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	unsigned before, after;
+	bool has;
+	enum fsc_problem id = (enum fsc_problem)fsc_problem_lookup(cases[c].id);
+
+	cases[c].make(im);
+	before = errors_and(im, id, &has);
+	*out = *im;
+	out->buf = malloc(im->len);
+	assert_non_null(out->buf);
+	memcpy(out->buf, im->buf, im->len);
+	plan = plan_repair(out, &fs);
+	fsc_findings_free(&fs);
+	assert_int_equal(apply_cut(out, plan, FSC_FAULT_NEVER, NULL), 0);
+	fsc_plan_free(plan);
+	after = errors_and(out, id, &has);
+	if (after > before) {
+		print_error("%s: the repair left %u errors, there were %u\n", cases[c].id, after, before);
+		fail();
+	}
+	if (is_repaired(cases[c].id) && (has || after)) {
+		print_error("%s: still %s, %u errors after the repair\n", cases[c].id, has ? "found" : "not found", after);
+		fail();
+	}
+	plan = plan_repair(out, &fs);	/* a second repair finds nothing more to do */
+	if (fsc_plan_count(plan)) {
+		print_error("%s: a second repair plans %zu more edits (%s)\n", cases[c].id, fsc_plan_count(plan),
+			    fsc_plan_edit(plan, 0)->why);
+		fail();
+	}
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+}
+
+/* Every case: repair never adds an error; the repaired IDs are gone; a second repair is empty. */
+static void test_repair_every_case(void **state)
+{
+	unsigned n = 0;
+
+	(void)state;
+	for (size_t c = 0; c < NCASES; c++) {
+		struct img im, out;
+
+		repair_case(c, &im, &out);
+		n += is_repaired(cases[c].id);
+		img_free(&out);
+		img_free(&im);
+	}
+	for (size_t i = 0; i < sizeof(repaired) / sizeof(repaired[0]); i++)
+		if (fsc_problem_lookup(repaired[i]) < 0) {
+			print_error("%s: no such problem\n", repaired[i]);
+			fail();
+		}
+	print_message("%zu cases repaired, %u of them of a problem the repair fixes\n", NCASES, n);
+}
+
+/*
+ * Power cut: each repaired case, its plan cut before its k-th write for
+ * every k; then undo restores the original, and a repair of the cut image
+ * gives the same bytes as the uninterrupted one.
+ */
+static void test_repair_power_cut(void **state)
+{
+	char undo[] = "/tmp/fsc-repair-undo-XXXXXX";
+	int fd = mkstemp(undo);
+	unsigned runs = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t c = 0; c < NCASES; c++) {
+		struct img im, whole, cut;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+
+		if (!is_repaired(cases[c].id))
+			continue;
+		repair_case(c, &im, &whole);
+		cut = im;
+		cut.buf = malloc(im.len);
+		assert_non_null(cut.buf);
+		plan = plan_repair(&im, &fs);
+		fsc_findings_free(&fs);
+		for (uint64_t k = 0; k < fsc_plan_count(plan) + 1; k++) {
+			struct fsc_dev *dev;
+			struct fsc_plan *again;
+
+			memcpy(cut.buf, im.buf, im.len);
+			unlink(undo);
+			(void)apply_cut(&cut, plan, k, undo);
+			runs++;
+			/* undo restores the original */
+			assert_int_equal(fsc_dev_open_mem_rw(cut.buf, cut.len, &dev), 0);
+			assert_true(fsc_undo_apply(dev, undo) >= 0);
+			fsc_dev_close(dev);
+			if (memcmp(cut.buf, im.buf, im.len)) {
+				print_error("%s: undo after a cut before write %llu did not restore the image\n",
+					    cases[c].id, (unsigned long long)k);
+				fail();
+			}
+			/* cut again, then a fresh repair converges */
+			(void)apply_cut(&cut, plan, k, NULL);
+			again = plan_repair(&cut, &fs);
+			fsc_findings_free(&fs);
+			assert_int_equal(apply_cut(&cut, again, FSC_FAULT_NEVER, NULL), 0);
+			fsc_plan_free(again);
+			if (memcmp(cut.buf, whole.buf, im.len)) {
+				print_error("%s: a repair after a cut before write %llu differs from an uncut one\n",
+					    cases[c].id, (unsigned long long)k);
+				fail();
+			}
+		}
+		fsc_plan_free(plan);
+		img_free(&cut);
+		img_free(&whole);
+		img_free(&im);
+	}
+	unlink(undo);
+	print_message("%u cut repairs undone and repaired again\n", runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_cross_link_owners),
 		cmocka_unit_test(test_one_cause_one_finding),
 		cmocka_unit_test(test_field_tables),
+		cmocka_unit_test(test_repair_every_case),
+		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -249,6 +249,7 @@ struct fsc_finding {
 	char actual[48];
 	char expected[48];
 	char detail[96];
+	bool planned;			/* fsc_plan_repair: the plan fixes it */
 };
 
 struct fsc_findings {
@@ -580,6 +581,39 @@ struct fsc_check_opts {
  */
 int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 	      struct fsc_findings *out, struct fsc_check_summary *sum);
+
+/* ------------------------------------------------------------------ */
+/* Repair                                                              */
+
+enum fsc_repair_level {
+	FSC_REPAIR_PREEN,		/* only fixes marked safe for fsck -p (no data lost, no choice) */
+	FSC_REPAIR_ALL,			/* every fix the library has */
+};
+
+struct fsc_repair_opts {
+	enum fsc_repair_level level;
+	bool free_lost;			/* clear the bitmap bits of lost clusters (fsck --lost=free) */
+	/*
+	 * Asked once for each finding whose fix the level allows, before its
+	 * edits are planned (NULL: yes to all).  false leaves it unfixed.
+	 */
+	bool (*ask)(void *ctx, const struct fsc_finding *f);
+	void *ctx;
+};
+
+/*
+ * Check the volume as fsc_check does (same findings in out, same summary)
+ * and plan the repairs that ro allows into plan, which should be empty.
+ * Each finding the plan fixes has planned set.  The plan is bracketed by
+ * VolumeDirty: set (and synced) before the first change, cleared last
+ * only when no error is left unplanned; the backup boot region, when it
+ * is repaired, is written after everything else.  Nothing is written:
+ * fsc_plan_apply() does that.  exFAT only.  Returns 0 (the plan may be
+ * empty), -ENOTSUP for FAT, -EINVAL for other types, -ENOMEM, -EIO.
+ */
+int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		    const struct fsc_repair_opts *ro, struct fsc_findings *out,
+		    struct fsc_check_summary *sum, struct fsc_plan *plan);
 
 /* ------------------------------------------------------------------ */
 /* exFAT checksums (EXSPEC 3.4, 6.3.3, 7.2.2)                          */

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_repair.c - fsc_plan_repair for exFAT: the checker runs with a
+ * planner beside it (struct xv_fix), and each fix becomes edits of one
+ * plan.  Salvage first: no fix here deletes an entry or frees a cluster
+ * that something owns.
+ *
+ *   during the walk  a file set sound in structure gets its NameHash,
+ *                    ValidDataLength (cut to DataLength) and SetChecksum
+ *                    recomputed
+ *   after the walk   FAT entries 0 and 1; the allocation bitmap (a bit set
+ *                    for every owned cluster, trailing bits cleared, lost
+ *                    clusters freed only with free_lost); PercentInUse;
+ *                    the main boot checksum when every field is sound;
+ *                    VolumeFlags; the backup boot region from a sound
+ *                    main one, last
+ *
+ * Write order (EXSPEC 8.1): VolumeDirty set and synced first, the fixes,
+ * then VolumeDirty cleared (synced before) only when no error is left
+ * unplanned, then the backup boot region.
+ *
+ * Consumes: a device, its exFAT probe, the level and the caller's answers.
+ * Produces: the findings of the check, each fixed one with planned set,
+ * and the plan.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/exfat_check.h"
+#include "write/write.h"
+
+/* A file set fixed: its primary entry's byte, and which of its findings. */
+struct set_fixed {
+	uint64_t off;
+	unsigned ids;			/* SF_* */
+};
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4 };
+
+struct rp {
+	struct fsc_dev *dev;
+	const struct fsc_probe *p;
+	const struct fsc_repair_opts *o;
+	struct fsc_plan *plan;
+	struct fsc_findings *out;
+	struct set_fixed *sets;
+	size_t nsets, capsets;
+	bool done;			/* the last pass ran: the plan can be closed */
+	uint16_t flags;			/* VolumeFlags the fixes leave */
+	int err;
+};
+
+/* May the finding be fixed: the level allows it and the caller says yes. */
+static bool wanted(const struct rp *r, const struct fsc_finding *f)
+{
+	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+
+	if (!pi || (r->o->level == FSC_REPAIR_PREEN && !pi->preen))
+		return false;
+	return !r->o->ask || r->o->ask(r->o->ctx, f);
+}
+
+/* The first finding id (any location), or NULL. */
+static struct fsc_finding *find(const struct rp *r, enum fsc_problem id)
+{
+	for (size_t i = 0; i < r->out->n; i++)
+		if (r->out->v[i].id == id)
+			return &r->out->v[i];
+	return NULL;
+}
+
+/* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
+static bool take(const struct rp *r, enum fsc_problem id)
+{
+	struct fsc_finding *f = find(r, id);
+
+	if (!f || !wanted(r, f))
+		return false;
+	for (size_t i = 0; i < r->out->n; i++)
+		if (r->out->v[i].id == id)
+			r->out->v[i].planned = true;
+	return true;
+}
+
+/* The finding id at the set whose primary lies at at, searched from the latest. */
+static struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+{
+	for (size_t i = r->out->n; i-- > 0;) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->id == id && f->loc_kind == FSC_LOC_ENTRY && f->loc == at->cluster && f->entry == at->entry)
+			return f;
+	}
+	return NULL;
+}
+
+static void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
+{
+	if (!r->err)
+		r->err = plan_put(r->dev, r->plan, off, data, len, why, sync);
+}
+
+/* ---- file sets, offered by the walk ---- */
+
+static bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+{
+	struct fsc_finding *f = set_finding(r, id, at);
+
+	/* A finding over the cap is not in the list: the level alone decides. */
+	if (!f) {
+		const struct fsc_problem_info *pi = fsc_problem_info(id);
+
+		return r->o->level == FSC_REPAIR_ALL || pi->preen;
+	}
+	return wanted(r, f);
+}
+
+static void remember_set(struct rp *r, uint64_t off, unsigned ids)
+{
+	if (r->nsets == r->capsets) {
+		size_t cap = r->capsets ? 2 * r->capsets : 64;
+		struct set_fixed *v = realloc(r->sets, cap * sizeof(*v));
+
+		if (!v) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->sets = v;
+		r->capsets = cap;
+	}
+	r->sets[r->nsets++] = (struct set_fixed){ off, ids };
+}
+
+static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const char *path)
+{
+	struct rp *r = v->fix->ctx;
+	unsigned n = a->count, ids = 0;
+	uint8_t set[256 * 32];
+	char why[200];
+
+	memcpy(set, a->set, 32ull * n);
+	if (want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
+		put_le16(set, 32 + 4, (uint16_t)want_hash);
+		ids |= SF_HASH;
+	}
+	if (get_le64(set, 32 + 8) > get_le64(set, 32 + 24) &&
+	    set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at)) {
+		put_le64(set, 32 + 8, get_le64(set, 32 + 24));
+		ids |= SF_VDL;
+	}
+	if (fsc_exfat_set_checksum(a->set, n) != get_le16(a->set, 2) &&
+	    (ids || set_wanted(r, FSC_PR_EXFAT_SET_CHECKSUM, &a->at)))
+		ids |= SF_CHECKSUM;
+	if (!ids)
+		return;
+	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
+	if (get_le16(set, 2) != get_le16(a->set, 2))
+		ids |= SF_CHECKSUM;
+	snprintf(why, sizeof(why), "%s%s%s: %.120s", ids & SF_HASH ? "NameHash, " : "",
+		 ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
+	for (unsigned i = 0; i < n; i++)
+		if (memcmp(set + 32 * i, a->set + 32 * i, 32))
+			put(r, a->pos[i].offset, set + 32 * i, 32, why, false);
+	remember_set(r, a->at.offset, ids);
+}
+
+static int cmp_sets(const void *x, const void *y)
+{
+	const struct set_fixed *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Mark the findings of the fixed sets planned. */
+static void mark_sets(struct rp *r, struct xvol *v)
+{
+	if (!r->nsets)
+		return;
+	qsort(r->sets, r->nsets, sizeof(*r->sets), cmp_sets);
+	for (size_t i = 0; i < r->out->n; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+		unsigned bit = f->id == FSC_PR_EXFAT_SET_CHECKSUM ? SF_CHECKSUM :
+			       f->id == FSC_PR_EXFAT_NAME_HASH ? SF_HASH :
+			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL : 0;
+		struct set_fixed key, *hit;
+
+		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
+			continue;
+		key.off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
+		hit = bsearch(&key, r->sets, r->nsets, sizeof(*r->sets), cmp_sets);
+		if (hit && (hit->ids & bit))
+			f->planned = true;
+	}
+}
+
+/* ---- the allocation bitmap ---- */
+
+/* The new byte i of the bitmap (ClusterCount bits; clusters past the device's end kept). */
+static uint8_t bitmap_byte(const struct xvol *v, uint64_t i, uint8_t old, bool set_owned, bool free_lost,
+			   bool clear_trailing)
+{
+	uint64_t cc = v->p->ex.cluster_count;
+	uint8_t owned = 0, held = 0, declared = 0;
+
+	for (unsigned b = 0; b < 8; b++) {
+		uint64_t bit = 8 * i + b;
+
+		if (bit < cc)
+			declared |= (uint8_t)(1u << b);
+		if (bit < v->cc) {
+			held |= (uint8_t)(1u << b);
+			if ((v->ck.claimed[bit / 64] >> (bit % 64)) & 1)
+				owned |= (uint8_t)(1u << b);
+		}
+	}
+	if (set_owned)
+		old |= owned;
+	if (free_lost)
+		old &= (uint8_t)(owned | ~held);
+	if (clear_trailing)
+		old &= declared;
+	return old;
+}
+
+/* Bytes of the bitmap in cluster k of its chain: [*from, *to). */
+static void bitmap_span(const struct xvol *v, uint64_t k, uint64_t len, uint64_t *from, uint64_t *to)
+{
+	*from = k * v->cb;
+	*to = *from + v->cb < len ? *from + v->cb : len;
+}
+
+/* Rewrite the bitmap cluster by cluster; count the clusters it marks. */
+static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_lost, bool trailing,
+		       uint64_t *marked)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+	uint64_t len = rt->bitmap_length, from, to;
+	uint32_t c = rt->bitmap_cluster;
+	uint8_t *old = malloc(v->cb), *neu = malloc(v->cb);
+
+	*marked = 0;
+	for (uint64_t k = 0; old && neu && !r->err && k * v->cb < len && xv_cluster_valid(v, c); k++) {
+		bitmap_span(v, k, len, &from, &to);
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c), old, (size_t)(to - from)) < 0) {
+			r->err = -EIO;
+			break;
+		}
+		for (uint64_t i = from; i < to; i++) {
+			neu[i - from] = bitmap_byte(v, i, old[i - from], set_owned, free_lost, trailing);
+			*marked += (uint64_t)__builtin_popcount(neu[i - from] & bitmap_byte(v, i, 0xFF, false, false, true));
+		}
+		for (uint64_t i = 0, j; i < to - from; i = j) {	/* one edit a run of changed bytes */
+			for (; i < to - from && old[i] == neu[i]; i++)
+				;
+			for (j = i; j < to - from && (old[j] != neu[j] || (j + 1 < to - from && old[j + 1] != neu[j + 1])); j++)
+				;
+			if (j > i)
+				put(r, xv_cluster_byte(v, c) + i, neu + i, (size_t)(j - i), "allocation bitmap", false);
+		}
+		c = xv_fat(v, c);
+	}
+	if (!old || !neu)
+		r->err = -ENOMEM;
+	free(old);
+	free(neu);
+}
+
+/* ---- the boot region ---- */
+
+/* No boot region error but the checksum: a recomputed checksum makes the region sound. */
+static bool boot_fields_sound(const struct rp *r)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		const struct fsc_finding *f = &r->out->v[i];
+
+		if (f->id != FSC_PR_EXFAT_BOOT_CHECKSUM && f->id <= FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE &&
+		    f->id >= FSC_PR_EXFAT_BOOT_CHECKSUM && fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR)
+			return false;
+	}
+	return true;
+}
+
+/* The main boot region is sound once the plan is applied (a copy for the backup). */
+static bool main_boot_sound(const struct rp *r)
+{
+	const struct fsc_finding *f = find(r, FSC_PR_EXFAT_BOOT_CHECKSUM);
+
+	return boot_fields_sound(r) && (!f || f->planned);
+}
+
+/* Sectors 0..10 as the plan leaves them, and their checksum repeated in sector 11. */
+static void fix_boot_checksum(struct rp *r, unsigned ss)
+{
+	uint8_t *s = malloc(12ull * ss);
+
+	if (!s) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (plan_view_read(r->dev, r->plan, 0, s, 11ull * ss) < 0) {
+		r->err = -EIO;
+	} else {
+		uint32_t sum = fsc_exfat_boot_checksum(s, ss);
+
+		for (unsigned i = 0; i < ss; i += 4)
+			put_le32(s + 11ull * ss, i, sum);
+		put(r, 11ull * ss, s + 11ull * ss, ss, "boot checksum (sector 11)", false);
+	}
+	free(s);
+}
+
+/* The backup region (sectors 12..23) as a copy of the main one once planned. */
+static void fix_backup(struct rp *r, unsigned ss)
+{
+	uint8_t *s = malloc(12ull * ss);
+
+	if (!s) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (plan_view_read(r->dev, r->plan, 0, s, 12ull * ss) < 0)
+		r->err = -EIO;
+	else
+		put(r, 12ull * ss, s, 12ull * ss, "backup boot region from the main one", true);
+	free(s);
+}
+
+/* Are errors left that the plan does not fix? */
+static bool errors_left(const struct rp *r)
+{
+	if (r->out->dropped)
+		return true;
+	for (size_t i = 0; i < r->out->n; i++)
+		if (!r->out->v[i].planned && fsc_problem_info(r->out->v[i].id)->severity >= FSC_SEV_ERROR)
+			return true;
+	return false;
+}
+
+static void fix_fat_head(struct rp *r, struct xvol *v)
+{
+	uint8_t e[4];
+
+	if (take(r, FSC_PR_EXFAT_FAT_ENTRY0)) {
+		put_le32(e, 0, 0xFFFFFFF8);
+		put(r, v->fat_byte, e, 4, "FAT entry 0", false);
+	}
+	if (take(r, FSC_PR_EXFAT_FAT_ENTRY1)) {
+		put_le32(e, 0, 0xFFFFFFFF);
+		put(r, v->fat_byte + 4, e, 4, "FAT entry 1", false);
+	}
+}
+
+static void fix_allocation(struct rp *r, struct xvol *v)
+{
+	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
+	bool free_lost = r->o->free_lost && take(r, FSC_PR_EXFAT_LOST_CLUSTERS);
+	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
+	uint8_t piu = v->p->ex.percent_in_use;
+	uint64_t marked = v->ck.sum->clusters_marked, cc = v->p->ex.cluster_count;
+
+	if (v->bitmap_ok && (set_owned || free_lost || trailing))
+		fix_bitmap(r, v, set_owned, free_lost, trailing, &marked);
+	/* PercentInUse follows the bitmap as planned (it is outside the boot checksum). */
+	bool bad_piu = take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);	/* over 100, not 0xFF */
+
+	if (cc && (bad_piu || (piu <= 100 && (take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost)))) {
+		uint8_t want = (uint8_t)(marked * 100 / cc);
+
+		put(r, 112, &want, 1, "PercentInUse", false);
+	}
+}
+
+/* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
+static int repair_done(struct xvol *v)
+{
+	struct rp *r = v->fix->ctx;
+	uint16_t flags = v->p->ex.volume_flags;
+
+	r->done = true;
+	mark_sets(r, v);
+	fix_fat_head(r, v);
+	fix_allocation(r, v);
+	if (find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM))
+		fix_boot_checksum(r, 1u << v->shift);
+	if (take(r, FSC_PR_EXFAT_BOOT_VOLUME_FLAGS))
+		flags &= (uint16_t)(0x0006 | (v->p->ex.num_fats >= 2 ? 1 : 0));
+	r->flags = flags;
+	return r->err;
+}
+
+/*
+ * Close the plan: the fixes bracketed by VolumeDirty (set and synced
+ * before the first, cleared last only when no error is left unplanned,
+ * else left set), then the backup boot region from the sound main one.
+ * With no fix at all, only the flags change, if they do.
+ */
+static void finish_plan(struct rp *r, size_t start, bool dirty_added)
+{
+	uint16_t orig = r->p->ex.volume_flags, flags = r->flags;
+	size_t fixes = fsc_plan_count(r->plan) - start - dirty_added;
+	bool backup = main_boot_sound(r) &&
+		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || find(r, FSC_PR_EXFAT_BACKUP_DIFFERS)) &&
+		      (take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS));
+	uint8_t f2[2];
+
+	if (!errors_left(r) && (flags & 2) && take(r, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY))
+		flags &= (uint16_t)~2;
+	else if (errors_left(r) && fixes)
+		flags |= 2;
+	if (!fixes)
+		plan_truncate(r->plan, start);
+	else if (dirty_added)
+		plan_sync_before(r->plan, start + 1);
+	put_le16(f2, 0, flags);
+	if (flags != orig || fixes)
+		put(r, 106, f2, 2, "VolumeFlags", fixes != 0);
+	if (backup)
+		fix_backup(r, 1u << r->p->ex.sector_shift);
+}
+
+static const struct xv_fix repair_fix = { fix_set, repair_done, NULL };
+
+FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
+			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+{
+	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
+	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out };
+	struct xv_fix fix = repair_fix;
+	size_t start = fsc_plan_count(plan);
+	uint8_t f2[2];
+	int ret;
+
+	if (p->type != FSC_TYPE_EXFAT) {
+		memset(sum, 0, sizeof(*sum));
+		return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
+	}
+	/* Every finding counts: a fix needs its own, not the first hundred. */
+	o.max_per_problem = UINT32_MAX;
+	fix.ctx = &r;
+	/* VolumeDirty first (dropped again when no fix comes). */
+	put_le16(f2, 0, p->ex.volume_flags | 2);
+	put(&r, 106, f2, 2, "set VolumeDirty while repairing", false);
+	ret = check_with(dev, p, &o, out, sum, &fix);
+	if (ret >= 0 && r.err)
+		ret = r.err;
+	if (ret >= 0 && r.done)
+		finish_plan(&r, start, fsc_plan_count(plan) > start && fsc_plan_edit(plan, start)->offset == 106 &&
+				       !(p->ex.volume_flags & 2));
+	else
+		plan_truncate(plan, start);
+	free(r.sets);
+	return ret < 0 ? ret : r.err;
+}
