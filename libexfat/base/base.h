@@ -7,10 +7,31 @@
 #ifndef FSC_BASE_H
 #define FSC_BASE_H
 
+#include <stdlib.h>
+
 #include "fatscope/fatscope.h"
 #include "base/bytes.h"
 
 #define FSC_EXPORT __attribute__((visibility("default")))
+
+/* Make room in *p (of *cap elements of elem bytes) for need: doubles; false when out of memory. */
+static inline bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	np = realloc(*p, nc * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = nc;
+	return true;
+}
 
 static inline bool bit_get(const uint64_t *b, uint64_t i)
 {

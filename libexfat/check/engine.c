@@ -243,11 +243,13 @@ static bool claim_next(struct ck_engine *e, const struct owner *who, uint64_t n,
 	}
 	if (next == CK_FREE || next == CK_BAD) {
 		chain_problem(e, next ? e->ids->bad : e->ids->free, who, n, NULL);
+		res->broken = true;
 		return false;
 	}
 	if (!ck_cluster_valid(e, next)) {
 		snprintf(msg, sizeof(msg), "cluster %u points to 0x%08x", *c, next);
 		chain_problem(e, e->ids->range, who, next, msg);
+		res->broken = true;
 		return false;
 	}
 	if (next != *c + 1)
@@ -270,15 +272,22 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 	for (;;) {
 		enum claim cl = claim_one(e, who, first, nofat, n, c, crossed);
 
+		res->broken |= cl == LOOP;
 		/* After a cross-link: claim the rest up to DataLength, read nothing more. */
 		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count)))
 			break;
 		if (cl == CROSSED) {
-			crossed = true;
+			crossed = res->crossed = true;
 			visiting = false;
 		}
 		if (n == 0 && cl == CLAIMED)
 			res->readable = true;
+		if (!crossed) {
+			res->good = n + 1;
+			res->last_good = c;
+		}
+		if (n + 1 == need)
+			res->at_need = c;
 		n++;
 		if (visiting && !visit(ctx, c))
 			visiting = false;
@@ -292,6 +301,7 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 		}
 	}
 	res->clusters = n;
+	res->ended = ended;
 	length_check(e, who, n, need, ended);
 }
 

@@ -91,6 +91,13 @@ struct chain_res {
 	uint64_t clusters;		/* clusters claimed */
 	bool contiguous;
 	bool readable;			/* the first cluster is this allocation's own */
+	/* where a repair would cut (repair/): */
+	bool broken;			/* a link to a free, bad or out-of-range cluster, or a loop */
+	bool crossed;			/* a cluster another allocation claimed first */
+	bool ended;			/* the chain reached its end mark */
+	uint64_t good;			/* clusters before the break, the loop or the cross-link */
+	uint32_t last_good;		/* the last of them (0: none) */
+	uint32_t at_need;		/* the cluster the size ends in (0: not reached) */
 };
 /* Sees each cluster of an allocation in order; false stops the visits. */
 typedef bool (*cluster_fn)(void *ctx, uint32_t c);

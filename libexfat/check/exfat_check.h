@@ -14,11 +14,13 @@ struct xvol;
 /*
  * The repair planner's view of a check (repair/): set is offered each file
  * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
- * the right one, or -1) or ValidDataLength is wrong; done runs once every
+ * the right one, or -1), ValidDataLength or cluster chain (chain: how the
+ * walk of a file's chain went; NULL for a directory) is wrong; done runs once every
  * pass is over, with the claimed set and the on-disk bitmap still held.
  */
 struct xv_fix {
-	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const char *path);
+	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
+		    const char *path);
 	int (*done)(struct xvol *v);
 	void *ctx;
 };

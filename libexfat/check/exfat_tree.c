@@ -68,24 +68,6 @@ struct walk {
 	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
 };
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc;
-	void *np;
-
-	if (need <= *cap)
-		return true;
-	nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = nc;
-	return true;
-}
-
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
@@ -359,14 +341,18 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
  * SetChecksum, NameHash or ValidDataLength is wrong: the repair planner
  * decides; the path is the set's own.
  */
-static void offer_set(struct walk *w, struct fileinfo *fi)
+static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const struct chain_res *chain)
 {
 	char path[4096 + 800];
+	uint64_t need = (fi->d.size + w->v->cb - 1) / w->v->cb;
+	bool chain_bad = chain && !chain->crossed && (chain->broken || (chain->ended && chain->clusters != need));
 
-	if (fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
+	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
+		return;
+	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
-	w->v->fix->set(w->v, &w->as, w->want_hash, path);
+	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
 static void finish_file_set(struct walk *w)
@@ -390,9 +376,8 @@ static void finish_file_set(struct walk *w)
 		return;
 	w->want_hash = -1;
 	set_fields(w, fi, fi->d.name_hash);
-	if (v->fix && !v->ck.owners_pass && (sum != stored || w->want_hash >= 0 || fi->d.valid_size > fi->d.size))
-		offer_set(w, fi);
 	if (fi->d.attr & 0x10) {
+		offer_set(w, fi, sum, NULL);
 		v->ck.sum->dirs++;
 		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
 		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb : fi->d.size;
@@ -410,6 +395,9 @@ static void finish_file_set(struct walk *w)
 			if (!res.contiguous)
 				v->ck.sum->fragmented++;
 			ck_progress(&v->ck, res.clusters);
+			offer_set(w, fi, sum, res.good ? &res : NULL);
+		} else {
+			offer_set(w, fi, sum, NULL);
 		}
 	}
 }

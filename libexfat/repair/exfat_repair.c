@@ -33,12 +33,21 @@
 #include "check/exfat_check.h"
 #include "write/write.h"
 
+/* A set whose chain is to be cut, waiting for the end of the walk. */
+struct deferred {
+	struct exfat_asm *a;
+	int32_t want_hash;
+	struct chain_res chain;
+	char *path;
+};
+#define MAX_DEFERRED 65536
+
 /* A file set fixed: its primary entry's byte, and which of its findings. */
 struct set_fixed {
 	uint64_t off;
 	unsigned ids;			/* SF_* */
 };
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4 };
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8 };
 
 struct rp {
 	struct fsc_dev *dev;
@@ -49,6 +58,9 @@ struct rp {
 	struct set_fixed *sets;
 	size_t nsets, capsets;
 	bool done;			/* the last pass ran: the plan can be closed */
+	bool unclaimed;			/* a cut chain left clusters that nothing owns */
+	struct deferred *defer;
+	size_t ndefer, capdefer;
 	uint16_t flags;			/* VolumeFlags the fixes leave */
 	int err;
 };
@@ -120,28 +132,88 @@ static bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_whe
 
 static void remember_set(struct rp *r, uint64_t off, unsigned ids)
 {
-	if (r->nsets == r->capsets) {
-		size_t cap = r->capsets ? 2 * r->capsets : 64;
-		struct set_fixed *v = realloc(r->sets, cap * sizeof(*v));
-
-		if (!v) {
-			r->err = -ENOMEM;
-			return;
-		}
-		r->sets = v;
-		r->capsets = cap;
+	if (!grow((void **)&r->sets, &r->capsets, r->nsets + 1, sizeof(*r->sets))) {
+		r->err = -ENOMEM;
+		return;
 	}
 	r->sets[r->nsets++] = (struct set_fixed){ off, ids };
 }
 
-static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const char *path)
+/* The clusters after c in its chain (at most n) are no longer the file's: lost, for saving or freeing. */
+static void unclaim_tail(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 {
-	struct rp *r = v->fix->ctx;
+	for (uint64_t k = 0; k < n; k++) {
+		c = xv_fat(v, c);
+		if (!xv_cluster_valid(v, c) || !((v->ck.claimed[(c - 2) / 64] >> ((c - 2) % 64)) & 1))
+			break;
+		v->ck.claimed[(c - 2) / 64] &= ~(1ull << ((c - 2) % 64));
+		r->unclaimed = true;
+	}
+}
+
+/* The answer for the chain's problem (one a chain), found at the set's primary. */
+static bool chain_wanted(struct rp *r, const struct exfat_where *at)
+{
+	static const enum fsc_problem ids[] = {
+		FSC_PR_EXFAT_CHAIN_FREE, FSC_PR_EXFAT_CHAIN_BAD, FSC_PR_EXFAT_CHAIN_RANGE,
+		FSC_PR_EXFAT_CHAIN_LOOP, FSC_PR_EXFAT_CHAIN_SHORT, FSC_PR_EXFAT_CHAIN_LONG,
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (set_finding(r, ids[i], at))
+			return set_wanted(r, ids[i], at);
+	return r->o->level == FSC_REPAIR_ALL;
+}
+
+/*
+ * A file's chain cut where it breaks (a free, bad or out-of-range link, a
+ * loop) or where its size ends, and its size cut to the clusters it has:
+ * what lay past a break was unreachable already; the clusters past the
+ * size stay allocated, as lost clusters, for saving.  Not after a
+ * cross-link: cutting there would take the tail from one of two files.
+ */
+static unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+			  uint8_t *set, const char *path)
+{
+	uint64_t size = get_le64(set, 32 + 24), have = ch->good * v->cb;
+	bool nofat = set[32 + 1] & 2;
+	uint32_t end_at = ch->broken && !nofat ? ch->last_good : 0;
+	uint8_t e[4];
+	char why[200];
+
+	if (!chain_wanted(r, &a->at))
+		return 0;
+	if (ch->ended && ch->clusters > ch->good)
+		return 0;
+	if (!ch->broken && ch->ended && ch->good * v->cb >= size) {
+		if (nofat || !ch->at_need)	/* longer than the size: end it there */
+			return 0;
+		end_at = ch->at_need;
+		unclaim_tail(r, v, end_at, ch->clusters);
+	}
+	if (end_at) {
+		put_le32(e, 0, 0xFFFFFFFF);
+		snprintf(why, sizeof(why), "end the cluster chain: %.160s", path);
+		put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
+	}
+	if (have < size) {
+		put_le64(set, 32 + 24, have);
+		if (get_le64(set, 32 + 8) > have)
+			put_le64(set, 32 + 8, have);
+	}
+	return SF_CHAIN;
+}
+
+static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+		     const struct chain_res *chain, const char *path)
+{
 	unsigned n = a->count, ids = 0;
 	uint8_t set[256 * 32];
 	char why[200];
 
 	memcpy(set, a->set, 32ull * n);
+	if (chain)
+		ids |= fix_chain(r, v, a, chain, set, path);
 	if (want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
 		put_le16(set, 32 + 4, (uint16_t)want_hash);
 		ids |= SF_HASH;
@@ -156,15 +228,72 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 		ids |= SF_CHECKSUM;
 	if (!ids)
 		return;
+	if (ids == SF_CHAIN && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
+		remember_set(r, a->at.offset, ids);
+		return;
+	}
 	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
 	if (get_le16(set, 2) != get_le16(a->set, 2))
 		ids |= SF_CHECKSUM;
-	snprintf(why, sizeof(why), "%s%s%s: %.120s", ids & SF_HASH ? "NameHash, " : "",
-		 ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
+	snprintf(why, sizeof(why), "%s%s%s%s: %.120s", ids & SF_CHAIN ? "DataLength, " : "",
+		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
 	for (unsigned i = 0; i < n; i++)
 		if (memcmp(set + 32 * i, a->set + 32 * i, 32))
 			put(r, a->pos[i].offset, set + 32 * i, 32, why, false);
 	remember_set(r, a->at.offset, ids);
+}
+
+static bool is_chain_problem(enum fsc_problem id)
+{
+	return id == FSC_PR_EXFAT_CHAIN_FREE || id == FSC_PR_EXFAT_CHAIN_BAD || id == FSC_PR_EXFAT_CHAIN_RANGE ||
+	       id == FSC_PR_EXFAT_CHAIN_LOOP || id == FSC_PR_EXFAT_CHAIN_SHORT || id == FSC_PR_EXFAT_CHAIN_LONG;
+}
+
+/*
+ * A set offered with a broken chain waits for the end of the walk: a cut
+ * is planned only when no cross-link was found anywhere (a cut cluster
+ * could be another file's).  The rest is planned at once.
+ */
+static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
+		    const char *path)
+{
+	struct rp *r = v->fix->ctx;
+	struct deferred *d;
+
+	if (!chain || r->ndefer >= MAX_DEFERRED) {
+		plan_set(r, v, a, want_hash, NULL, path);
+		return;
+	}
+	if (!grow((void **)&r->defer, &r->capdefer, r->ndefer + 1, sizeof(*r->defer))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	d = &r->defer[r->ndefer];
+	d->a = malloc(sizeof(*d->a));
+	d->path = strdup(path);
+	if (!d->a || !d->path) {
+		free(d->a);
+		free(d->path);
+		r->err = -ENOMEM;
+		return;
+	}
+	memcpy(d->a, a, sizeof(*a));
+	d->want_hash = want_hash;
+	d->chain = *chain;
+	r->ndefer++;
+}
+
+/* The sets that waited: with their chain cut when the volume has no cross-link. */
+static void plan_deferred(struct rp *r, struct xvol *v)
+{
+	for (size_t i = 0; i < r->ndefer; i++) {
+		struct deferred *d = &r->defer[i];
+
+		plan_set(r, v, d->a, d->want_hash, v->ck.nxlinks ? NULL : &d->chain, d->path);
+		free(d->a);
+		free(d->path);
+	}
+	r->ndefer = 0;
 }
 
 static int cmp_sets(const void *x, const void *y)
@@ -184,7 +313,8 @@ static void mark_sets(struct rp *r, struct xvol *v)
 		struct fsc_finding *f = &r->out->v[i];
 		unsigned bit = f->id == FSC_PR_EXFAT_SET_CHECKSUM ? SF_CHECKSUM :
 			       f->id == FSC_PR_EXFAT_NAME_HASH ? SF_HASH :
-			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL : 0;
+			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL :
+			       is_chain_problem(f->id) ? SF_CHAIN : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
@@ -356,7 +486,7 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 static void fix_allocation(struct rp *r, struct xvol *v)
 {
 	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
-	bool free_lost = r->o->free_lost && take(r, FSC_PR_EXFAT_LOST_CLUSTERS);
+	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
 	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
 	uint8_t piu = v->p->ex.percent_in_use;
 	uint64_t marked = v->ck.sum->clusters_marked, cc = v->p->ex.cluster_count;
@@ -380,6 +510,7 @@ static int repair_done(struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
+	plan_deferred(r, v);
 	mark_sets(r, v);
 	fix_fat_head(r, v);
 	fix_allocation(r, v);
@@ -452,6 +583,11 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 				       !(p->ex.volume_flags & 2));
 	else
 		plan_truncate(plan, start);
+	for (size_t i = 0; i < r.ndefer; i++) {	/* left when the walk stopped early */
+		free(r.defer[i].a);
+		free(r.defer[i].path);
+	}
+	free(r.defer);
 	free(r.sets);
 	return ret < 0 ? ret : r.err;
 }

@@ -619,6 +619,8 @@ static const char *const repaired[] = {
 	"EXFAT_BITMAP_TRAILING", "EXFAT_BITMAP_UNMARKED", "EXFAT_BITMAP_CLUSTERS_FREE",
 	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",
 	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
+	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
+	"EXFAT_CHAIN_SHORT",
 };
 
 static bool is_repaired(const char *id)
@@ -706,6 +708,8 @@ static void repair_case(size_t c, struct img *im, struct img *out)
 	after = errors_and(out, id, &has);
 	if (after > before) {
 		print_error("%s: the repair left %u errors, there were %u\n", cases[c].id, after, before);
+		img_free(out);
+		img_free(im);
 		fail();
 	}
 	if (is_repaired(cases[c].id) && (has || after)) {
