@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -44,7 +45,7 @@ static void fsck_help(void)
 	      " -y, --yes             repair everything fatscope can repair\n"
 	      "     --dry-run         with -p or -y: print the repair plan, write nothing\n"
 	      "     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
-	      "     --lost=keep|free  lost clusters: leave them marked (default) or free them (-y)\n"
+	      "     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
 	      " -f, --force           check fully even in preen mode on a clean volume\n"
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
@@ -314,8 +315,9 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
 {
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
+	const char *now = getenv("FATSCOPE_NOW");
 	struct fsc_repair_opts ro = { ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL, ctl->free_lost,
-				      NULL, NULL };
+				      now ? strtoll(now, NULL, 10) : (int64_t)time(NULL), NULL, NULL };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings fs = { 0 };

@@ -8,11 +8,24 @@
 #define FSC_BASE_H
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "fatscope/fatscope.h"
 #include "base/bytes.h"
 
 #define FSC_EXPORT __attribute__((visibility("default")))
+
+/* now (seconds since the epoch, UTC) as a DOS date << 16 | time; 0 before 1980. */
+static inline uint32_t dos_datetime(int64_t now)
+{
+	time_t t = (time_t)now;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || tm.tm_year < 80 || tm.tm_year > 207)
+		return 0;
+	return (uint32_t)((tm.tm_year - 80) << 9 | (tm.tm_mon + 1) << 5 | tm.tm_mday) << 16 |
+	       (uint32_t)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2);
+}
 
 /* Make room in *p (of *cap elements of elem bytes) for need: doubles; false when out of memory. */
 static inline bool grow(void **p, size_t *cap, size_t need, size_t elem)

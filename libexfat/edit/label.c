@@ -366,13 +366,12 @@ static int fat_label_bytes(const char *label, uint8_t out[11], char *err, size_t
 
 static void dos_time(int64_t now, uint8_t *e)
 {
-	time_t t = (time_t)now;
-	struct tm tm;
+	uint32_t dt = dos_datetime(now);
 
-	if (!gmtime_r(&t, &tm) || tm.tm_year < 80)
+	if (!dt)
 		return;
-	put_le16(e, 22, (uint16_t)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2));
-	put_le16(e, 24, (uint16_t)((tm.tm_year - 80) << 9 | (tm.tm_mon + 1) << 5 | tm.tm_mday));
+	put_le16(e, 22, (uint16_t)dt);
+	put_le16(e, 24, (uint16_t)(dt >> 16));
 }
 
 static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,

@@ -30,72 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/exfat_check.h"
-#include "write/write.h"
+#include "repair/repair.h"
 
-/* A set whose chain is to be cut, waiting for the end of the walk. */
-struct deferred {
-	struct exfat_asm *a;
-	int32_t want_hash;
-	struct chain_res chain;
-	char *path;
-};
-#define MAX_DEFERRED 65536
 
-/* A file set fixed: its primary entry's byte, and which of its findings. */
-struct set_fixed {
-	uint64_t off;
-	unsigned ids;			/* SF_* */
-};
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8 };
 
-struct rp {
-	struct fsc_dev *dev;
-	const struct fsc_probe *p;
-	const struct fsc_repair_opts *o;
-	struct fsc_plan *plan;
-	struct fsc_findings *out;
-	struct set_fixed *sets;
-	size_t nsets, capsets;
-	bool done;			/* the last pass ran: the plan can be closed */
-	bool unclaimed;			/* a cut chain left clusters that nothing owns */
-	struct deferred *defer;
-	size_t ndefer, capdefer;
-	uint16_t flags;			/* VolumeFlags the fixes leave */
-	int err;
-};
 
-/* May the finding be fixed: the level allows it and the caller says yes. */
-static bool wanted(const struct rp *r, const struct fsc_finding *f)
-{
-	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
 
-	if (!pi || (r->o->level == FSC_REPAIR_PREEN && !pi->preen))
-		return false;
-	return !r->o->ask || r->o->ask(r->o->ctx, f);
-}
-
-/* The first finding id (any location), or NULL. */
-static struct fsc_finding *find(const struct rp *r, enum fsc_problem id)
-{
-	for (size_t i = 0; i < r->out->n; i++)
-		if (r->out->v[i].id == id)
-			return &r->out->v[i];
-	return NULL;
-}
-
-/* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
-static bool take(const struct rp *r, enum fsc_problem id)
-{
-	struct fsc_finding *f = find(r, id);
-
-	if (!f || !wanted(r, f))
-		return false;
-	for (size_t i = 0; i < r->out->n; i++)
-		if (r->out->v[i].id == id)
-			r->out->v[i].planned = true;
-	return true;
-}
+/* ---- file sets, offered by the walk ---- */
 
 /* The finding id at the set whose primary lies at at, searched from the latest. */
 static struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
@@ -109,13 +50,6 @@ static struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, 
 	return NULL;
 }
 
-static void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
-{
-	if (!r->err)
-		r->err = plan_put(r->dev, r->plan, off, data, len, why, sync);
-}
-
-/* ---- file sets, offered by the walk ---- */
 
 static bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 {
@@ -485,7 +419,8 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 
 static void fix_allocation(struct rp *r, struct xvol *v)
 {
-	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
+	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) |
+			 r->allocated;
 	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
 	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
 	uint8_t piu = v->p->ex.percent_in_use;
@@ -513,6 +448,9 @@ static int repair_done(struct xvol *v)
 	plan_deferred(r, v);
 	mark_sets(r, v);
 	fix_fat_head(r, v);
+	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
+	lost_prepare(r, v);
+	lost_link(r, v);
 	fix_allocation(r, v);
 	if (find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM))
 		fix_boot_checksum(r, 1u << v->shift);

@@ -631,10 +631,13 @@ static bool is_repaired(const char *id)
 	return false;
 }
 
-/* Plan the repair of the image in buf (FSC_REPAIR_ALL, lost clusters freed); the findings too. */
+/* Lost clusters freed (--lost=free), or saved in /FOUND.000 (the default); the tests run both. */
+static bool free_lost = true;
+
+/* Plan the repair of the image in buf (FSC_REPAIR_ALL); the findings too. */
 static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 {
-	struct fsc_repair_opts ro = { FSC_REPAIR_ALL, true, NULL, NULL };
+	struct fsc_repair_opts ro = { FSC_REPAIR_ALL, free_lost, 1700000000, NULL, NULL };
 	struct fsc_probe *p = img_probe(im);
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_check_summary sum;
@@ -653,6 +656,13 @@ static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 	return plan;
 }
 
+/*
+ * A disk cache for apply_cut: with cache_mode 1 the writes since the last
+ * sync are lost at the cut but every other one (bits 0, 2, 4... of
+ * cache_keep) survives; 0: no cache.
+ */
+static int cache_mode;
+
 /* Apply plan to the image through a fault device cut before write cut (FSC_FAULT_NEVER: none). */
 static int apply_cut(struct img *im, const struct fsc_plan *plan, uint64_t cut, const char *undo)
 {
@@ -662,6 +672,8 @@ static int apply_cut(struct img *im, const struct fsc_plan *plan, uint64_t cut, 
 
 	fsc_fault_config_init(&cfg);
 	cfg.cut_write = cut;
+	cfg.volatile_cache = cache_mode == 1;
+	cfg.cache_keep = 0x5555555555555555ull;
 	assert_int_equal(fsc_dev_open_mem_rw(im->buf, im->len, &mem), 0);
 	fsc_dev_set_sector_size(mem, im->dev_sector);
 	assert_int_equal(fsc_dev_open_fault(mem, &cfg, &dev), 0);
@@ -732,25 +744,31 @@ static void test_repair_every_case(void **state)
 	unsigned n = 0;
 
 	(void)state;
-	for (size_t c = 0; c < NCASES; c++) {
-		struct img im, out;
+	for (int mode = 0; mode < 2; mode++)
+		for (size_t c = 0; c < NCASES; c++) {
+			struct img im, out;
 
-		repair_case(c, &im, &out);
-		n += is_repaired(cases[c].id);
-		img_free(&out);
-		img_free(&im);
-	}
+			free_lost = mode == 0;
+			repair_case(c, &im, &out);
+			n += is_repaired(cases[c].id);
+			img_free(&out);
+			img_free(&im);
+		}
+	free_lost = true;
 	for (size_t i = 0; i < sizeof(repaired) / sizeof(repaired[0]); i++)
 		if (fsc_problem_lookup(repaired[i]) < 0) {
 			print_error("%s: no such problem\n", repaired[i]);
 			fail();
 		}
-	print_message("%zu cases repaired, %u of them of a problem the repair fixes\n", NCASES, n);
+	print_message("%zu cases repaired twice (lost clusters freed, then saved), %u times a problem the repair fixes\n",
+		      NCASES, n);
 }
 
 /*
- * Power cut: each repaired case, its plan cut before its k-th write for
- * every k; then undo restores the original, and a repair of the cut image
+ * Power cut: each repaired case (lost clusters freed, then saved), its
+ * plan cut before its k-th write for every k (every other cut also loses
+ * the writes its disk cache held since the last sync, but every other of
+ * them); then undo restores the original, and a repair of the cut image
  * gives the same bytes as the uninterrupted one.
  */
 static void test_repair_power_cut(void **state)
@@ -758,17 +776,21 @@ static void test_repair_power_cut(void **state)
 	char undo[] = "/tmp/fsc-repair-undo-XXXXXX";
 	int fd = mkstemp(undo);
 	unsigned runs = 0;
+	bool saved = false;
 
 	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	for (size_t c = 0; c < NCASES; c++) {
+	for (size_t c = 0; c < 2 * NCASES; c++) {
 		struct img im, whole, cut;
 		struct fsc_findings fs;
 		struct fsc_plan *plan;
 
+		free_lost = c < NCASES;
+		if (c >= NCASES)
+			c -= NCASES, saved = true;
 		if (!is_repaired(cases[c].id))
-			continue;
+			goto next;
 		repair_case(c, &im, &whole);
 		cut = im;
 		cut.buf = malloc(im.len);
@@ -781,6 +803,7 @@ static void test_repair_power_cut(void **state)
 
 			memcpy(cut.buf, im.buf, im.len);
 			unlink(undo);
+			cache_mode = (int)(k % 2);	/* every other cut also loses what was not synced */
 			(void)apply_cut(&cut, plan, k, undo);
 			runs++;
 			/* undo restores the original */
@@ -794,13 +817,23 @@ static void test_repair_power_cut(void **state)
 			}
 			/* cut again, then a fresh repair converges */
 			(void)apply_cut(&cut, plan, k, NULL);
+			cache_mode = 0;
 			again = plan_repair(&cut, &fs);
 			fsc_findings_free(&fs);
 			assert_int_equal(apply_cut(&cut, again, FSC_FAULT_NEVER, NULL), 0);
 			fsc_plan_free(again);
 			if (memcmp(cut.buf, whole.buf, im.len)) {
-				print_error("%s: a repair after a cut before write %llu differs from an uncut one\n",
-					    cases[c].id, (unsigned long long)k);
+				size_t at = 0;
+
+				while (cut.buf[at] == whole.buf[at])
+					at++;
+				print_error("%s (%s): a repair after a cut before write %llu differs from an uncut one "
+					    "first at byte %zu; the plan:\n", cases[c].id, free_lost ? "freed" : "saved",
+					    (unsigned long long)k, at);
+				for (size_t i = 0; i < fsc_plan_count(plan); i++)
+					print_error("  %zu: byte %llu, %zu bytes: %s\n", i,
+						    (unsigned long long)fsc_plan_edit(plan, i)->offset,
+						    fsc_plan_edit(plan, i)->len, fsc_plan_edit(plan, i)->why);
 				fail();
 			}
 		}
@@ -808,7 +841,11 @@ static void test_repair_power_cut(void **state)
 		img_free(&cut);
 		img_free(&whole);
 		img_free(&im);
+next:
+		if (saved)
+			c += NCASES, saved = false;
 	}
+	free_lost = true;
 	unlink(undo);
 	print_message("%u cut repairs undone and repaired again\n", runs);
 }

@@ -592,7 +592,9 @@ enum fsc_repair_level {
 
 struct fsc_repair_opts {
 	enum fsc_repair_level level;
-	bool free_lost;			/* clear the bitmap bits of lost clusters (fsck --lost=free) */
+	bool free_lost;			/* clear the bitmap bits of lost clusters (fsck --lost=free); else
+					   FSC_REPAIR_ALL saves them as files of a new /FOUND.nnn */
+	int64_t now;			/* seconds since the epoch, for the timestamps of new entries */
 	/*
 	 * Asked once for each finding whose fix the level allows, before its
 	 * edits are planned (NULL: yes to all).  false leaves it unfixed.

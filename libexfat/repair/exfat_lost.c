@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_lost.c - lost clusters saved, not freed (Windows chkdsk's
+ * convention): every chain of clusters that the bitmap marks used and no
+ * file owns becomes a file FILEnnnn.CHK, in FAT order from its head, in a
+ * new directory FOUND.nnn of the root (the first number free).  A chain
+ * ends where its next link leaves the lost clusters or joins a chain saved
+ * already; that link becomes an end mark.  Chains that loop back on
+ * themselves are saved from the first cluster found.
+ *
+ * Write order: the chains' end marks and the new directory (its clusters
+ * filled and chained in the FAT), then, after a sync, the one root entry
+ * set that links it, then (exfat_repair.c) the bitmap with the new
+ * clusters marked.  Cut before the link, the new clusters are still free
+ * and the next repair takes the same ones again; cut after it, they are
+ * owned but unmarked, which the next repair (even -p) marks.  Either way
+ * it converges to the same tree; marking first would leave a cut repair a
+ * marked, unlinked directory, saved next time as one more lost chain.
+ *
+ * Consumes: the checker's claimed set and on-disk bitmap.  Produces: plan
+ * edits, the saved clusters claimed (so that the bitmap and PercentInUse
+ * follow), EXFAT_LOST_CLUSTERS planned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+
+#define MAX_SAVED 65536u		/* chains saved in one repair; the rest stay lost */
+#define SET_BYTES 96u			/* file, stream and one name entry */
+
+struct lost_chain {
+	uint32_t head;
+	uint64_t clusters;
+};
+
+struct lost_save {
+	struct lost_chain *v;
+	size_t n, cap, max;		/* chains found; at most max saved (room for the directory) */
+	uint32_t *dir;			/* the new directory's clusters */
+	uint64_t ndir;
+	uint64_t slot[3];		/* where its entry set goes in the root (three slots in a row) */
+	unsigned number;		/* FOUND.number */
+};
+
+static bool owned(const struct xvol *v, uint32_t c)
+{
+	return bit_get(v->ck.claimed, c - 2);
+}
+
+static bool lost(const struct xvol *v, uint32_t c)
+{
+	return xv_cluster_valid(v, c) && bit_get(v->marked, c - 2) && !owned(v, c);
+}
+
+static void claim(struct xvol *v, uint32_t c)
+{
+	bit_set(v->ck.claimed, c - 2);
+}
+
+/* Follow a chain from head while it stays lost; claim it; end it with an end mark. */
+static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
+{
+	struct lost_save *ls = r->lost;
+	uint32_t c = head, next;
+	uint64_t n = 0;
+	uint8_t e[4];
+	char why[96];
+
+	for (;;) {
+		claim(v, c);
+		n++;
+		next = xv_fat(v, c);
+		if (n >= v->cc || !lost(v, next))
+			break;
+		c = next;
+	}
+	if (next != 0xFFFFFFFF) {
+		put_le32(e, 0, 0xFFFFFFFF);
+		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
+		put(r, v->fat_byte + 4ull * c, e, 4, why, false);
+	}
+	ls->v[ls->n++] = (struct lost_chain){ head, n };
+}
+
+/* The lost chains, heads first (clusters no lost cluster links to), then what loops. */
+static int find_chains(struct rp *r, struct xvol *v)
+{
+	uint64_t words = ((uint64_t)v->cc + 63) / 64;
+	uint64_t *linked = calloc(words ? words : 1, 8);
+	struct lost_save *ls = r->lost;
+
+	if (!linked)
+		return -ENOMEM;
+	for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1; c++) {
+		uint32_t next;
+
+		if (lost(v, c) && lost(v, next = xv_fat(v, c)) && next != c)
+			bit_set(linked, next - 2);
+	}
+	for (int round = 0; round < 2; round++)
+		for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1 && ls->n < ls->max; c++) {
+			if (!lost(v, c) || (round == 0 && bit_get(linked, c - 2)))
+				continue;
+			if (!grow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))) {
+				free(linked);
+				return -ENOMEM;
+			}
+			take_chain(r, v, c);
+		}
+	free(linked);
+	return 0;
+}
+
+/* Clusters nothing owns or marks, after c (0: none left). */
+static uint32_t next_free(const struct xvol *v, uint32_t c)
+{
+	for (c = c < 2 ? 2 : c + 1; (uint64_t)c <= (uint64_t)v->cc + 1; c++)
+		if (!bit_get(v->marked, c - 2) && !owned(v, c))
+			return c;
+	return 0;
+}
+
+/* n free clusters into out, claimed and chained in the FAT; false when there are fewer. */
+static bool allocate(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
+{
+	uint8_t e[4];
+	uint32_t c = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (!(c = next_free(v, c)))
+			return false;
+		out[i] = c;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		claim(v, out[i]);
+		put_le32(e, 0, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
+		put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
+	}
+	r->allocated = true;
+	return true;
+}
+
+/* A file entry set for an ASCII name of at most 15 characters (file, stream, one name entry). */
+static void make_set(const struct xvol *v, uint8_t *s, const char *name, uint16_t attr, uint32_t first,
+		     uint64_t size, uint32_t when)
+{
+	uint16_t units[15];
+	unsigned nl = (unsigned)strlen(name);
+
+	memset(s, 0, SET_BYTES);
+	s[0] = EXFAT_T_FILE;
+	s[1] = 2;
+	put_le16(s, 4, attr);
+	for (unsigned i = 0; i < 3; i++)
+		put_le32(s, 8 + 4 * i, when);
+	s[22] = s[23] = s[24] = 0x80;	/* UTC */
+	s[32] = EXFAT_T_STREAM;
+	s[33] = 0x01;			/* AllocationPossible, in the FAT */
+	s[35] = (uint8_t)nl;
+	for (unsigned i = 0; i < nl && i < 15; i++)
+		units[i] = (uint8_t)name[i];
+	put_le16(s, 36, fsc_exfat_name_hash(units, nl, v->upcase));
+	put_le64(s, 40, size);
+	put_le32(s, 52, first);
+	put_le64(s, 56, size);
+	s[64] = EXFAT_T_NAME;
+	for (unsigned i = 0; i < nl && i < 15; i++)
+		put_le16(s, 66 + 2 * i, units[i]);
+	put_le16(s, 2, fsc_exfat_set_checksum(s, 3));
+}
+
+/* The directory's clusters, each written whole: one set per chain, zeros after. */
+static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
+{
+	struct lost_save *ls = r->lost;
+	uint8_t *buf = malloc(v->cb);
+	size_t k = 0;
+	char name[32];
+
+	if (!buf) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (uint64_t i = 0; i < ls->ndir; i++) {
+		memset(buf, 0, v->cb);
+		for (uint32_t off = 0; off + SET_BYTES <= v->cb && k < ls->n; off += SET_BYTES, k++) {
+			snprintf(name, sizeof(name), "FILE%04zu.CHK", k);
+			make_set(v, buf + off, name, 0x20, ls->v[k].head, ls->v[k].clusters * v->cb, when);
+		}
+		put(r, xv_cluster_byte(v, ls->dir[i]), buf, v->cb, "recovery directory contents", false);
+	}
+	free(buf);
+}
+
+/* The root's sets named FOUND.nnn (ASCII, any case): bit nnn of used. */
+static void note_found(const struct exfat_asm *as, uint64_t *used)
+{
+	struct exfat_set d;
+	char n[16];
+
+	if (as->set[0] != EXFAT_T_FILE || as->count < 3)
+		return;
+	exfat_set_decode(as->set, as->count, &d);
+	if (d.nl != 9)
+		return;
+	for (unsigned i = 0; i < 9; i++)
+		n[i] = (char)(d.name[i] >= 'a' && d.name[i] <= 'z' ? d.name[i] - 32 : d.name[i] < 128 ? d.name[i] : '?');
+	n[9] = '\0';
+	if (!strncmp(n, "FOUND.", 6) && n[6] >= '0' && n[6] <= '9' && n[7] >= '0' && n[7] <= '9' && n[8] >= '0' &&
+	    n[8] <= '9')
+		bit_set(used, (uint64_t)atoi(n + 6));
+}
+
+/* Three free root slots in a row (their offsets), and the FOUND numbers taken; false: the root is full. */
+static bool root_slots(struct rp *r, struct xvol *v, uint64_t *used, uint32_t *last)
+{
+	struct lost_save *ls = r->lost;
+	struct exfat_asm *as = malloc(sizeof(*as));
+	uint8_t *d = malloc(v->cb);
+	uint32_t c = v->p->ex.root_cluster;
+	unsigned run = 0;
+	bool found = false;
+
+	if (!as || !d) {
+		free(as);
+		free(d);
+		r->err = -ENOMEM;
+		return false;
+	}
+	exfat_asm_init(as, 0, 0);
+	for (uint64_t n = 0; xv_cluster_valid(v, c) && n < v->cc; n++, c = xv_fat(v, c)) {
+		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
+			break;
+		for (uint32_t i = 0; i < v->cb; i += 32) {
+			uint64_t off = xv_cluster_byte(v, c) + i;
+
+			if (exfat_asm_feed(as, d + i, &(struct exfat_where){ c, i / 32, off }) == EXA_SET)
+				note_found(as, used);
+			run = (d[i] & 0x80) || i == 0 ? !(d[i] & 0x80) : run + 1;	/* in one cluster */
+			if (!found && run && run <= 3)
+				ls->slot[run - 1] = off;
+			found |= run == 3;
+		}
+		*last = c;
+	}
+	free(as);
+	free(d);
+	return found;
+}
+
+/* A new root cluster, zeroed and chained after the last: its first three slots. */
+static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
+{
+	struct lost_save *ls = r->lost;
+	uint32_t c;
+	uint8_t e[4], *zero;
+
+	if (!allocate(r, v, &c, 1, "end the root directory's new cluster"))
+		return false;
+	zero = calloc(1, v->cb);
+	if (!zero) {
+		r->err = -ENOMEM;
+		return false;
+	}
+	put(r, xv_cluster_byte(v, c), zero, v->cb, "zero the root directory's new cluster", false);
+	free(zero);
+	put_le32(e, 0, c);
+	put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
+	for (unsigned i = 0; i < 3; i++)
+		ls->slot[i] = xv_cluster_byte(v, c) + 32ull * i;
+	return true;
+}
+
+/* How many chains fit: a directory of their sets, and a root cluster, in the free clusters. */
+static size_t room_for(const struct xvol *v)
+{
+	uint64_t free_clusters = 0, per = v->cb / SET_BYTES;
+
+	for (uint32_t c = next_free(v, 1); c; c = next_free(v, c))
+		free_clusters++;
+	if (free_clusters < 2)
+		return 0;
+	return (free_clusters - 1) * per < MAX_SAVED ? (size_t)((free_clusters - 1) * per) : MAX_SAVED;
+}
+
+void lost_prepare(struct rp *r, struct xvol *v)
+{
+	uint64_t used[1000 / 64 + 1] = { 0 };
+	struct lost_save *ls;
+	uint32_t last = 0;
+
+	if (!v->bitmap_ok || r->o->free_lost || r->err ||
+	    !(take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || (r->unclaimed && r->o->level == FSC_REPAIR_ALL)))
+		return;
+	ls = r->lost = calloc(1, sizeof(*ls));
+	if (!ls || !(ls->max = room_for(v)) || (!root_slots(r, v, used, &last) && !last)) {
+		r->err = ls ? r->err : -ENOMEM;
+		return;
+	}
+	for (ls->number = 0; ls->number < 1000 && bit_get(used, ls->number); ls->number++)
+		;
+	if (ls->number == 1000 || (r->err = find_chains(r, v)) < 0 || !ls->n)
+		return;
+	ls->ndir = (ls->n * SET_BYTES + v->cb - 1) / v->cb;
+	if (!(ls->dir = malloc(ls->ndir * sizeof(*ls->dir)))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (!allocate(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
+	    (!ls->slot[2] && !extend_root(r, v, last))) {
+		r->err = -ENOSPC;	/* room_for counted them */
+		return;
+	}
+	write_dir(r, v, dos_datetime(r->o->now));
+}
+
+void lost_link(struct rp *r, struct xvol *v)
+{
+	struct lost_save *ls = r->lost;
+	uint8_t set[SET_BYTES];
+	char name[16], why[64];
+
+	if (!ls)
+		return;
+	if (ls->n && ls->dir && !r->err) {
+		snprintf(name, sizeof(name), "FOUND.%03u", ls->number);
+		make_set(v, set, name, 0x10, ls->dir[0], ls->ndir * v->cb, dos_datetime(r->o->now));
+		snprintf(why, sizeof(why), "link /%s (%zu lost chains saved)", name, ls->n);
+		put(r, ls->slot[0], set, SET_BYTES, why, true);	/* one write: the set whole or not at all */
+	}
+	free(ls->v);
+	free(ls->dir);
+	free(ls);
+	r->lost = NULL;
+}

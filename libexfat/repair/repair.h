@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * repair/repair.h - a repair being planned beside the exFAT checker
+ * (exfat_repair.c) and the saving of lost clusters (exfat_lost.c); not
+ * installed.
+ */
+#ifndef FSC_REPAIR_H
+#define FSC_REPAIR_H
+
+#include "check/exfat_check.h"
+#include "write/write.h"
+
+/* A set whose chain is to be cut, waiting for the end of the walk. */
+struct deferred {
+	struct exfat_asm *a;
+	int32_t want_hash;
+	struct chain_res chain;
+	char *path;
+};
+#define MAX_DEFERRED 65536
+
+/* A file set fixed: its primary entry's byte, and which of its findings. */
+struct set_fixed {
+	uint64_t off;
+	unsigned ids;			/* SF_* */
+};
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8 };
+
+struct rp {
+	struct fsc_dev *dev;
+	const struct fsc_probe *p;
+	const struct fsc_repair_opts *o;
+	struct fsc_plan *plan;
+	struct fsc_findings *out;
+	struct set_fixed *sets;
+	size_t nsets, capsets;
+	bool done;			/* the last pass ran: the plan can be closed */
+	bool unclaimed;			/* a cut chain left clusters that nothing owns */
+	struct deferred *defer;
+	size_t ndefer, capdefer;
+	uint16_t flags;			/* VolumeFlags the fixes leave */
+	bool allocated;			/* clusters newly owned: the bitmap must follow */
+	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
+	int err;
+};
+
+/* May the finding be fixed: the level allows it and the caller says yes. */
+bool wanted(const struct rp *r, const struct fsc_finding *f);
+/* The first finding id (any location), or NULL. */
+struct fsc_finding *find(const struct rp *r, enum fsc_problem id);
+/* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
+bool take(const struct rp *r, enum fsc_problem id);
+/* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
+void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync);
+
+/* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
+/* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
+void lost_prepare(struct rp *r, struct xvol *v);
+/* Then the directory's entry in the root, which links it all; the bitmap is planned after. */
+void lost_link(struct rp *r, struct xvol *v);
+
+#endif
