@@ -165,7 +165,7 @@ generate() {
 			fail("bad problem name \"" name "\"")
 		if (!(sev in sevname))
 			fail(name ": unknown severity " sev)
-		if (fix !~ /^(NONE|RECOMPUTE|FROM_BACKUP|CLEAR|MANUAL)$/)
+		if (fix !~ /^(NONE|RECOMPUTE|FROM_BACKUP|CLEAR|MANUAL|RENAME)$/)
 			fail(name ": unknown fix kind " fix)
 		if (flags != "0" && flags != "PREEN")
 			fail(name ": unknown flags " flags)
@@ -279,7 +279,10 @@ hash, the allocation bitmap, PercentInUse),
 .B FROM_BACKUP
 (the backup copy is written over the damaged one),
 .B CLEAR
-(the offending flag, bits or entries are cleared, lost clusters freed) or
+(the offending flag, bits or entries are cleared, lost clusters freed),
+.B RENAME
+(the file keeps its data and gets a name that is allowed: each forbidden
+character becomes an underscore) or
 .B MANUAL
 (no safe automatic repair: the data must be salvaged by hand or the
 volume made anew).
@@ -288,7 +291,11 @@ The note
 marks the fixes that preen mode
 .RB ( "fatscope fsck \-p" )
 may apply without asking.
-Repair is not implemented yet: the fix only says what it will do.
+Where a fix is not yet made by
+.B "fatscope fsck \-y"
+the finding is reported as left (see
+.BR fatscope\-fsck (8),
+.BR Repair ).
 EOF
 	if [ "$mode" = probe ]; then
 		cat <<'EOF'

@@ -66,6 +66,7 @@ struct walk {
 	size_t alen, acap;
 	struct fileinfo fi;		/* the set being checked */
 	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
+	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 };
 
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
@@ -137,14 +138,6 @@ static void check_times(struct walk *w, struct fileinfo *fi)
 
 /* ---- names ---- */
 
-static bool name_char_ok(uint16_t u)
-{
-	/* Bit per ASCII code: " * / : < > ? \ | are not allowed. */
-	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
-
-	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
-}
-
 /*
  * The name of the set, in one pass: its characters are checked, up-cased
  * into the arena (for the duplicate check) and hashed.  Returns the index
@@ -173,7 +166,7 @@ static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uin
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t u = up[units[i]];
 
-		if (!name_char_ok(units[i]) && bad == n)
+		if (!exfat_name_char_ok(units[i]) && bad == n)
 			bad = i;
 		any |= units[i];
 		h = xv_name_hash_step(h, u);
@@ -300,6 +293,8 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 		if (fi->d.name[0] == '.' && (fi->d.nl == 1 || (fi->d.nl == 2 && fi->d.name[1] == '.')) &&
 		    (f = AT_SET(w, EXFAT_NAME_DOT, fname(fi))))
 			finding_actual(f, "%s", fi->d.nl == 1 ? "." : "..");
+		w->bad_name = bad < fi->d.nl || (fi->d.name[0] == '.' && (fi->d.nl == 1 ||
+							  (fi->d.nl == 2 && fi->d.name[1] == '.')));
 		/*
 		 * Without the volume's own up-case table (missing, or failing its
 		 * checksum) only ASCII is known to up-case; other names are not judged.
@@ -349,7 +344,8 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 
 	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
 		return;
-	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad)
+	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
+	    !w->bad_name)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
@@ -375,6 +371,7 @@ static void finish_file_set(struct walk *w)
 	if (!usable)
 		return;
 	w->want_hash = -1;
+	w->bad_name = false;
 	set_fields(w, fi, fi->d.name_hash);
 	if (fi->d.attr & 0x10) {
 		offer_set(w, fi, sum, NULL);

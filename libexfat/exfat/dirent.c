@@ -174,3 +174,11 @@ void exfat_set_decode(const uint8_t *s, unsigned count, struct exfat_set *f)
 	for (unsigned i = 0; i < f->nl; i++)	/* 15 units a name entry */
 		f->name[i] = get_le16(s, 64 + 32 * (i / 15) + 2 + 2 * (i % 15));
 }
+
+bool exfat_name_char_ok(uint16_t u)
+{
+	/* Bit per ASCII code: control characters and " * / : < > ? \\ | are not allowed. */
+	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
+
+	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
+}

@@ -83,6 +83,9 @@ struct exfat_set {
 	unsigned nl;			/* name units there: min(NameLength, 15 * name_entries) */
 	uint16_t name[255];
 };
+/* May a file name hold this UTF-16 unit (EXSPEC 7.7.3)? */
+bool exfat_name_char_ok(uint16_t u);
+
 /* Decode count entries of a file set (InUse bits ignored). */
 void exfat_set_decode(const uint8_t *set, unsigned count, struct exfat_set *out);
 

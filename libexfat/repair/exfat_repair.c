@@ -138,17 +138,47 @@ static unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *
 	return SF_CHAIN;
 }
 
+/*
+ * A name that is . or .., or holds forbidden characters, renamed in place:
+ * each such character (every dot of . and ..) becomes '_', so the name
+ * keeps its length, its entries and its extension; the NameHash follows.
+ * Not without the volume's up-case table for a name beyond ASCII.
+ */
+static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a, uint8_t *set)
+{
+	struct exfat_set d;
+	bool dot, ascii = true, changed = false;
+
+	exfat_set_decode(set, a->count, &d);
+	dot = d.nl && d.name[0] == '.' && (d.nl == 1 || (d.nl == 2 && d.name[1] == '.'));
+	for (unsigned i = 0; i < d.nl; i++) {
+		if (dot || !exfat_name_char_ok(d.name[i])) {
+			d.name[i] = '_';
+			changed = true;
+		}
+		ascii &= d.name[i] < 0x80;
+	}
+	if (!changed || (!v->upcase_ok && !ascii) ||
+	    !set_wanted(r, dot ? FSC_PR_EXFAT_NAME_DOT : FSC_PR_EXFAT_NAME_CHARS, &a->at))
+		return 0;
+	for (unsigned i = 0; i < d.nl; i++)
+		put_le16(set, 32 * (2 + i / 15) + 2 + 2 * (i % 15), d.name[i]);
+	put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	return SF_NAME | SF_HASH;
+}
+
 static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		     const struct chain_res *chain, const char *path)
 {
 	unsigned n = a->count, ids = 0;
 	uint8_t set[256 * 32];
-	char why[200];
+	char why[320];
 
 	memcpy(set, a->set, 32ull * n);
 	if (chain)
 		ids |= fix_chain(r, v, a, chain, set, path);
-	if (want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
+	ids |= fix_name(r, v, a, set);
+	if (!(ids & SF_NAME) && want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
 		put_le16(set, 32 + 4, (uint16_t)want_hash);
 		ids |= SF_HASH;
 	}
@@ -169,7 +199,8 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
 	if (get_le16(set, 2) != get_le16(a->set, 2))
 		ids |= SF_CHECKSUM;
-	snprintf(why, sizeof(why), "%s%s%s%s: %.120s", ids & SF_CHAIN ? "DataLength, " : "",
+	snprintf(why, sizeof(why), "%s%s%s%s%s: %.120s", ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
+		 ids & SF_CHAIN ? "DataLength, " : "",
 		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
 	for (unsigned i = 0; i < n; i++)
 		if (memcmp(set + 32 * i, a->set + 32 * i, 32))
@@ -248,7 +279,8 @@ static void mark_sets(struct rp *r, struct xvol *v)
 		unsigned bit = f->id == FSC_PR_EXFAT_SET_CHECKSUM ? SF_CHECKSUM :
 			       f->id == FSC_PR_EXFAT_NAME_HASH ? SF_HASH :
 			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL :
-			       is_chain_problem(f->id) ? SF_CHAIN : 0;
+			       is_chain_problem(f->id) ? SF_CHAIN :
+			       f->id == FSC_PR_EXFAT_NAME_CHARS || f->id == FSC_PR_EXFAT_NAME_DOT ? SF_NAME : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))

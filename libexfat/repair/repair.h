@@ -24,7 +24,7 @@ struct set_fixed {
 	uint64_t off;
 	unsigned ids;			/* SF_* */
 };
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8 };
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16 };
 
 struct rp {
 	struct fsc_dev *dev;

@@ -64,9 +64,9 @@ static bool findings_grow(struct fsc_findings *fs)
 
 FSC_EXPORT const char *fsc_fix_name(enum fsc_fix fix)
 {
-	static const char *const names[] = { "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL" };
+	static const char *const names[] = { "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL", "RENAME" };
 
-	return (unsigned)fix < 5 ? names[fix] : "?";
+	return (unsigned)fix < sizeof(names) / sizeof(names[0]) ? names[fix] : "?";
 }
 
 

@@ -196,13 +196,15 @@ static void test_fix_kinds(void **state)
 		assert_string_equal(fsc_fix_name(pi->fix), defs[i].fix);
 		seen |= 1u << pi->fix;
 	}
-	assert_int_equal(seen, 0x1F);	/* every kind is used */
+	assert_int_equal(seen, 0x3F);	/* every kind is used */
 	assert_string_equal(fsc_fix_name(FSC_FIX_NONE), "NONE");
 	assert_string_equal(fsc_fix_name(FSC_FIX_RECOMPUTE), "RECOMPUTE");
 	assert_string_equal(fsc_fix_name(FSC_FIX_FROM_BACKUP), "FROM_BACKUP");
+	assert_string_equal(fsc_fix_name(FSC_FIX_RENAME), "RENAME");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)99), "?");
 	assert_string_equal(fsc_fix_name(FSC_FIX_CLEAR), "CLEAR");
 	assert_string_equal(fsc_fix_name(FSC_FIX_MANUAL), "MANUAL");
-	assert_string_equal(fsc_fix_name((enum fsc_fix)5), "?");
+	assert_string_equal(fsc_fix_name((enum fsc_fix)6), "?");
 	assert_string_equal(fsc_fix_name((enum fsc_fix)-1), "?");
 }
 

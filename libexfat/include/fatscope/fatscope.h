@@ -218,7 +218,7 @@ union fsc_problem_codes_ {
 enum { FSC_PR_COUNT = sizeof(union fsc_problem_codes_) };
 
 /* What a repair would do about a problem (problems.def's FIX column). */
-enum fsc_fix { FSC_FIX_NONE, FSC_FIX_RECOMPUTE, FSC_FIX_FROM_BACKUP, FSC_FIX_CLEAR, FSC_FIX_MANUAL };
+enum fsc_fix { FSC_FIX_NONE, FSC_FIX_RECOMPUTE, FSC_FIX_FROM_BACKUP, FSC_FIX_CLEAR, FSC_FIX_MANUAL, FSC_FIX_RENAME };
 
 struct fsc_problem_info {
 	const char *name;
@@ -234,7 +234,7 @@ const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
 /* The code of the problem with this name, or -1. */
 int fsc_problem_lookup(const char *name);
 const char *fsc_severity_name(enum fsc_severity sev);
-/* "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL" (as in problems.def); "?" otherwise. */
+/* "NONE", "RECOMPUTE", "FROM_BACKUP", "CLEAR", "MANUAL", "RENAME" (as in problems.def); "?" otherwise. */
 const char *fsc_fix_name(enum fsc_fix fix);
 
 enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER, FSC_LOC_ENTRY };
