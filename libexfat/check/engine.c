@@ -280,6 +280,12 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 			crossed = res->crossed = true;
 			visiting = false;
 		}
+		if (crossed && !res->after_shared && n < need) {	/* the first shared run, and what follows it */
+			if (cl == CROSSED)
+				res->shared++;
+			else
+				res->after_shared = c;
+		}
 		if (n == 0 && cl == CLAIMED)
 			res->readable = true;
 		if (!crossed) {

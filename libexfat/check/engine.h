@@ -98,6 +98,8 @@ struct chain_res {
 	uint64_t good;			/* clusters before the break, the loop or the cross-link */
 	uint32_t last_good;		/* the last of them (0: none) */
 	uint32_t at_need;		/* the cluster the size ends in (0: not reached) */
+	uint64_t shared;		/* clusters from the cross-link on that were claimed already */
+	uint32_t after_shared;		/* the allocation's own cluster after them (0: none) */
 };
 /* Sees each cluster of an allocation in order; false stops the visits. */
 typedef bool (*cluster_fn)(void *ctx, uint32_t c);

@@ -15,7 +15,8 @@ struct xvol;
  * The repair planner's view of a check (repair/): set is offered each file
  * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
  * the right one, or -1), ValidDataLength or cluster chain (chain: how the
- * walk of a file's chain went; NULL for a directory) is wrong; done runs once every
+ * walk of a file's chain went, a cross-link included; NULL for a directory
+ * or a sound chain) is wrong; done runs once every
  * pass is over, with the claimed set and the on-disk bitmap still held.
  */
 struct xv_fix {

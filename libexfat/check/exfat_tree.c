@@ -340,7 +340,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 {
 	char path[4096 + 800];
 	uint64_t need = (fi->d.size + w->v->cb - 1) / w->v->cb;
-	bool chain_bad = chain && !chain->crossed && (chain->broken || (chain->ended && chain->clusters != need));
+	bool chain_bad = chain && (chain->crossed || chain->broken || (chain->ended && chain->clusters != need));
 
 	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
 		return;
@@ -392,7 +392,7 @@ static void finish_file_set(struct walk *w)
 			if (!res.contiguous)
 				v->ck.sum->fragmented++;
 			ck_progress(&v->ck, res.clusters);
-			offer_set(w, fi, sum, res.good ? &res : NULL);
+			offer_set(w, fi, sum, res.good || res.crossed ? &res : NULL);
 		} else {
 			offer_set(w, fi, sum, NULL);
 		}

@@ -47,19 +47,9 @@ struct lost_save {
 	unsigned number;		/* FOUND.number */
 };
 
-static bool owned(const struct xvol *v, uint32_t c)
-{
-	return bit_get(v->ck.claimed, c - 2);
-}
-
 static bool lost(const struct xvol *v, uint32_t c)
 {
-	return xv_cluster_valid(v, c) && bit_get(v->marked, c - 2) && !owned(v, c);
-}
-
-static void claim(struct xvol *v, uint32_t c)
-{
-	bit_set(v->ck.claimed, c - 2);
+	return xv_cluster_valid(v, c) && bit_get(v->marked, c - 2) && !cluster_owned(v, c);
 }
 
 /* Follow a chain from head while it stays lost; claim it; end it with an end mark. */
@@ -72,7 +62,7 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 	char why[96];
 
 	for (;;) {
-		claim(v, c);
+		cluster_claim(v, c);
 		n++;
 		next = xv_fat(v, c);
 		if (n >= v->cc || !lost(v, next))
@@ -114,35 +104,6 @@ static int find_chains(struct rp *r, struct xvol *v)
 		}
 	free(linked);
 	return 0;
-}
-
-/* Clusters nothing owns or marks, after c (0: none left). */
-static uint32_t next_free(const struct xvol *v, uint32_t c)
-{
-	for (c = c < 2 ? 2 : c + 1; (uint64_t)c <= (uint64_t)v->cc + 1; c++)
-		if (!bit_get(v->marked, c - 2) && !owned(v, c))
-			return c;
-	return 0;
-}
-
-/* n free clusters into out, claimed and chained in the FAT; false when there are fewer. */
-static bool allocate(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
-{
-	uint8_t e[4];
-	uint32_t c = 0;
-
-	for (uint64_t i = 0; i < n; i++) {
-		if (!(c = next_free(v, c)))
-			return false;
-		out[i] = c;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		claim(v, out[i]);
-		put_le32(e, 0, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
-		put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
-	}
-	r->allocated = true;
-	return true;
 }
 
 /* A file entry set for an ASCII name of at most 15 characters (file, stream, one name entry). */
@@ -260,7 +221,7 @@ static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
 	uint32_t c;
 	uint8_t e[4], *zero;
 
-	if (!allocate(r, v, &c, 1, "end the root directory's new cluster"))
+	if (!alloc_clusters(r, v, &c, 1, "end the root directory's new cluster"))
 		return false;
 	zero = calloc(1, v->cb);
 	if (!zero) {
@@ -311,7 +272,7 @@ void lost_prepare(struct rp *r, struct xvol *v)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!allocate(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
+	if (!alloc_clusters(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
 	    (!ls->slot[2] && !extend_root(r, v, last))) {
 		r->err = -ENOSPC;	/* room_for counted them */
 		return;

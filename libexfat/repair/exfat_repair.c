@@ -85,6 +85,98 @@ static void unclaim_tail(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 	}
 }
 
+/* The size of the copies a cross-link repair may hold in its plan. */
+#define MAX_COPY_BYTES (64ull << 20)
+
+/* A contiguous file's own clusters [from, to] written as a FAT chain ending in last (after a sync: first). */
+static void chain_run(struct rp *r, struct xvol *v, uint32_t from, uint32_t to, uint32_t last, const char *why,
+		      bool sync)
+{
+	uint8_t e[4];
+
+	for (uint32_t c = from; c <= to && c >= from; c++) {
+		put_le32(e, 0, c < to ? c + 1 : last);
+		put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
+	}
+}
+
+/* Copies of the shared clusters src[0..m) into new clusters dst, chained and written; false: no room. */
+static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uint32_t *dst, uint64_t m,
+			  uint32_t then, const char *path)
+{
+	uint8_t *buf = malloc(v->cb), e[4];
+	char why[200];
+	bool ok = buf && alloc_clusters(r, v, dst, m, "chain the copies of shared clusters");
+
+	snprintf(why, sizeof(why), "copy of a cross-linked cluster for %.160s", path);
+	for (uint64_t i = 0; ok && i < m; i++) {
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, src[i]), buf, v->cb) < 0) {
+			r->err = -EIO;	/* the plan holds a part of the copies: it must not be written */
+			ok = false;
+		}
+		put(r, xv_cluster_byte(v, dst[i]), buf, v->cb, why, false);
+	}
+	if (ok && then) {
+		put_le32(e, 0, then);
+		put(r, v->fat_byte + 4ull * dst[m - 1], e, 4, "chain the copies to the file's own clusters", false);
+	}
+	if (!buf)
+		r->err = -ENOMEM;
+	free(buf);
+	return ok;
+}
+
+/*
+ * A file that runs into clusters another file claimed first gets its own
+ * copies of them (the first shared run, up to its size), then goes on in
+ * its own clusters: both files keep every byte.  The copies are written
+ * and chained first, then linked after a sync (the link before the
+ * cross-link, or FirstCluster).  A contiguous file (NoFatChain) becomes a
+ * FAT chain.  Not when the copies would not fit in the free clusters or in
+ * MAX_COPY_BYTES: then the cross-link is left.
+ */
+static unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+			  uint8_t *set, const char *path)
+{
+	uint64_t need = (get_le64(set, 32 + 24) + v->cb - 1) / v->cb, m = ch->shared;
+	bool nofat = set[32 + 1] & 2;
+	uint32_t first = get_le32(set, 32 + 20);
+	uint32_t x = ch->good == 0 ? first : nofat ? ch->last_good + 1 : xv_fat(v, ch->last_good);
+	uint32_t *src, *dst;
+	uint8_t e[4];
+	char why[200];
+	bool ok = true;
+
+	if (!m || ch->good + m > need || m * v->cb > MAX_COPY_BYTES || !set_wanted(r, FSC_PR_EXFAT_CROSS_LINK, &a->at))
+		return 0;
+	src = malloc(m * sizeof(*src));
+	dst = malloc(m * sizeof(*dst));
+	for (uint64_t i = 0; ok && src && i < m; i++) {	/* the shared clusters, in the file's order */
+		ok = xv_cluster_valid(v, x);
+		src[i] = x;
+		x = nofat ? x + 1 : xv_fat(v, x);
+	}
+	ok = ok && src && dst && copy_clusters(r, v, src, dst, m, ch->after_shared, path);
+	snprintf(why, sizeof(why), "link the copies: %.160s", path);
+	if (ok && nofat && ch->after_shared)	/* the own clusters after the copies, as a chain */
+		chain_run(r, v, ch->after_shared, first + (uint32_t)need - 1, 0xFFFFFFFF, why, false);
+	if (ok && nofat && ch->good)
+		chain_run(r, v, first, ch->last_good, dst[0], why, true);
+	if (ok && ch->good && !nofat) {
+		put_le32(e, 0, dst[0]);
+		put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, true);
+	}
+	if (ok && !ch->good)
+		put_le32(set, 32 + 20, dst[0]);
+	if (ok)
+		set[32 + 1] &= (uint8_t)~2;
+	if ((!src || !dst) && !r->err)
+		r->err = -ENOMEM;
+	free(src);
+	free(dst);
+	return ok ? SF_CROSS : 0;
+}
+
 /* The answer for the chain's problem (one a chain), found at the set's primary. */
 static bool chain_wanted(struct rp *r, const struct exfat_where *at)
 {
@@ -175,7 +267,9 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	char why[320];
 
 	memcpy(set, a->set, 32ull * n);
-	if (chain)
+	if (chain && chain->crossed)
+		ids |= fix_cross(r, v, a, chain, set, path);
+	else if (chain)
 		ids |= fix_chain(r, v, a, chain, set, path);
 	ids |= fix_name(r, v, a, set);
 	if (!(ids & SF_NAME) && want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
@@ -192,7 +286,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		ids |= SF_CHECKSUM;
 	if (!ids)
 		return;
-	if (ids == SF_CHAIN && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
+	if (!(ids & ~(SF_CHAIN | SF_CROSS)) && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
 		remember_set(r, a->at.offset, ids);
 		return;
 	}
@@ -202,9 +296,20 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	snprintf(why, sizeof(why), "%s%s%s%s%s: %.120s", ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
 		 ids & SF_CHAIN ? "DataLength, " : "",
 		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
-	for (unsigned i = 0; i < n; i++)
-		if (memcmp(set + 32 * i, a->set + 32 * i, 32))
-			put(r, a->pos[i].offset, set + 32 * i, 32, why, false);
+	/*
+	 * From the first changed entry to the last, one edit per run of
+	 * entries that lie in a row (a set in one cluster is one write, whole
+	 * or not at all); after a sync when it links copies made for it.
+	 */
+	for (unsigned i = 0, j; i < n; i = j) {
+		unsigned last = i;
+
+		for (j = i; j < n && (j == i || a->pos[j].offset == a->pos[j - 1].offset + 32); j++)
+			if (memcmp(set + 32 * j, a->set + 32 * j, 32))
+				last = j + 1;
+		if (last > i)
+			put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, (ids & SF_CROSS) && i == 0);
+	}
 	remember_set(r, a->at.offset, ids);
 }
 
@@ -248,13 +353,31 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 	r->ndefer++;
 }
 
-/* The sets that waited: with their chain cut when the volume has no cross-link. */
+/*
+ * The sets that waited: cross-linked files get their copies first; then,
+ * when every cross-link was copied apart, the broken chains are cut (else
+ * a cut could take a cluster that is still another file's).
+ */
 static void plan_deferred(struct rp *r, struct xvol *v)
 {
+	size_t crosses = 0, copied = 0;
+
+	for (size_t i = 0; i < r->out->n; i++)
+		crosses += r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK;
+	for (size_t i = 0; i < r->ndefer; i++) {
+		struct deferred *d = &r->defer[i];
+		size_t before = r->nsets;
+
+		if (!d->chain.crossed)
+			continue;
+		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
+		copied += r->nsets > before && (r->sets[r->nsets - 1].ids & SF_CROSS);
+	}
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
-		plan_set(r, v, d->a, d->want_hash, v->ck.nxlinks ? NULL : &d->chain, d->path);
+		if (!d->chain.crossed)
+			plan_set(r, v, d->a, d->want_hash, copied == crosses ? &d->chain : NULL, d->path);
 		free(d->a);
 		free(d->path);
 	}
@@ -280,7 +403,8 @@ static void mark_sets(struct rp *r, struct xvol *v)
 			       f->id == FSC_PR_EXFAT_NAME_HASH ? SF_HASH :
 			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL :
 			       is_chain_problem(f->id) ? SF_CHAIN :
-			       f->id == FSC_PR_EXFAT_NAME_CHARS || f->id == FSC_PR_EXFAT_NAME_DOT ? SF_NAME : 0;
+			       f->id == FSC_PR_EXFAT_NAME_CHARS || f->id == FSC_PR_EXFAT_NAME_DOT ? SF_NAME :
+			       f->id == FSC_PR_EXFAT_CROSS_LINK ? SF_CROSS : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))

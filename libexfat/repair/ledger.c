@@ -47,3 +47,32 @@ void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *w
 	if (!r->err)
 		r->err = plan_put(r->dev, r->plan, off, data, len, why, sync);
 }
+
+/* Clusters nothing owns or marks, after c (0: none left). */
+uint32_t next_free(const struct xvol *v, uint32_t c)
+{
+	for (c = c < 2 ? 2 : c + 1; (uint64_t)c <= (uint64_t)v->cc + 1; c++)
+		if (!bit_get(v->marked, c - 2) && !cluster_owned(v, c))
+			return c;
+	return 0;
+}
+
+/* n free clusters into out, claimed and chained in the FAT; false when there are fewer. */
+bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
+{
+	uint8_t e[4];
+	uint32_t c = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (!(c = next_free(v, c)))
+			return false;
+		out[i] = c;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		cluster_claim(v, out[i]);
+		put_le32(e, 0, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
+		put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
+	}
+	r->allocated = true;
+	return true;
+}

@@ -24,7 +24,7 @@ struct set_fixed {
 	uint64_t off;
 	unsigned ids;			/* SF_* */
 };
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16 };
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32 };
 
 struct rp {
 	struct fsc_dev *dev;
@@ -52,6 +52,24 @@ struct fsc_finding *find(const struct rp *r, enum fsc_problem id);
 bool take(const struct rp *r, enum fsc_problem id);
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
 void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync);
+
+static inline bool cluster_owned(const struct xvol *v, uint32_t c)
+{
+	return bit_get(v->ck.claimed, c - 2);
+}
+
+static inline void cluster_claim(struct xvol *v, uint32_t c)
+{
+	bit_set(v->ck.claimed, c - 2);
+}
+
+/* The first free cluster (nothing owns it, the bitmap does not mark it) after c; 0: none. */
+uint32_t next_free(const struct xvol *v, uint32_t c);
+/*
+ * n free clusters into out, claimed and chained in the FAT (the last with
+ * an end mark; what: why, for the plan); false when there are fewer.
+ */
+bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
 
 /* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
 /* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
