@@ -67,6 +67,7 @@ struct walk {
 	struct fileinfo fi;		/* the set being checked */
 	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
+	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
 };
 
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
@@ -307,6 +308,7 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 			}
 		}
 	}
+	w->bad_flags = (fi->d.attr & 0xFFC8) || !(fi->d.flags & 1) || (fi->d.flags & 0xFC);
 	if ((fi->d.attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
 		finding_actual(f, "0x%04x", fi->d.attr);
 	if ((!(fi->d.flags & 1) || (fi->d.flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
@@ -345,7 +347,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
 		return;
 	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
-	    !w->bad_name)
+	    !w->bad_name && !w->bad_flags)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);

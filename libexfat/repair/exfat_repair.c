@@ -259,6 +259,22 @@ static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a
 	return SF_NAME | SF_HASH;
 }
 
+/* Reserved FileAttributes bits cleared; stream flags: AllocationPossible set, reserved bits cleared. */
+static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
+{
+	unsigned ids = 0;
+
+	if ((get_le16(set, 4) & 0xFFC8) && set_wanted(r, FSC_PR_EXFAT_ATTRIBUTES, &a->at)) {
+		put_le16(set, 4, get_le16(set, 4) & 0x0037);
+		ids |= SF_ATTR;
+	}
+	if ((!(set[32 + 1] & 1) || (set[32 + 1] & 0xFC)) && set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
+		set[32 + 1] = (uint8_t)((set[32 + 1] & 0x02) | 0x01);
+		ids |= SF_FLAGS;
+	}
+	return ids;
+}
+
 static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		     const struct chain_res *chain, const char *path)
 {
@@ -272,6 +288,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	else if (chain)
 		ids |= fix_chain(r, v, a, chain, set, path);
 	ids |= fix_name(r, v, a, set);
+	ids |= fix_flags(r, a, set);
 	if (!(ids & SF_NAME) && want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
 		put_le16(set, 32 + 4, (uint16_t)want_hash);
 		ids |= SF_HASH;
@@ -404,7 +421,9 @@ static void mark_sets(struct rp *r, struct xvol *v)
 			       f->id == FSC_PR_EXFAT_VALID_DATA_LENGTH ? SF_VDL :
 			       is_chain_problem(f->id) ? SF_CHAIN :
 			       f->id == FSC_PR_EXFAT_NAME_CHARS || f->id == FSC_PR_EXFAT_NAME_DOT ? SF_NAME :
-			       f->id == FSC_PR_EXFAT_CROSS_LINK ? SF_CROSS : 0;
+			       f->id == FSC_PR_EXFAT_CROSS_LINK ? SF_CROSS :
+			       f->id == FSC_PR_EXFAT_ATTRIBUTES ? SF_ATTR :
+			       f->id == FSC_PR_EXFAT_STREAM_FLAGS ? SF_FLAGS : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
@@ -594,6 +613,31 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 	}
 }
 
+/*
+ * Entries that belong to nothing (a secondary outside any set; a bitmap,
+ * up-case, label or GUID entry outside the root) marked not in use: they
+ * describe nothing reachable, and their bytes stay for a later look.
+ */
+static void fix_orphan_entries(struct rp *r, struct xvol *v)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+		uint64_t off;
+		uint8_t t;
+
+		if ((f->id != FSC_PR_EXFAT_STRAY_SECONDARY && f->id != FSC_PR_EXFAT_ROOT_ONLY_ENTRY) ||
+		    f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc) || !wanted(r, f))
+			continue;
+		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
+		if (plan_view_read(r->dev, r->plan, off, &t, 1) < 0 || !(t & 0x80))
+			continue;
+		t &= 0x7F;
+		put(r, off, &t, 1, f->id == FSC_PR_EXFAT_STRAY_SECONDARY ? "mark a stray secondary entry unused" :
+			"mark a root-only entry outside the root unused", false);
+		f->planned = true;
+	}
+}
+
 /* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
 static int repair_done(struct xvol *v)
 {
@@ -603,6 +647,7 @@ static int repair_done(struct xvol *v)
 	r->done = true;
 	plan_deferred(r, v);
 	mark_sets(r, v);
+	fix_orphan_entries(r, v);
 	fix_fat_head(r, v);
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
 	lost_prepare(r, v);

@@ -24,7 +24,7 @@ struct set_fixed {
 	uint64_t off;
 	unsigned ids;			/* SF_* */
 };
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32 };
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32, SF_ATTR = 64, SF_FLAGS = 128 };
 
 struct rp {
 	struct fsc_dev *dev;
