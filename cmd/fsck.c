@@ -67,9 +67,10 @@ static int explain(const char *id)
 	if (i < 0)
 		return usage_error(&fsck_cmd, "unknown problem ID '%s'", id);
 	pi = fsc_problem_info((enum fsc_problem)i);
-	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s\n  %s\n", pi->name,
+	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s%s\n  repair:   %s\n  %s\n", pi->name,
 	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
-	       pi->preen ? " (safe for -p)" : "", pi->explanation);
+	       pi->preen ? " (safe for -p)" : "", pi->data_loss ? " (may cut file data)" : "", pi->repair,
+	       pi->explanation);
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 

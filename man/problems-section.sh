@@ -149,8 +149,8 @@ generate() {
 	}
 
 	function emit(    code, name, sev, fix, flags, note) {
-		if (nargs != 7)
-			fail("PROBLEM with " nargs " arguments, 7 expected")
+		if (nargs != 8)
+			fail("PROBLEM with " nargs " arguments, 8 expected")
 		code = arg[1]
 		name = arg[2]
 		sev = arg[3]
@@ -167,10 +167,12 @@ generate() {
 			fail(name ": unknown severity " sev)
 		if (fix !~ /^(NONE|RECOMPUTE|FROM_BACKUP|CLEAR|MANUAL|RENAME)$/)
 			fail(name ": unknown fix kind " fix)
-		if (flags != "0" && flags != "PREEN")
+		if (flags !~ /^(0|PREEN|LOSS|PREEN\|LOSS)$/)
 			fail(name ": unknown flags " flags)
 		if (arg[7] == "")
 			fail(name ": empty explanation")
+		if (arg[8] == "")
+			fail(name ": empty repair")
 		count++
 		if (mode == "probe" && fsck_group)
 			return
@@ -178,8 +180,10 @@ generate() {
 			printf ".SS \"%s\"\n", title
 			heading_done = 1
 		}
-		note = flags == "PREEN" ? ", safe for \\-p" : ""
-		printf ".TP\n.B %s\n(%s; fix: %s%s)\n%s\n", name, sevname[sev], fix, note, sentences(arg[7])
+		note = flags ~ /PREEN/ ? ", safe for \\-p" : ""
+		note = note (flags ~ /LOSS/ ? ", may cut file data" : "")
+		printf ".TP\n.B %s\n(%s; fix: %s%s)\n%s\n.br\nRepair: %s\n", name, sevname[sev], fix, note,
+		       sentences(arg[7]), sentences(arg[8])
 		printed++
 	}
 

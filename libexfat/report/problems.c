@@ -16,10 +16,13 @@
 
 /* Indexed by code; codes no problem has are left empty (name NULL). */
 static const struct fsc_problem_info problems[FSC_PR_COUNT] = {
-#define PROBLEM(code, nm, sev, fx, flags, msg, expl) \
-	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, FSC_FIX_##fx, (flags) != 0, msg, expl },
+#define PROBLEM(code, nm, sev, fx, flags, msg, expl, repair) \
+	[FSC_PR_##nm] = { #nm, FSC_SEV_##sev, FSC_FIX_##fx, ((flags) & PREEN) != 0, msg, expl, repair, \
+			  ((flags) & LOSS) != 0 },
 #define PREEN 1
+#define LOSS 2
 #include "fatscope/problems.def"
+#undef LOSS
 #undef PREEN
 #undef PROBLEM
 };

@@ -22,7 +22,7 @@ static const struct def_entry {
 	int code;
 	const char *fix;		/* as written in problems.def */
 } defs[] = {
-#define PROBLEM(code, name, sev, fix, flags, msg, expl) { #name, code, #fix },
+#define PROBLEM(code, name, sev, fix, flags, msg, expl, repair) { #name, code, #fix },
 #include "fatscope/problems.def"
 #undef PROBLEM
 };

@@ -203,14 +203,14 @@ enum fsc_severity { FSC_SEV_INFO, FSC_SEV_WARN, FSC_SEV_ERROR, FSC_SEV_FATAL };
  * fsc_problem_info() returns NULL.
  */
 enum fsc_problem {
-#define PROBLEM(code, name, sev, fix, flags, msg, expl) FSC_PR_##name = code,
+#define PROBLEM(code, name, sev, fix, flags, msg, expl, repair) FSC_PR_##name = code,
 #include "problems.def"
 #undef PROBLEM
 };
 
 /* Only its size counts: one more than the highest code. */
 union fsc_problem_codes_ {
-#define PROBLEM(code, name, sev, fix, flags, msg, expl) char fsc_pr_##name[(code) + 1];
+#define PROBLEM(code, name, sev, fix, flags, msg, expl, repair) char fsc_pr_##name[(code) + 1];
 #include "problems.def"
 #undef PROBLEM
 };
@@ -224,9 +224,11 @@ struct fsc_problem_info {
 	const char *name;
 	enum fsc_severity severity;
 	enum fsc_fix fix;
-	bool preen;
+	bool preen;			/* fsck -p may apply the repair: no data lost, no choice */
 	const char *message;		/* template */
 	const char *explanation;
+	const char *repair;		/* what fatscope fsck does about it */
+	bool data_loss;			/* the repair may leave a file with fewer bytes */
 };
 
 /* The problem with this code, or NULL for a code no problem has. */
