@@ -700,7 +700,9 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out };
 	struct xv_fix fix = repair_fix;
-	size_t start = fsc_plan_count(plan);
+	struct fsc_dev *restored = NULL;
+	struct fsc_probe *p2 = NULL;
+	size_t start;
 	uint8_t f2[2];
 	int ret;
 
@@ -711,10 +713,14 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	/* Every finding counts: a fix needs its own, not the first hundred. */
 	o.max_per_problem = UINT32_MAX;
 	fix.ctx = &r;
-	/* VolumeDirty first (dropped again when no fix comes). */
+	/* A damaged main boot region first: the rest is checked as the restore leaves it. */
+	if (boot_restore(&r, &restored, &p2))
+		r.p = p = p2;
+	/* VolumeDirty next (dropped again when no fix comes). */
+	start = fsc_plan_count(plan);
 	put_le16(f2, 0, p->ex.volume_flags | 2);
-	put(&r, 106, f2, 2, "set VolumeDirty while repairing", false);
-	ret = check_with(dev, p, &o, out, sum, &fix);
+	put(&r, 106, f2, 2, "set VolumeDirty while repairing", start > 0);
+	ret = check_with(restored ? restored : dev, p, &o, out, sum, &fix);
 	if (ret >= 0 && r.err)
 		ret = r.err;
 	if (ret >= 0 && r.done)
@@ -722,6 +728,8 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 				       !(p->ex.volume_flags & 2));
 	else
 		plan_truncate(plan, start);
+	fsc_probe_free(p2);
+	fsc_dev_close(restored);
 	for (size_t i = 0; i < r.ndefer; i++) {	/* left when the walk stopped early */
 		free(r.defer[i].a);
 		free(r.defer[i].path);

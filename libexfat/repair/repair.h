@@ -71,6 +71,13 @@ uint32_t next_free(const struct xvol *v, uint32_t c);
  */
 bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
 
+/*
+ * exfat_boot.c: when the main boot region has field errors and the backup
+ * verifies, plan the restore; true with the volume as restored (*dev2, a
+ * read-only view, and *p2, its probe: the caller frees both).
+ */
+bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
+
 /* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
 /* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
 void lost_prepare(struct rp *r, struct xvol *v);

@@ -31,6 +31,13 @@ int plan_put(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const voi
 	     const char *why, bool sync);
 
 /*
+ * A read-only device (close it with fsc_dev_close) over lower's window as
+ * it will be once the edits plan has now are applied (edits added later
+ * are not shown); lower and plan must outlive it.  NULL without memory.
+ */
+struct fsc_dev *plan_overlay(struct fsc_dev *lower, const struct fsc_plan *plan);
+
+/*
  * Write the undo log of plan for dev to path (a new file: -EEXIST when it
  * exists), and make it durable: the file and its name.  On failure
  * nothing is left at path.  -EFBIG for a log fsc_undo_apply would not read.

@@ -624,12 +624,45 @@ static const char *const repaired[] = {
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 };
 
-static bool is_repaired(const char *id)
+/*
+ * The boot region problems a restore from the backup fixes.  Their cases
+ * damage both regions (exfat_resign copies the main one): the repair tests
+ * put a sound backup back first, so that there is something to restore.
+ */
+static const char *const restored[] = {
+	"EXFAT_BOOT_CLUSTER_COUNT", "EXFAT_BOOT_CLUSTER_SHIFT", "EXFAT_BOOT_FAT_LENGTH", "EXFAT_BOOT_FAT_OFFSET",
+	"EXFAT_BOOT_FSNAME", "EXFAT_BOOT_HEAP_OFFSET", "EXFAT_BOOT_JUMP", "EXFAT_BOOT_MUSTBEZERO",
+	"EXFAT_BOOT_NUM_FATS", "EXFAT_BOOT_REVISION", "EXFAT_BOOT_ROOT_CLUSTER", "EXFAT_BOOT_SECTOR_SHIFT",
+	"EXFAT_BOOT_SIGNATURE", "EXFAT_BOOT_VOLUME_LENGTH",
+};
+
+static bool in_list(const char *const *v, size_t n, const char *id)
 {
-	for (size_t i = 0; i < sizeof(repaired) / sizeof(repaired[0]); i++)
-		if (strcmp(repaired[i], id) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], id) == 0)
 			return true;
 	return false;
+}
+
+static bool is_restored(const char *id)
+{
+	return in_list(restored, sizeof(restored) / sizeof(restored[0]), id);
+}
+
+static bool is_repaired(const char *id)
+{
+	return in_list(repaired, sizeof(repaired) / sizeof(repaired[0]), id) || is_restored(id);
+}
+
+/* A sound backup boot region (that of a fresh volume) in place of the case's. */
+static void sound_backup(struct img *im)
+{
+	struct img clean;
+
+	ex(&clean);
+	assert_true(im->len >= 24 * 512 && clean.ss == 512);
+	memcpy(im->buf + 12 * 512, clean.buf + 12 * 512, 12 * 512);
+	img_free(&clean);
 }
 
 /* Lost clusters freed (--lost=free), or saved in /FOUND.000 (the default); the tests run both. */
@@ -737,6 +770,8 @@ static void repair_case(size_t c, struct img *im, struct img *out)
 	enum fsc_problem id = (enum fsc_problem)fsc_problem_lookup(cases[c].id);
 
 	cases[c].make(im);
+	if (is_restored(cases[c].id))
+		sound_backup(im);
 	before = errors_and(im, id, &has);
 	*out = *im;
 	out->buf = malloc(im->len);
