@@ -4,7 +4,7 @@
 # corpus, the regression inputs and every test fixture (make check).
 . "$(dirname "$0")/../tests/cli/lib.sh"
 prepare_fixtures
-for h in probe fsck dump label; do
+for h in probe fsck dump label repair; do
 	out=$("$top_builddir/fuzz/replay_$h" "$top_srcdir/fuzz/corpus" "$WORK/img") || { echo "$out"; bad "replay_$h"; continue; }
 	echo "$h: $out"
 	ok
