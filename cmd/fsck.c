@@ -153,8 +153,16 @@ static void summary_text(const char *path, const struct fsc_check_summary *s)
 	       100.0 * (double)s->fragmented / (double)objects);
 }
 
+/* What a repair did, for report_json; NULL for a check. */
+struct repair_json {
+	const struct fsc_findings *before;
+	const struct fsc_plan *plan;
+	bool written;
+	const char *undo;
+};
+
 static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_findings *fs,
-			const struct fsc_check_summary *s, bool checked, int code)
+			const struct fsc_check_summary *s, bool checked, int code, const struct repair_json *rj)
 {
 	struct json j;
 
@@ -174,6 +182,8 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_u64(&j, "fragmented", s->fragmented);
 	json_u64(&j, "findings_not_listed", s->suppressed);
 	json_close(&j, '}');
+	if (rj)
+		report_repair_json(&j, rj->before, rj->plan, rj->written, rj->undo);
 	json_int(&j, "exit_code", code);
 	json_close(&j, '}');
 }
@@ -279,8 +289,9 @@ static void repair_findings(const struct fsck_ctl *ctl, const char *path, const 
 
 /* Write the plan, then check again: that check is the exit status. */
 static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev,
-			struct fsc_plan *plan, size_t fixed)
+			struct fsc_plan *plan, const struct fsc_findings *before, size_t fixed)
 {
+	struct repair_json rj = { before, plan, true, ctl->undo };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings fs = { 0 };
@@ -298,7 +309,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	}
 	code = FSCK_CORRECTED | ledger_code(&fs, &left);
 	if (ctl->json) {
-		report_json(path, p2, &fs, &s, true, code);
+		report_json(path, p2, &fs, &s, true, code, &rj);
 	} else {
 		printf("%s: %zu problem%s fixed, %zu change%s written", path, fixed, fixed == 1 ? "" : "s",
 		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
@@ -344,7 +355,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	} else if (repair_findings(ctl, path, &fs, &fixed), fsc_plan_count(plan) == 0 || ctl->dry_run) {
 		code = ledger_code(&fs, &left);
 		if (ctl->json)
-			report_json(path, p, &fs, &s, true, code);
+			report_json(path, p, &fs, &s, true, code, &(struct repair_json){ &fs, plan, false, NULL });
 		else
 			report_text(ctl, path, &fs, &s, code, left, false);
 		if (ctl->dry_run && fsc_plan_count(plan) && !ctl->json) {
@@ -353,7 +364,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 			report_plan(stdout, plan);
 		}
 	} else {
-		code = repair_apply(ctl, path, dev, plan, fixed);
+		code = repair_apply(ctl, path, dev, plan, &fs, fixed);
 	}
 	fsc_findings_free(&fs);
 	fsc_plan_free(plan);
@@ -375,7 +386,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	if (preen_skip(ctl, p)) {
 		code = ledger_code(fsc_probe_findings(p), &left);
 		if (ctl->json)
-			report_json(path, p, fsc_probe_findings(p), &s, false, code);
+			report_json(path, p, fsc_probe_findings(p), &s, false, code, NULL);
 		else
 			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
 		return code;
@@ -392,7 +403,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	}
 	code = ledger_code(&fs, &left);
 	if (ctl->json)
-		report_json(path, p, &fs, &s, true, code);
+		report_json(path, p, &fs, &s, true, code, NULL);
 	else
 		report_text(ctl, path, &fs, &s, code, left, true);
 	fsc_findings_free(&fs);

@@ -103,3 +103,47 @@ void report_plan(FILE *out, const struct fsc_plan *plan)
 		fprintf(out, "%s\n", e->len > show ? " ..." : "");
 	}
 }
+
+/* Up to 64 bytes as hex. */
+static void hex_bytes(struct json *j, const char *k, const uint8_t *b, size_t len)
+{
+	char hex[2 * 64 + 1];
+	size_t n = len < 64 ? len : 64;
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	hex[2 * n] = '\0';
+	json_str(j, k, hex);
+}
+
+void report_repair_json(struct json *j, const struct fsc_findings *before, const struct fsc_plan *plan,
+			bool written, const char *undo)
+{
+	json_open(j, "repair", '{');
+	json_open(j, "fixed", '[');
+	for (size_t i = 0; i < before->n; i++)
+		if (before->v[i].planned)
+			json_str(j, NULL, fsc_problem_info(before->v[i].id)->name);
+	json_close(j, ']');
+	json_bool(j, "written", written);
+	if (undo)
+		json_str(j, "undo", undo);
+	else
+		json_null(j, "undo");
+	json_open(j, "plan", '[');
+	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
+		const struct fsc_edit *e = fsc_plan_edit(plan, i);
+
+		json_open(j, NULL, '{');
+		json_u64(j, "offset", e->offset);
+		json_u64(j, "length", e->len);
+		json_str(j, "why", e->why);
+		json_bool(j, "sync_before", e->sync_before);
+		hex_bytes(j, "old", e->old, e->len);
+		hex_bytes(j, "new", e->data, e->len);
+		json_bool(j, "truncated", e->len > 64);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}

@@ -13,6 +13,13 @@ void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding
 void report_findings_json(struct json *j, const struct fsc_findings *fs);
 /* s with control characters and invalid UTF-8 as \xNN. */
 void report_escaped(FILE *out, const char *s);
+/*
+ * "repair": the IDs the plan fixes (of before), whether it was written,
+ * the undo log, and its edits (offset, length, why, the first 64 old and
+ * new bytes as hex).
+ */
+void report_repair_json(struct json *j, const struct fsc_findings *before, const struct fsc_plan *plan,
+			bool written, const char *undo);
 /* Each edit of a plan: where, how long, why, and its first old and new bytes. */
 void report_plan(FILE *out, const struct fsc_plan *plan);
 

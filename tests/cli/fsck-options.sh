@@ -37,6 +37,11 @@ out=$("$FATSCOPE" fsck -y --dry-run "$SCRATCH/cs.img"); rc=$?
 check "dry-run exit" 4 "$rc"
 check "dry-run plan" "$SCRATCH/cs.img: 4 changes planned, nothing written (--dry-run):" "$(grep 'planned, nothing written' <<< "$out")"
 cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "--dry-run changed the image"
+if command -v jq > /dev/null; then
+	out=$("$FATSCOPE" fsck -y -J --dry-run "$SCRATCH/cs.img" |
+	      jq -c '[.exit_code, .repair.written, (.repair.plan | length), .repair.fixed, .repair.plan[1].why]')
+	check "-J --dry-run: the plan" '[4,false,4,["EXFAT_BOOT_CHECKSUM","EXFAT_BACKUP_DIFFERS"],"boot checksum (sector 11)"]' "$out"
+fi
 "$FATSCOPE" fsck -n --undo "$SCRATCH/u" exfat.img > /dev/null 2>&1; check "--undo with -n is a usage error" 16 $?
 "$FATSCOPE" fsck -y --lost=maybe exfat.img > /dev/null 2>&1; check "bad --lost" 16 $?
 # -y with --undo, then undo: the image comes back byte for byte.
@@ -45,6 +50,25 @@ check "repair exit" 1 "$rc"
 "$FATSCOPE" fsck -n "$SCRATCH/cs.img" > /dev/null; check "repaired volume checks clean" 0 $?
 "$FATSCOPE" undo "$SCRATCH/cs.undo" "$SCRATCH/cs.img" > /dev/null; check "undo exit" 0 $?
 cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "undo did not restore the image"
+
+# Asked on a terminal (script(1) gives fsck one): q writes nothing and exits 32;
+# n to each writes nothing and exits 4; y to each repairs (exit 1).
+if command -v script > /dev/null; then
+	asked() {	# asked ANSWERS: fatscope fsck on a terminal fed ANSWERS; sets rc
+		printf "$1" | script -qec "'$FATSCOPE' fsck '$SCRATCH/ask.img'" /dev/null > "$SCRATCH/ask.out" 2>&1
+		rc=$?
+	}
+	cp exfat-bad-checksum.img "$SCRATCH/ask.img"
+	asked 'q\n'; check "ask: quit" 32 "$rc"
+	grep -q 'Fix? \[y/n/a/q\]' "$SCRATCH/ask.out" && ok || bad "ask: no question asked"
+	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: quit changed the image"
+	asked 'n\nn\n'; check "ask: no to each" 4 "$rc"
+	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: no changed the image"
+	asked 'y\ny\n'; check "ask: yes to each" 1 "$rc"
+	"$FATSCOPE" fsck -n "$SCRATCH/ask.img" > /dev/null; check "ask: repaired" 0 $?
+else
+	echo "script(1) not installed: the questions on a terminal are not checked"
+fi
 
 # -C FD: fsck(8) progress lines "PASS DONE TOTAL DEVICE" on the descriptor, nothing extra on stdout.
 out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$SCRATCH/progress.txt")
