@@ -23,6 +23,8 @@ struct xv_fix {
 	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
 		    const char *path);
 	int (*done)(struct xvol *v);
+	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
+	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
 	void *ctx;
 };
 

@@ -66,6 +66,8 @@ struct walk {
 	size_t alen, acap;
 	struct fileinfo fi;		/* the set being checked */
 	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
+	struct nameref *given;		/* new names given to duplicates (units in the arena) */
+	size_t ngiven, capgiven;
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
 };
@@ -193,6 +195,71 @@ static int cmp_names(const void *a, const void *b, void *ctx)
 	return memcmp(w->arena + x->off, w->arena + y->off, x->len * 2u);
 }
 
+/*
+ * A unique name for the duplicate names[i], for the repair planner: one
+ * up-cased unit replaced (the last before the extension's dot, else the
+ * last) by a digit or letter that no name of the directory, nor a name
+ * given already, has there.  false when none is free.
+ */
+/* Is key's name among the directory's (sorted) names, or among those given to duplicates? */
+static bool name_taken(const struct walk *w, const struct nameref *key)
+{
+	size_t lo = 0, hi = w->nnames;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_names(&w->names[mid], key, (void *)w);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < w->ngiven; k++)
+		if (cmp_names(&w->given[k], key, (void *)w) == 0)
+			return true;
+	return false;
+}
+
+static bool unique_variant(struct walk *w, size_t i, unsigned *pos, uint16_t *unit)
+{
+	static const char repl[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+	const struct nameref *x = &w->names[i];
+	const uint16_t *u = w->arena + x->off;
+	unsigned p = x->len - 1;
+	struct nameref key;
+
+	for (unsigned k = x->len; k-- > 1;)
+		if (u[k] == '.') {
+			p = k - 1;
+			break;
+		}
+	if (!grow((void **)&w->arena, &w->acap, w->alen + x->len, sizeof(*w->arena)))
+		return false;
+	u = w->arena + x->off;	/* the arena may have moved */
+	for (const char *c = repl; *c; c++) {
+		uint16_t h = 0;
+
+		memcpy(w->arena + w->alen, u, x->len * 2u);
+		w->arena[w->alen + p] = (uint16_t)*c;
+		for (unsigned k = 0; k < x->len; k++)
+			h = xv_name_hash_step(h, w->arena[w->alen + k]);
+		key = (struct nameref){ h, x->len, w->alen, 0, 0 };
+		if (name_taken(w, &key))
+			continue;
+		if (!grow((void **)&w->given, &w->capgiven, w->ngiven + 1, sizeof(*w->given)))
+			return false;
+		w->given[w->ngiven++] = key;	/* a later duplicate must not take it too */
+		w->alen += x->len;
+		*pos = p;
+		*unit = (uint16_t)*c;
+		return true;
+	}
+	return false;
+}
+
 static void check_duplicates(struct walk *w)
 {
 	char name[1024];
@@ -224,8 +291,15 @@ static void check_duplicates(struct walk *w)
 		f = entry_finding(w, FSC_PR_EXFAT_NAME_DUPLICATE, w->names[i].cluster, w->names[i].entry, NULL);
 		if (f)
 			finding_detail(f, "%s", name);
+		if (w->v->fix && !w->v->ck.owners_pass) {
+			unsigned pos;
+			uint16_t unit;
+
+			if (unique_variant(w, i, &pos, &unit))
+				w->v->fix->rename(w->v, w->names[i].cluster, w->names[i].entry, pos, unit);
+		}
 	}
-	w->nnames = w->alen = 0;
+	w->nnames = w->alen = w->ngiven = 0;
 }
 
 /* ---- file entry sets (EXSPEC 7.4-7.7) ---- */
@@ -616,6 +690,7 @@ out:
 	free(w->stack);
 	free(w->names);
 	free(w->arena);
+	free(w->given);
 	free(w);
 	return r;
 }

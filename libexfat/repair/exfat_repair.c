@@ -613,6 +613,60 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 	}
 }
 
+static void note_rename(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit)
+{
+	struct rp *r = v->fix->ctx;
+
+	if (!grow((void **)&r->dups, &r->capdups, r->ndups + 1, sizeof(*r->dups))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	r->dups[r->ndups++] = (struct dup_rename){ cluster, entry, pos, unit };
+}
+
+/*
+ * A duplicate name renamed in place: one unit (the last before the
+ * extension's dot) becomes a digit or letter no other name of the
+ * directory has there (the walk chose it); NameHash and SetChecksum
+ * follow.  Only a set that lies in one cluster, and not without the
+ * volume's up-case table for a name beyond ASCII.
+ */
+static void fix_duplicates(struct rp *r, struct xvol *v)
+{
+	uint8_t set[256 * 32];
+	struct exfat_set d;
+
+	for (size_t i = 0; i < r->ndups; i++) {
+		const struct dup_rename *u = &r->dups[i];
+		struct exfat_where at = { u->cluster, u->entry, xv_cluster_byte(v, u->cluster) + 32ull * u->entry };
+		struct fsc_finding *f = set_finding(r, FSC_PR_EXFAT_NAME_DUPLICATE, &at);
+		bool ascii = true;
+		unsigned n;
+		char why[96];
+
+		if (!f || !wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
+			continue;
+		n = set[1] + 1u;
+		if (set[0] != EXFAT_T_FILE || n < 3 || u->entry + n > v->cb / 32 ||
+		    plan_view_read(r->dev, r->plan, at.offset, set, 32ull * n) < 0 || set[32] != EXFAT_T_STREAM)
+			continue;
+		exfat_set_decode(set, n, &d);
+		if (u->pos >= d.nl)
+			continue;
+		d.name[u->pos] = u->unit;
+		for (unsigned k = 0; k < d.nl; k++)
+			ascii &= d.name[k] < 0x80;
+		if (!v->upcase_ok && !ascii)
+			continue;
+		put_le16(set, 32 * (2 + u->pos / 15) + 2 + 2 * (u->pos % 15), u->unit);
+		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+		put_le16(set, 2, fsc_exfat_set_checksum(set, n));
+		snprintf(why, sizeof(why), "rename a duplicate name (character %u becomes %c)", u->pos + 1, u->unit);
+		put(r, at.offset, set, 32ull * n, why, false);
+		f->planned = true;
+	}
+}
+
 /*
  * Entries that belong to nothing (a secondary outside any set; a bitmap,
  * up-case, label or GUID entry outside the root) marked not in use: they
@@ -648,6 +702,7 @@ static int repair_done(struct xvol *v)
 	plan_deferred(r, v);
 	mark_sets(r, v);
 	fix_orphan_entries(r, v);
+	fix_duplicates(r, v);
 	fix_fat_head(r, v);
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
 	lost_prepare(r, v);
@@ -691,7 +746,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-static const struct xv_fix repair_fix = { fix_set, repair_done, NULL };
+static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, NULL };
 
 FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
@@ -736,5 +791,6 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	}
 	free(r.defer);
 	free(r.sets);
+	free(r.dups);
 	return ret < 0 ? ret : r.err;
 }

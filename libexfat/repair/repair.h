@@ -19,6 +19,13 @@ struct deferred {
 };
 #define MAX_DEFERRED 65536
 
+/* A duplicate name made unique: the set's primary, and the unit to change. */
+struct dup_rename {
+	uint32_t cluster, entry;
+	unsigned pos;
+	uint16_t unit;
+};
+
 /* A file set fixed: its primary entry's byte, and which of its findings. */
 struct set_fixed {
 	uint64_t off;
@@ -41,6 +48,8 @@ struct rp {
 	uint16_t flags;			/* VolumeFlags the fixes leave */
 	bool allocated;			/* clusters newly owned: the bitmap must follow */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
+	struct dup_rename *dups;	/* duplicate names to make unique, at the end */
+	size_t ndups, capdups;
 	int err;
 };
 
