@@ -670,8 +670,23 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 /*
  * Entries that belong to nothing (a secondary outside any set; a bitmap,
  * up-case, label or GUID entry outside the root) marked not in use: they
- * describe nothing reachable, and their bytes stay for a later look.
+ * describe nothing reachable, and their bytes stay for a later look.  Not
+ * a secondary shortly after a set cut short (SecondaryCount too small, too
+ * few name entries): it may be that set's rest, for a later repair to join
+ * again.
  */
+static bool after_cut_set(const struct rp *r, const struct fsc_finding *f)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		const struct fsc_finding *g = &r->out->v[i];
+
+		if ((g->id == FSC_PR_EXFAT_SET_COUNT || g->id == FSC_PR_EXFAT_NAME_ENTRIES) &&
+		    g->loc_kind == FSC_LOC_ENTRY && g->loc == f->loc && g->entry < f->entry && f->entry - g->entry <= 18)
+			return true;
+	}
+	return false;
+}
+
 static void fix_orphan_entries(struct rp *r, struct xvol *v)
 {
 	for (size_t i = 0; i < r->out->n; i++) {
@@ -683,6 +698,8 @@ static void fix_orphan_entries(struct rp *r, struct xvol *v)
 		    f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc) || !wanted(r, f))
 			continue;
 		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
+		if (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && after_cut_set(r, f))
+			continue;
 		if (plan_view_read(r->dev, r->plan, off, &t, 1) < 0 || !(t & 0x80))
 			continue;
 		t &= 0x7F;
