@@ -76,3 +76,29 @@ bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, con
 	r->allocated = true;
 	return true;
 }
+
+/* The finding id at the set whose primary lies at at, searched from the latest. */
+struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+{
+	for (size_t i = r->out->n; i-- > 0;) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->id == id && f->loc_kind == FSC_LOC_ENTRY && f->loc == at->cluster && f->entry == at->entry)
+			return f;
+	}
+	return NULL;
+}
+
+/* May the set's finding id be fixed? */
+bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+{
+	struct fsc_finding *f = set_finding(r, id, at);
+
+	/* A finding over the cap is not in the list: the level alone decides. */
+	if (!f) {
+		const struct fsc_problem_info *pi = fsc_problem_info(id);
+
+		return r->o->level == FSC_REPAIR_ALL || pi->preen;
+	}
+	return wanted(r, f);
+}

@@ -80,6 +80,17 @@ uint32_t next_free(const struct xvol *v, uint32_t c);
  */
 bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
 
+/* The finding id at the set whose primary lies at at (the latest), or NULL. */
+struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+/* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
+bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+
+/* exfat_chain.c: the chain of the file whose set is being planned (set: its bytes, to change). */
+unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+		   uint8_t *set, const char *path);
+unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+		   uint8_t *set, const char *path);
+
 /*
  * exfat_boot.c: when the main boot region has field errors and the backup
  * verifies, plan the restore; true with the volume as restored (*dev2, a

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_chain.c - a file's cluster chain repaired: cut where it breaks or
+ * where its size ends (fix_chain), or given its own copies of clusters
+ * another file claimed first (fix_cross).  Each returns the SF_ bits of
+ * what it changed in the set's bytes and planned in the FAT and heap;
+ * exfat_repair.c writes the set.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+
+/* The clusters after c in its chain (at most n) are no longer the file's: lost, for saving or freeing. */
+static void unclaim_tail(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		c = xv_fat(v, c);
+		if (!xv_cluster_valid(v, c) || !((v->ck.claimed[(c - 2) / 64] >> ((c - 2) % 64)) & 1))
+			break;
+		v->ck.claimed[(c - 2) / 64] &= ~(1ull << ((c - 2) % 64));
+		r->unclaimed = true;
+	}
+}
+
+/* The size of the copies a cross-link repair may hold in its plan. */
+#define MAX_COPY_BYTES (64ull << 20)
+
+/* A contiguous file's own clusters [from, to] written as a FAT chain ending in last (after a sync: first). */
+static void chain_run(struct rp *r, struct xvol *v, uint32_t from, uint32_t to, uint32_t last, const char *why,
+		      bool sync)
+{
+	uint8_t e[4];
+
+	for (uint32_t c = from; c <= to && c >= from; c++) {
+		put_le32(e, 0, c < to ? c + 1 : last);
+		put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
+	}
+}
+
+/* Copies of the shared clusters src[0..m) into new clusters dst, chained and written; false: no room. */
+static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uint32_t *dst, uint64_t m,
+			  uint32_t then, const char *path)
+{
+	uint8_t *buf = malloc(v->cb), e[4];
+	char why[200];
+	bool ok = buf && alloc_clusters(r, v, dst, m, "chain the copies of shared clusters");
+
+	snprintf(why, sizeof(why), "copy of a cross-linked cluster for %.160s", path);
+	for (uint64_t i = 0; ok && i < m; i++) {
+		if (fsc_dev_read(v->dev, xv_cluster_byte(v, src[i]), buf, v->cb) < 0) {
+			r->err = -EIO;	/* the plan holds a part of the copies: it must not be written */
+			ok = false;
+		}
+		put(r, xv_cluster_byte(v, dst[i]), buf, v->cb, why, false);
+	}
+	if (ok && then) {
+		put_le32(e, 0, then);
+		put(r, v->fat_byte + 4ull * dst[m - 1], e, 4, "chain the copies to the file's own clusters", false);
+	}
+	if (!buf)
+		r->err = -ENOMEM;
+	free(buf);
+	return ok;
+}
+
+/*
+ * A file that runs into clusters another file claimed first gets its own
+ * copies of them (the first shared run, up to its size), then goes on in
+ * its own clusters: both files keep every byte.  The copies are written
+ * and chained first, then linked after a sync (the link before the
+ * cross-link, or FirstCluster).  A contiguous file (NoFatChain) becomes a
+ * FAT chain.  Not when the copies would not fit in the free clusters or in
+ * MAX_COPY_BYTES: then the cross-link is left.
+ */
+unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+			  uint8_t *set, const char *path)
+{
+	uint64_t need = (get_le64(set, 32 + 24) + v->cb - 1) / v->cb, m = ch->shared;
+	bool nofat = set[32 + 1] & 2;
+	uint32_t first = get_le32(set, 32 + 20);
+	uint32_t x = ch->good == 0 ? first : nofat ? ch->last_good + 1 : xv_fat(v, ch->last_good);
+	uint32_t *src, *dst;
+	uint8_t e[4];
+	char why[200];
+	bool ok = true;
+
+	if (!m || ch->good + m > need || m * v->cb > MAX_COPY_BYTES || !set_wanted(r, FSC_PR_EXFAT_CROSS_LINK, &a->at))
+		return 0;
+	src = malloc(m * sizeof(*src));
+	dst = malloc(m * sizeof(*dst));
+	for (uint64_t i = 0; ok && src && i < m; i++) {	/* the shared clusters, in the file's order */
+		ok = xv_cluster_valid(v, x);
+		src[i] = x;
+		x = nofat ? x + 1 : xv_fat(v, x);
+	}
+	ok = ok && src && dst && copy_clusters(r, v, src, dst, m, ch->after_shared, path);
+	snprintf(why, sizeof(why), "link the copies: %.160s", path);
+	if (ok && nofat && ch->after_shared)	/* the own clusters after the copies, as a chain */
+		chain_run(r, v, ch->after_shared, first + (uint32_t)need - 1, 0xFFFFFFFF, why, false);
+	if (ok && nofat && ch->good)
+		chain_run(r, v, first, ch->last_good, dst[0], why, true);
+	if (ok && ch->good && !nofat) {
+		put_le32(e, 0, dst[0]);
+		put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, true);
+	}
+	if (ok && !ch->good)
+		put_le32(set, 32 + 20, dst[0]);
+	if (ok)
+		set[32 + 1] &= (uint8_t)~2;
+	if ((!src || !dst) && !r->err)
+		r->err = -ENOMEM;
+	free(src);
+	free(dst);
+	return ok ? SF_CROSS : 0;
+}
+
+/* The answer for the chain's problem (one a chain), found at the set's primary. */
+static bool chain_wanted(struct rp *r, const struct exfat_where *at)
+{
+	static const enum fsc_problem ids[] = {
+		FSC_PR_EXFAT_CHAIN_FREE, FSC_PR_EXFAT_CHAIN_BAD, FSC_PR_EXFAT_CHAIN_RANGE,
+		FSC_PR_EXFAT_CHAIN_LOOP, FSC_PR_EXFAT_CHAIN_SHORT, FSC_PR_EXFAT_CHAIN_LONG,
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (set_finding(r, ids[i], at))
+			return set_wanted(r, ids[i], at);
+	return r->o->level == FSC_REPAIR_ALL;
+}
+
+/*
+ * A file's chain cut where it breaks (a free, bad or out-of-range link, a
+ * loop) or where its size ends, and its size cut to the clusters it has:
+ * what lay past a break was unreachable already; the clusters past the
+ * size stay allocated, as lost clusters, for saving.  Not after a
+ * cross-link: cutting there would take the tail from one of two files.
+ */
+unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+			  uint8_t *set, const char *path)
+{
+	uint64_t size = get_le64(set, 32 + 24), have = ch->good * v->cb;
+	bool nofat = set[32 + 1] & 2;
+	uint32_t end_at = ch->broken && !nofat ? ch->last_good : 0;
+	uint8_t e[4];
+	char why[200];
+
+	if (!chain_wanted(r, &a->at))
+		return 0;
+	if (ch->ended && ch->clusters > ch->good)
+		return 0;
+	if (!ch->broken && ch->ended && ch->good * v->cb >= size) {
+		if (nofat || !ch->at_need)	/* longer than the size: end it there */
+			return 0;
+		end_at = ch->at_need;
+		unclaim_tail(r, v, end_at, ch->clusters);
+	}
+	if (end_at) {
+		put_le32(e, 0, 0xFFFFFFFF);
+		snprintf(why, sizeof(why), "end the cluster chain: %.160s", path);
+		put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
+	}
+	if (have < size) {
+		put_le64(set, 32 + 24, have);
+		if (get_le64(set, 32 + 8) > have)
+			put_le64(set, 32 + 8, have);
+	}
+	return SF_CHAIN;
+}
