@@ -25,9 +25,11 @@ void exfat_upcase_feed(struct exfat_upcase_rd *r, const uint8_t *buf, size_t n, 
 		uint16_t u = get_le16(buf, i);
 
 		if (r->skip) {
-			for (uint32_t k = 0; k < u && r->idx < 65536; k++, r->idx++)
-				if (table)
-					table[r->idx] = (uint16_t)r->idx;
+			uint32_t end = r->idx + u < 65536 ? r->idx + u : 65536;
+
+			for (; table && r->idx < end; r->idx++)	/* without a table: only the count */
+				table[r->idx] = (uint16_t)r->idx;
+			r->idx = end;
 			r->skip = false;
 		} else if (u == 0xFFFF && r->idx != 0xFFFF) {
 			r->skip = true;
