@@ -6,7 +6,8 @@
 # read-only check changes nothing), and the image's hash unchanged.  Then
 # -y on a copy: its transcript against tests/cli/expected/fsck-repair/, a
 # second -y writes nothing (exit status without bit 1), and when the
-# repair left no error, -n on the repaired copy exits 0.
+# repair left no error, -n on the repaired copy exits 0 and the
+# linux-exfat driver model (fatscope probe) says it mounts.
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
 . "$(dirname "$0")/lib.sh"
 
@@ -28,6 +29,12 @@ for name in $(fixture_names); do
 	if [[ $runy =~ "exit status: "[01]$ ]]; then
 		"$FATSCOPE" fsck -n "$SCRATCH/$name.img" > /dev/null 2>&1; rc=$?
 		if [ "$rc" = 0 ]; then ok; else bad "$name: the repair said no error is left, fsck -n exits $rc"; fi
+		# The kernel's view: Linux 5.8 and later (the linux-exfat model) mounts what is left.
+		if command -v jq > /dev/null; then
+			mounts=$("$FATSCOPE" probe -J "$SCRATCH/$name.img" |
+				 jq -r '.volumes[0].drivers[] | select(.id == "linux-exfat") | .action')
+			if [ "$mounts" = mounts ]; then ok; else bad "$name: after the repair the linux-exfat model says '$mounts'"; fi
+		fi
 	fi
 	rm -f "$SCRATCH/$name.img"
 done
