@@ -538,6 +538,7 @@ static int repair_done(struct xvol *v)
 	fix_orphan_entries(r, v);
 	fix_duplicates(r, v);
 	fix_fat_head(r, v);
+	revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
 	lost_prepare(r, v);
 	lost_link(r, v);

@@ -91,6 +91,9 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
 
+/* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
+void revive_sets(struct rp *r, struct xvol *v);
+
 /*
  * exfat_boot.c: when the main boot region has field errors and the backup
  * verifies, plan the restore; true with the volume as restored (*dev2, a
