@@ -135,26 +135,27 @@ static void make_set(const struct xvol *v, uint8_t *s, const char *name, uint16_
 	put_le16(s, 2, fsc_exfat_set_checksum(s, 3));
 }
 
-/* The directory's clusters, each written whole: one set per chain, zeros after. */
+/*
+ * The directory's clusters, each written whole: the sets packed one after
+ * the other (a set may run on into the next cluster: no end mark between
+ * two sets), zeros after the last.
+ */
 static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
 {
 	struct lost_save *ls = r->lost;
-	uint8_t *buf = malloc(v->cb);
-	size_t k = 0;
+	uint8_t *buf = calloc(ls->ndir, v->cb);
 	char name[32];
 
 	if (!buf) {
 		r->err = -ENOMEM;
 		return;
 	}
-	for (uint64_t i = 0; i < ls->ndir; i++) {
-		memset(buf, 0, v->cb);
-		for (uint32_t off = 0; off + SET_BYTES <= v->cb && k < ls->n; off += SET_BYTES, k++) {
-			snprintf(name, sizeof(name), "FILE%04zu.CHK", k);
-			make_set(v, buf + off, name, 0x20, ls->v[k].head, ls->v[k].clusters * v->cb, when);
-		}
-		put(r, xv_cluster_byte(v, ls->dir[i]), buf, v->cb, "recovery directory contents", false);
+	for (size_t k = 0; k < ls->n; k++) {
+		snprintf(name, sizeof(name), "FILE%04zu.CHK", k);
+		make_set(v, buf + k * SET_BYTES, name, 0x20, ls->v[k].head, ls->v[k].clusters * v->cb, when);
 	}
+	for (uint64_t i = 0; i < ls->ndir; i++)
+		put(r, xv_cluster_byte(v, ls->dir[i]), buf + i * v->cb, v->cb, "recovery directory contents", false);
 	free(buf);
 }
 
@@ -259,12 +260,18 @@ void lost_prepare(struct rp *r, struct xvol *v)
 	    !(take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || (r->unclaimed && r->o->level == FSC_REPAIR_ALL)))
 		return;
 	ls = r->lost = calloc(1, sizeof(*ls));
-	if (!ls || !(ls->max = room_for(v)) || (!root_slots(r, v, used, &last) && !last)) {
-		r->err = ls ? r->err : -ENOMEM;
+	if (!ls) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (!(ls->max = room_for(v)) || (!root_slots(r, v, used, &last) && !last)) {
+		unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);	/* no room, or no root to link it: left */
 		return;
 	}
 	for (ls->number = 0; ls->number < 1000 && bit_get(used, ls->number); ls->number++)
 		;
+	if (ls->number == 1000)
+		unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);
 	if (ls->number == 1000 || (r->err = find_chains(r, v)) < 0 || !ls->n)
 		return;
 	ls->ndir = (ls->n * SET_BYTES + v->cb - 1) / v->cb;

@@ -77,6 +77,13 @@ bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, con
 	return true;
 }
 
+void unplan(const struct rp *r, enum fsc_problem id)
+{
+	for (size_t i = 0; i < r->out->n; i++)
+		if (r->out->v[i].id == id)
+			r->out->v[i].planned = false;
+}
+
 /* The finding id at the set whose primary lies at at, searched from the latest. */
 struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 {

@@ -874,6 +874,40 @@ static void test_repair_revives_set(void **state)
 }
 
 /*
+ * Many lost chains (100 single clusters): their sets fill more than one
+ * cluster of the recovery directory, with no end mark between them; after
+ * the repair the volume checks with no finding, and a second repair plans
+ * nothing.
+ */
+static void test_repair_saves_many(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	tr(&im);
+	for (uint32_t c = 40; c < 140; c++)
+		exfat_mark(&im, c, 1);
+	free_lost = false;
+	plan = plan_repair(&im, &fs);
+	fsc_findings_free(&fs);
+	assert_int_equal(apply_cut(&im, plan, FSC_FAULT_NEVER, NULL), 0);
+	fsc_plan_free(plan);
+	fs = probe_and_check(&im);
+	for (size_t i = 0; i < fs.n; i++)
+		print_error("after the repair: %s\n", fsc_problem_info(fs.v[i].id)->name);
+	assert_int_equal(fs.n, 0);
+	fsc_findings_free(&fs);
+	plan = plan_repair(&im, &fs);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	free_lost = true;
+	img_free(&im);
+}
+
+/*
  * Power cut: each repaired case (lost clusters freed, then saved), its
  * plan cut before its k-th write for every k (every other cut also loses
  * the writes its disk cache held since the last sync, but every other of
@@ -972,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_repair_table),
 		cmocka_unit_test(test_repair_every_case),
 		cmocka_unit_test(test_repair_revives_set),
+		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
