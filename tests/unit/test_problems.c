@@ -834,6 +834,20 @@ static void test_repair_every_case(void **state)
 		      NCASES, n);
 }
 
+/* Apply plan (and free it); then the volume must check with no finding at all. */
+static void apply_and_expect_clean(struct img *im, struct fsc_plan *plan)
+{
+	struct fsc_findings fs;
+
+	assert_int_equal(apply_cut(im, plan, FSC_FAULT_NEVER, NULL), 0);
+	fsc_plan_free(plan);
+	fs = probe_and_check(im);
+	for (size_t i = 0; i < fs.n; i++)
+		print_error("after the repair: %s\n", fsc_problem_info(fs.v[i].id)->name);
+	assert_int_equal(fs.n, 0);
+	fsc_findings_free(&fs);
+}
+
 /*
  * A SecondaryCount damaged alone (the checksum still that of the whole
  * set): the repair makes the set whole again instead of saving its file's
@@ -861,13 +875,7 @@ static void test_repair_revives_set(void **state)
 		if (fs.v[i].id == FSC_PR_EXFAT_SET_COUNT)
 			assert_true(fs.v[i].planned);
 	fsc_findings_free(&fs);
-	assert_int_equal(apply_cut(&im, plan, FSC_FAULT_NEVER, NULL), 0);
-	fsc_plan_free(plan);
-	fs = probe_and_check(&im);
-	for (size_t i = 0; i < fs.n; i++)
-		print_error("after the repair: %s\n", fsc_problem_info(fs.v[i].id)->name);
-	assert_int_equal(fs.n, 0);
-	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
 	assert_memory_equal(im.buf, clean.buf, im.len);	/* byte for byte the undamaged volume */
 	img_free(&im);
 	img_free(&clean);
@@ -892,13 +900,7 @@ static void test_repair_saves_many(void **state)
 	free_lost = false;
 	plan = plan_repair(&im, &fs);
 	fsc_findings_free(&fs);
-	assert_int_equal(apply_cut(&im, plan, FSC_FAULT_NEVER, NULL), 0);
-	fsc_plan_free(plan);
-	fs = probe_and_check(&im);
-	for (size_t i = 0; i < fs.n; i++)
-		print_error("after the repair: %s\n", fsc_problem_info(fs.v[i].id)->name);
-	assert_int_equal(fs.n, 0);
-	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
 	plan = plan_repair(&im, &fs);
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
