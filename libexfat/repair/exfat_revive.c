@@ -9,13 +9,20 @@
  * that they are not saved twice).  Directories are left: their contents
  * were not walked.
  *
- * Consumes: EXFAT_SET_COUNT findings.  Produces: a one-byte edit per set,
- * its chain claimed, the set's findings (count, checksum, the stray
- * entries it takes back) planned.
+ * Entries after an end-of-directory mark: when, from the mark to the end
+ * of its cluster, the entries in use are whole file sets with sound
+ * checksums (files, not directories), the stray 0x00 entries before them
+ * are what is wrong: they become unused entries (0x05), and the files are
+ * visible again, their chains claimed.  Otherwise the entries in use
+ * after the mark (in its cluster) are marked unused: their bytes stay.
+ *
+ * Consumes: EXFAT_SET_COUNT and EXFAT_AFTER_END findings.  Produces: plan
+ * edits, the files' chains claimed, the findings planned.
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "repair/repair.h"
@@ -86,10 +93,77 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	mark_revived(r, f, sc);
 }
 
+/* Entries [from, n) of the cluster in d: whole, sound file sets (not directories) and unused ones only? */
+static bool sound_files(const uint8_t *d, unsigned from, unsigned n)
+{
+	for (unsigned e = from; e < n;) {
+		const uint8_t *s = d + 32ull * e;
+		unsigned sc = s[1];
+
+		if (!(s[0] & 0x80)) {
+			e++;
+			continue;
+		}
+		if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || (get_le16(s, 4) & 0x10) ||
+		    s[32] != EXFAT_T_STREAM || fsc_exfat_set_checksum(s, sc + 1) != get_le16(s, 2))
+			return false;
+		for (unsigned k = 1; k <= sc; k++)
+			if ((s[32 * k] & 0xC0) != 0xC0)
+				return false;
+		e += sc + 1;
+	}
+	return true;
+}
+
+static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f)
+{
+	uint64_t base = xv_cluster_byte(v, (uint32_t)f->loc);
+	unsigned n = v->cb / 32, z = f->entry, last = f->entry;
+	uint8_t *d = malloc(v->cb);
+	bool sound;
+
+	if (!d || plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
+		goto out;
+	while (z > 0 && d[32 * (z - 1)] == 0x00)
+		z--;
+	/* Only a mark in this cluster, after something: one before it would still end the directory. */
+	if (z == 0 || z == f->entry || !wanted(r, f))
+		goto out;
+	for (unsigned e = f->entry; e < n; e++)
+		if (d[32 * e])
+			last = e;
+	sound = sound_files(d, f->entry, n);
+	for (unsigned e = z; e <= last; e++)	/* the directory goes on to last: no end mark before it */
+		if (d[32 * e] == 0x00)
+			d[32 * e] = 0x05;
+		else if (!sound)
+			d[32 * e] &= 0x7F;	/* not sound: kept, but unused */
+	put(r, base + 32ull * z, d + 32ull * z, 32ull * (last + 1 - z),
+	    sound ? "unused entries for the stray end marks: the files after them are visible again" :
+		    "unused entries from the stray end mark on (the entries after it were not sound sets)", false);
+	f->planned = true;
+	for (unsigned e = f->entry; sound && e <= last;)
+		if (d[32 * e] == EXFAT_T_FILE) {
+			claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");
+			e += d[32 * e + 1] + 1u;
+		} else {
+			e++;
+		}
+	r->allocated = true;
+out:
+	free(d);
+}
+
 void revive_sets(struct rp *r, struct xvol *v)
 {
-	for (size_t i = 0; i < r->out->n && !r->err; i++)
-		if (r->out->v[i].id == FSC_PR_EXFAT_SET_COUNT && r->out->v[i].loc_kind == FSC_LOC_ENTRY &&
-		    xv_cluster_valid(v, (uint32_t)r->out->v[i].loc))
-			revive_one(r, v, &r->out->v[i]);
+	for (size_t i = 0; i < r->out->n && !r->err; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
+			continue;
+		if (f->id == FSC_PR_EXFAT_SET_COUNT)
+			revive_one(r, v, f);
+		else if (f->id == FSC_PR_EXFAT_AFTER_END)
+			revive_after_end(r, v, f);
+	}
 }

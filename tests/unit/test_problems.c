@@ -622,7 +622,7 @@ static const char *const repaired[] = {
 	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
 	"EXFAT_CHAIN_SHORT", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
-	"EXFAT_NAME_DUPLICATE",
+	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END",
 };
 
 /*
@@ -882,6 +882,34 @@ static void test_repair_revives_set(void **state)
 }
 
 /*
+ * A file set after stray end marks (slots 6..11 of /sub left 0x00, the
+ * set at 12): the repair makes it visible again instead of marking it
+ * unused, and afterwards the volume checks with no finding.
+ */
+static void test_repair_after_end_revives(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	bool has = false;
+
+	(void)state;
+	tr(&im);
+	exfat_put_file(&im, 6, 12, "late.txt", 0x20, 0, 0, 0x01);
+	fs = probe_and_check(&im);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_AFTER_END));
+	fsc_findings_free(&fs);
+	plan = plan_repair(&im, &fs);
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	for (unsigned k = 6; k < 12; k++)
+		has |= exfat_entry(&im, 6, k)[0] != 0x05;
+	assert_false(has);				/* the gap became unused entries */
+	assert_int_equal(exfat_entry(&im, 6, 12)[0], 0x85);	/* the file is in use still */
+	img_free(&im);
+}
+
+/*
  * Many lost chains (100 single clusters): their sets fill more than one
  * cluster of the recovery directory, with no end mark between them; after
  * the repair the volume checks with no finding, and a second repair plans
@@ -1009,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_repair_every_case),
 		cmocka_unit_test(test_repair_revives_set),
 		cmocka_unit_test(test_repair_saves_many),
+		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
