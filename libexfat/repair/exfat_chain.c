@@ -36,6 +36,8 @@ static void chain_run(struct rp *r, struct xvol *v, uint32_t from, uint32_t to, 
 {
 	uint8_t e[4];
 
+	if (!xv_cluster_valid(v, from) || !xv_cluster_valid(v, to))
+		return;
 	for (uint32_t c = from; c <= to && c >= from; c++) {
 		put_le32(e, 0, c < to ? c + 1 : last);
 		put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
@@ -89,6 +91,9 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 	char why[200];
 	bool ok = true;
 
+	/* A contiguous file running past the heap (CHAIN_RANGE too) is left: its size is wrong as well. */
+	if (nofat && (!xv_cluster_valid(v, first) || need > (uint64_t)v->cc + 2 - first))
+		return 0;
 	if (!m || ch->good + m > need || m * v->cb > MAX_COPY_BYTES || !set_wanted(r, FSC_PR_EXFAT_CROSS_LINK, &a->at))
 		return 0;
 	src = malloc(m * sizeof(*src));

@@ -215,6 +215,29 @@ static bool root_slots(struct rp *r, struct xvol *v, uint64_t *used, uint32_t *l
 	return found;
 }
 
+/*
+ * The end marks at the end of the root's last cluster made unused entries
+ * (0x05): else the new cluster after it would lie past the root's end.
+ */
+static void unmark_end(struct rp *r, struct xvol *v, uint32_t last)
+{
+	uint8_t *d = malloc(v->cb);
+	uint32_t z = v->cb;
+
+	if (!d || plan_view_read(r->dev, r->plan, xv_cluster_byte(v, last), d, v->cb) < 0) {
+		r->err = d ? -EIO : -ENOMEM;
+		free(d);
+		return;
+	}
+	while (z >= 32 && d[z - 32] == 0x00)
+		z -= 32;
+	for (uint32_t i = z; i < v->cb; i += 32)
+		d[i] = 0x05;
+	if (z < v->cb)
+		put(r, xv_cluster_byte(v, last) + z, d + z, v->cb - z, "unused entries: the root goes on", false);
+	free(d);
+}
+
 /* A new root cluster, zeroed and chained after the last: its first three slots. */
 static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
 {
@@ -224,6 +247,7 @@ static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
 
 	if (!alloc_clusters(r, v, &c, 1, "end the root directory's new cluster"))
 		return false;
+	unmark_end(r, v, last);
 	zero = calloc(1, v->cb);
 	if (!zero) {
 		r->err = -ENOMEM;

@@ -293,12 +293,15 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 		       uint64_t *marked)
 {
 	const struct fsc_exfat_root *rt = &v->p->root;
-	uint64_t len = rt->bitmap_length, from, to;
+	/* The clusters ClusterCount bits take, at most: a DataLength past them is not followed. */
+	uint64_t need = ((uint64_t)v->p->ex.cluster_count + 7) / 8, from, to;
+	uint64_t len = rt->bitmap_length < (need + v->cb - 1) / v->cb * v->cb ? rt->bitmap_length
+									   : (need + v->cb - 1) / v->cb * v->cb;
 	uint32_t c = rt->bitmap_cluster;
 	uint8_t *old = malloc(v->cb), *neu = malloc(v->cb);
 
 	*marked = 0;
-	for (uint64_t k = 0; old && neu && !r->err && k * v->cb < len && xv_cluster_valid(v, c); k++) {
+	for (uint64_t k = 0; old && neu && !r->err && k * v->cb < len && k < v->cc && xv_cluster_valid(v, c); k++) {
 		bitmap_span(v, k, len, &from, &to);
 		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c), old, (size_t)(to - from)) < 0) {
 			r->err = -EIO;
