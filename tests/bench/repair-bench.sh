@@ -473,6 +473,7 @@ note "injected $injected problems (seed $seed; planned in $(fmt_ms $(( _now - t0
 	"${inj[lost]} lost clusters, VolumeDirty ${inj[dirty]}" \
 	"(among ${inj[files]} files and ${inj[free_clusters]} free clusters of ${inj[clusters]})"
 : > "$tmpd/copy.us"
+rm -f -- "$run_img"		# left in BENCH_KEEP by a killed run, perhaps of another image
 fresh_copy
 note "damaged image: $run_img (a cp --sparse=always of the clean one, $(wc -l < "$work/injected.edits") writes;" \
 	"$(fmt_ms "$(tail -n1 "$tmpd/copy.us")") ms)"
