@@ -11,7 +11,8 @@
 # The images are built once (root: loop device + mount.exfat-fuse) and
 # cached.  See tests/bench/README.md for what is measured and the
 # environment variables.  Exit status: 0 PASS (or BENCH_REPORT_ONLY=1),
-# 1 FAIL, 2 setup or run error.
+# 1 FAIL, 2 setup or run error.  BENCH_BUILD_ONLY=1 builds (or checks) the
+# cached images and exits 0 without measuring: repair-bench.sh uses that.
 
 set -euo pipefail
 
@@ -28,6 +29,7 @@ runs=${BENCH_RUNS:-5}
 limit=${BENCH_LIMIT:-0.50}
 rss_limit=${BENCH_RSS_LIMIT:-1.00}
 report_only=${BENCH_REPORT_ONLY:-0}
+build_only=${BENCH_BUILD_ONLY:-0}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fsck}
 # In a build tree ./fatscope is libtool's wrapper script; time the real binary.
 if [[ -z ${FATSCOPE:-} && -x $root/.libs/fatscope && -d $root/libexfat/.libs ]]; then
@@ -40,6 +42,7 @@ FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer (got '$runs')"
 [[ $limit =~ ^[0-9]+([.][0-9]+)?$ ]] || die "BENCH_LIMIT must be a number (got '$limit')"
 [[ $rss_limit =~ ^[0-9]+([.][0-9]+)?$ ]] || die "BENCH_RSS_LIMIT must be a number (got '$rss_limit')"
+[[ $build_only == [01] ]] || die "BENCH_BUILD_ONLY must be 0 or 1 (got '$build_only')"
 
 # The images: label -> "size top-dirs sub-dirs-per-top files-per-leaf-dir".
 # sub-dirs 0: the files go straight into the top directories.
@@ -56,19 +59,28 @@ tiny_size=8M			# empty image: the RSS baseline
 
 need() { command -v "$1" >/dev/null || die "$1 not found ($2)"; }
 need python3 "apt-get install -y python3"
-need mkfs.exfat "apt-get install -y exfatprogs"
-need "$FSCK_EXFAT" "apt-get install -y exfatprogs"
-FSCK_EXFAT=$(command -v "$FSCK_EXFAT")
+# exfatprogs builds and verifies the images and is measured against.
+need_exfatprogs() {
+	need mkfs.exfat "apt-get install -y exfatprogs"
+	need "$FSCK_EXFAT" "apt-get install -y exfatprogs"
+	FSCK_EXFAT=$(command -v "$FSCK_EXFAT")
+}
 
-[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
-[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $root && make -j2) or set FATSCOPE=/path/to/fatscope"
-[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
-FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+# With BENCH_BUILD_ONLY=1 only what building an image needs is checked,
+# and only when an image is built.
+if [[ $build_only != 1 ]]; then
+	need_exfatprogs
 
-# Peak RSS is part of the verdict, so GNU time is required.
-gnutime=${GNU_TIME:-/usr/bin/time}
-{ [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; } ||
-	die "GNU time not found at $gnutime (apt-get install -y time, or GNU_TIME=/path)"
+	[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
+	[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $root && make -j2) or set FATSCOPE=/path/to/fatscope"
+	[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
+	FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+
+	# Peak RSS is part of the verdict, so GNU time is required.
+	gnutime=${GNU_TIME:-/usr/bin/time}
+	{ [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; } ||
+		die "GNU time not found at $gnutime (apt-get install -y time, or GNU_TIME=/path)"
+fi
 
 # A timer in microseconds. $EPOCHREALTIME (bash >= 5) costs no fork; a
 # clock step during a run is caught (a delta <= 0 aborts). Fallback: date.
@@ -355,7 +367,7 @@ EOF
 floor_threads=		# the two-thread floor needs floor.c
 floor_reader=("python3" "$tmpd/floor.py")
 floor_how="python3 os.preadv() per range (no C compiler found)"
-if cc=$(command -v "${CC:-cc}" || command -v gcc) &&
+if [[ $build_only != 1 ]] && cc=$(command -v "${CC:-cc}" || command -v gcc) &&
    "$cc" -O2 -pthread -o "$tmpd/floor" "$tmpd/floor.c" 2> "$tmpd/floor.cc.log"; then
 	floor_reader=("$tmpd/floor")
 	floor_how="C pread(2) per range, compiled at run time with $cc"
@@ -415,6 +427,7 @@ verify_image() { # path -> fsck.exfat -n must say clean
 build_image() {
 	local label=$1 size top sub files img st t0 t1 cs out nf nb nd secs vline
 	read -r size top sub files <<< "${spec[$label]}"
+	need_exfatprogs
 	command -v losetup >/dev/null || die "losetup not found (apt-get install -y mount)"
 	command -v mount.exfat-fuse >/dev/null || die "mount.exfat-fuse not found (apt-get install -y exfat-fuse)"
 	[[ $(id -u) == 0 ]] || die "building the $label image needs root (loop device and mount)"
@@ -465,6 +478,7 @@ build_image() {
 build_tiny() {
 	local img st
 	img=$(img_path tiny); st=$(stamp_path tiny)
+	need_exfatprogs
 	mkdir -p -- "$cache"
 	rm -f -- "$st"
 	new_img=$cache/tiny.img.new
@@ -480,6 +494,7 @@ for label in "${labels[@]}"; do
 	stamp_ok "$label" || build_image "$label"
 done
 stamp_ok tiny || build_tiny
+[[ $build_only != 1 ]] || exit 0
 
 # ---------------------------------------------------------------- measure
 
