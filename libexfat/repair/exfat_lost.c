@@ -86,15 +86,15 @@ static int find_chains(struct rp *r, struct xvol *v)
 
 	if (!linked)
 		return -ENOMEM;
-	for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1; c++) {
-		uint32_t next;
+	for (uint32_t c = next_cluster(v, 1, true); c; c = next_cluster(v, c, true)) {
+		uint32_t next = xv_fat(v, c);
 
-		if (lost(v, c) && lost(v, next = xv_fat(v, c)) && next != c)
+		if (lost(v, next) && next != c)
 			bit_set(linked, next - 2);
 	}
 	for (int round = 0; round < 2; round++)
-		for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1 && ls->n < ls->max; c++) {
-			if (!lost(v, c) || (round == 0 && bit_get(linked, c - 2)))
+		for (uint32_t c = next_cluster(v, 1, true); c && ls->n < ls->max; c = next_cluster(v, c, true)) {
+			if (round == 0 && bit_get(linked, c - 2))
 				continue;
 			if (!grow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))) {
 				free(linked);
@@ -265,10 +265,15 @@ static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
 /* How many chains fit: a directory of their sets, and a root cluster, in the free clusters. */
 static size_t room_for(const struct xvol *v)
 {
-	uint64_t free_clusters = 0, per = v->cb / SET_BYTES;
+	uint64_t free_clusters = 0, per = v->cb / SET_BYTES, words = ((uint64_t)v->cc + 63) / 64;
 
-	for (uint32_t c = next_free(v, 1); c; c = next_free(v, c))
-		free_clusters++;
+	for (uint64_t w = 0; w < words; w++) {	/* neither marked nor owned, within the clusters held */
+		uint64_t f = ~(v->marked[w] | v->ck.claimed[w]);
+
+		if (w == words - 1 && v->cc % 64)
+			f &= (1ull << (v->cc % 64)) - 1;
+		free_clusters += (uint64_t)__builtin_popcountll(f);
+	}
 	if (free_clusters < 2)
 		return 0;
 	return (free_clusters - 1) * per < MAX_SAVED ? (size_t)((free_clusters - 1) * per) : MAX_SAVED;

@@ -49,11 +49,21 @@ void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *w
 }
 
 /* Clusters nothing owns or marks, after c (0: none left). */
-uint32_t next_free(const struct xvol *v, uint32_t c)
+uint32_t next_cluster(const struct xvol *v, uint32_t c, bool lost)
 {
-	for (c = c < 2 ? 2 : c + 1; (uint64_t)c <= (uint64_t)v->cc + 1; c++)
-		if (!bit_get(v->marked, c - 2) && !cluster_owned(v, c))
-			return c;
+	uint64_t words = ((uint64_t)v->cc + 63) / 64, i = c < 2 ? 0 : (uint64_t)c - 1;	/* bit of c + 1 */
+
+	for (uint64_t w = i / 64; w < words; w++) {	/* a word of the two bit sets at a time */
+		uint64_t f = lost ? v->marked[w] & ~v->ck.claimed[w] : ~(v->marked[w] | v->ck.claimed[w]);
+
+		if (w == i / 64)
+			f &= ~0ull << (i % 64);
+		if (f) {
+			uint64_t bit = w * 64 + (uint64_t)__builtin_ctzll(f);
+
+			return bit < v->cc ? (uint32_t)(bit + 2) : 0;
+		}
+	}
 	return 0;
 }
 
@@ -64,7 +74,7 @@ bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, con
 	uint32_t c = 0;
 
 	for (uint64_t i = 0; i < n; i++) {
-		if (!(c = next_free(v, c)))
+		if (!(c = next_cluster(v, c, false)))
 			return false;
 		out[i] = c;
 	}

@@ -74,8 +74,11 @@ static inline void cluster_claim(struct xvol *v, uint32_t c)
 	bit_set(v->ck.claimed, c - 2);
 }
 
-/* The first free cluster (nothing owns it, the bitmap does not mark it) after c; 0: none. */
-uint32_t next_free(const struct xvol *v, uint32_t c);
+/*
+ * The first cluster after c that is free (nothing owns it, the bitmap does
+ * not mark it) or, with lost, lost (marked, owned by nothing); 0: none.
+ */
+uint32_t next_cluster(const struct xvol *v, uint32_t c, bool lost);
 /*
  * n free clusters into out, claimed and chained in the FAT (the last with
  * an end mark; what: why, for the plan); false when there are fewer.
