@@ -17,8 +17,8 @@
 set -euo pipefail
 
 prog=fsck-bench
-die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
-note() { printf '%s: %s\n' "$prog" "$*"; }
+# shellcheck source=tests/bench/lib.sh
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 root=$(cd -- "$script_dir/../.." && pwd -P)
@@ -77,20 +77,9 @@ if [[ $build_only != 1 ]]; then
 	FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
 
 	# Peak RSS is part of the verdict, so GNU time is required.
-	gnutime=${GNU_TIME:-/usr/bin/time}
-	{ [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; } ||
-		die "GNU time not found at $gnutime (apt-get install -y time, or GNU_TIME=/path)"
+	gnu_time required
 fi
 
-# A timer in microseconds. $EPOCHREALTIME (bash >= 5) costs no fork; a
-# clock step during a run is caught (a delta <= 0 aborts). Fallback: date.
-now_us() {
-	if [[ -n ${EPOCHREALTIME:-} ]]; then
-		_now=${EPOCHREALTIME//[!0-9]/}
-	else
-		_now=$(( $(date +%s%N) / 1000 ))
-	fi
-}
 
 # ---------------------------------------------------------------- cleanup
 
@@ -531,21 +520,6 @@ run_fsck_exfat() {
 	(( rc == 0 )) || die "fsck.exfat -n $img exited $rc"
 }
 
-# Time one call of tool $1 on image $2: sets $_us, appends to $tmpd/$1.us.
-timed() {
-	local t0 t1
-	now_us; t0=$_now
-	"run_$1" "$2"
-	now_us; t1=$_now
-	(( t1 > t0 )) || die "clock went backwards during a run; try again"
-	_us=$(( t1 - t0 ))
-	echo "$_us" >> "$tmpd/$1.us"
-}
-# Peak RSS (KiB) of one separate, untimed call of tool $1 on image $2.
-rss() {
-	"run_$1" "$2" "$gnutime" -f %M -o "$tmpd/rss1"
-	tail -n1 "$tmpd/rss1" >> "$tmpd/$1.rss"
-}
 
 # Heap peak (bytes) of one call of tool $1 on image $2 under valgrind
 # massif (heap only: malloc & co; no mmap'ed file pages, no stacks).

@@ -11,8 +11,8 @@
 set -euo pipefail
 
 prog=probe-bench
-die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
-note() { printf '%s: %s\n' "$prog" "$*"; }
+# shellcheck source=tests/bench/lib.sh
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 root=$(cd -- "$script_dir/../.." && pwd -P)
@@ -82,21 +82,8 @@ FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE
 
 # Peak RSS needs GNU time, /usr/bin/time (Debian: apt-get install -y time;
 # GNU_TIME=/path overrides it); without it the report says "peak RSS: n/a".
-gnutime=${GNU_TIME:-/usr/bin/time}
-if ! { [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; }; then
-	gnutime=
-fi
+gnu_time optional
 
-# A timer in microseconds. $EPOCHREALTIME (bash >= 5) costs no fork; it is
-# CLOCK_REALTIME, so a clock step during a run is caught below (a delta
-# <= 0 aborts). Fallback: date +%s%N.
-now_us() {
-	if [[ -n ${EPOCHREALTIME:-} ]]; then
-		_now=${EPOCHREALTIME//[!0-9]/}
-	else
-		_now=$(( $(date +%s%N) / 1000 ))
-	fi
-}
 
 # ---------------------------------------------------------------- cache
 
@@ -250,23 +237,6 @@ run_blkid() {
 	case $rc in 0|2) ;; *) die "blkid -p exited $rc" ;; esac
 }
 
-# Time one call of tool $1: sets $_us and appends it to $tmpd/$1.us.
-timed() {
-	local t0 t1
-	now_us; t0=$_now
-	"run_$1"
-	now_us; t1=$_now
-	(( t1 > t0 )) || die "clock went backwards during a run; try again"
-	_us=$(( t1 - t0 ))
-	echo "$_us" >> "$tmpd/$1.us"
-}
-
-# Peak RSS (KiB) of one call of tool $1, in a separate, untimed call so
-# that GNU time's own fork/exec stays out of the timings.
-rss() {
-	"run_$1" "$gnutime" -f %M -o "$tmpd/$1.rss1"
-	tail -n1 "$tmpd/$1.rss1" >> "$tmpd/$1.rss"
-}
 
 fmt_ms() { awk -v us="$1" 'BEGIN { printf "%.1f", us / 1000 }'; }
 

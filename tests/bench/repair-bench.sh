@@ -17,8 +17,8 @@
 set -euo pipefail
 
 prog=repair-bench
-die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
-note() { printf '%s: %s\n' "$prog" "$*"; }
+# shellcheck source=tests/bench/lib.sh
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)/lib.sh"
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 root=$(cd -- "$script_dir/../.." && pwd -P)
@@ -66,19 +66,8 @@ else
 fi
 
 # The peak RSS is reported, so GNU time is required.
-gnutime=${GNU_TIME:-/usr/bin/time}
-{ [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; } ||
-	die "GNU time not found at $gnutime (apt-get install -y time, or GNU_TIME=/path)"
+gnu_time required
 
-# A timer in microseconds. $EPOCHREALTIME (bash >= 5) costs no fork; a
-# clock step during a run is caught (a delta <= 0 aborts). Fallback: date.
-now_us() {
-	if [[ -n ${EPOCHREALTIME:-} ]]; then
-		_now=${EPOCHREALTIME//[!0-9]/}
-	else
-		_now=$(( $(date +%s%N) / 1000 ))
-	fi
-}
 
 # ---------------------------------------------------------------- cleanup
 
@@ -385,27 +374,15 @@ run_repair() {
 	fi
 }
 
-# Time one call of run_$1 right after an untimed one, so that the page
-# cache is warm (on this VM it does not stay warm for long: pages unused
-# for a few seconds are paged out).  Before a repair the untimed call is
-# a check of the same damaged image (run_damaged), which also reads the
-# holes cp --sparse=always left in the directory clusters into the page
-# cache (0.5-1 s on the 100k image).  Sets $_us, appends to $tmpd/$1.us.
-timed() {
-	local t0 t1
+# Each timed call (lib.sh) comes right after an untimed one, so that the
+# page cache is warm (on this VM it does not stay warm for long: pages
+# unused for a few seconds are paged out).  Before a repair the untimed
+# call is a check of the same damaged image (run_damaged), which also
+# reads the holes cp --sparse=always left in the directory clusters into
+# the page cache (0.5-1 s on the 100k image).
+before_timed() {
 	# shellcheck disable=SC2119
 	if [[ $1 == repair ]]; then run_damaged; else "run_$1"; fi
-	now_us; t0=$_now
-	"run_$1"
-	now_us; t1=$_now
-	(( t1 > t0 )) || die "clock went backwards during a run; try again"
-	_us=$(( t1 - t0 ))
-	echo "$_us" >> "$tmpd/$1.us"
-}
-# Peak RSS (KiB) of one separate, untimed call of run_$1.
-rss() {
-	"run_$1" "$gnutime" -f %M -o "$tmpd/rss1"
-	tail -n1 "$tmpd/rss1" >> "$tmpd/$1.rss"
 }
 
 # fatscope fsck -n --json on $1: sets $_rc, $_nf (findings), $_nl (listed),

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh - sourced by the benchmarks (probe-bench.sh, fsck-bench.sh,
+# repair-bench.sh) after they set $prog: messages, GNU time, a microsecond
+# timer, and the timed and peak-RSS calls of a tool.  A script times tool
+# T by defining run_T, which runs it with its arguments, the last of them
+# an optional wrapper command (GNU time for rss); results go to
+# $tmpd/T.us and $tmpd/T.rss, so $tmpd must be set before timed or rss.
+
+die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
+note() { printf '%s: %s\n' "$prog" "$*"; }
+
+# gnu_time required|optional: $gnutime is GNU time (GNU_TIME=/path
+# overrides /usr/bin/time); without it a required one dies, an optional
+# one leaves $gnutime empty (the report then says "peak RSS: n/a").
+gnu_time() {
+	gnutime=${GNU_TIME:-/usr/bin/time}
+	{ [[ -x $gnutime ]] && "$gnutime" -f %M -o /dev/null true 2>/dev/null; } && return
+	[[ $1 == required ]] && die "GNU time not found at $gnutime (apt-get install -y time, or GNU_TIME=/path)"
+	gnutime=
+}
+
+# A timer in microseconds into $_now. $EPOCHREALTIME (bash >= 5) costs no
+# fork; it is CLOCK_REALTIME, so a clock step during a run is caught by
+# timed (a delta <= 0 aborts). Fallback: date +%s%N.
+now_us() {
+	if [[ -n ${EPOCHREALTIME:-} ]]; then
+		_now=${EPOCHREALTIME//[!0-9]/}
+	else
+		_now=$(( $(date +%s%N) / 1000 ))
+	fi
+}
+
+# timed T ARGS...: one call of run_T ARGS, timed; sets $_us and appends it
+# to $tmpd/T.us.  A script may define before_timed, called (untimed) with
+# the same words first.
+timed() {
+	local tool=$1 t0 t1
+	shift
+	if declare -F before_timed > /dev/null; then before_timed "$tool" "$@"; fi
+	now_us; t0=$_now
+	"run_$tool" "$@"
+	now_us; t1=$_now
+	(( t1 > t0 )) || die "clock went backwards during a run; try again"
+	_us=$(( t1 - t0 ))
+	echo "$_us" >> "$tmpd/$tool.us"
+}
+
+# rss T ARGS...: peak RSS (KiB) of one separate, untimed call of run_T
+# ARGS under GNU time (so that its fork and exec stay out of the timings),
+# appended to $tmpd/T.rss.
+rss() {
+	local tool=$1
+	shift
+	"run_$tool" "$@" "$gnutime" -f %M -o "$tmpd/$tool.rss1"
+	tail -n1 "$tmpd/$tool.rss1" >> "$tmpd/$tool.rss"
+}
