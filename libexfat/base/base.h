@@ -57,6 +57,11 @@ static inline void bit_set(uint64_t *b, uint64_t i)
 }
 
 /* Set bit i; return whether it was set before. */
+static inline void bit_clear(uint64_t *b, uint64_t i)
+{
+	b[i / 64] &= ~(1ull << (i % 64));
+}
+
 static inline bool bit_test_set(uint64_t *b, uint64_t i)
 {
 	bool was = bit_get(b, i);

@@ -20,18 +20,11 @@
 
 #include "repair/repair.h"
 
-/* A boot region field error (not a checksum alone, not the device): what a restore cures. */
-static bool field_error(const struct fsc_finding *f)
-{
-	return f->id >= FSC_PR_EXFAT_BOOT_CLUSTER_COUNT && f->id <= FSC_PR_EXFAT_BOOT_VOLUME_LENGTH &&
-	       fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR;
-}
-
 /* The first field error, or NULL. */
 static const struct fsc_finding *first_field_error(const struct fsc_findings *fs)
 {
 	for (size_t i = 0; i < fs->n; i++)
-		if (field_error(&fs->v[i]))
+		if (boot_field_error(&fs->v[i]))
 			return &fs->v[i];
 	return NULL;
 }
@@ -55,7 +48,7 @@ static int note_fixed(struct rp *r, const struct fsc_findings *fs)
 	for (size_t i = 0; i < fs->n; i++) {
 		struct fsc_finding *f;
 
-		if (!field_error(&fs->v[i]) && fs->v[i].id != FSC_PR_EXFAT_BACKUP_DIFFERS)
+		if (!boot_field_error(&fs->v[i]) && fs->v[i].id != FSC_PR_EXFAT_BACKUP_DIFFERS)
 			continue;
 		if (!grow((void **)&r->out->v, &r->out->cap, r->out->n + 1, sizeof(*r->out->v)))
 			return -ENOMEM;

@@ -20,9 +20,9 @@ static void unclaim_tail(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++) {
 		c = xv_fat(v, c);
-		if (!xv_cluster_valid(v, c) || !((v->ck.claimed[(c - 2) / 64] >> ((c - 2) % 64)) & 1))
+		if (!xv_cluster_valid(v, c) || !cluster_owned(v, c))
 			break;
-		v->ck.claimed[(c - 2) / 64] &= ~(1ull << ((c - 2) % 64));
+		cluster_unclaim(v, c);
 		r->unclaimed = true;
 	}
 }

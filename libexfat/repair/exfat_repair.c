@@ -268,7 +268,7 @@ static uint8_t bitmap_byte(const struct xvol *v, uint64_t i, uint8_t old, bool s
 			declared |= (uint8_t)(1u << b);
 		if (bit < v->cc) {
 			held |= (uint8_t)(1u << b);
-			if ((v->ck.claimed[bit / 64] >> (bit % 64)) & 1)
+			if (bit_get(v->ck.claimed, bit))
 				owned |= (uint8_t)(1u << b);
 		}
 	}
@@ -335,8 +335,7 @@ static bool boot_fields_sound(const struct rp *r)
 	for (size_t i = 0; i < r->out->n; i++) {
 		const struct fsc_finding *f = &r->out->v[i];
 
-		if (f->id != FSC_PR_EXFAT_BOOT_CHECKSUM && f->id <= FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE &&
-		    f->id >= FSC_PR_EXFAT_BOOT_CHECKSUM && fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR)
+		if (boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE)
 			return false;
 	}
 	return true;

@@ -9,6 +9,13 @@
 
 #include "repair/repair.h"
 
+/* What a restore from the backup cures: the boot region's field errors (codes in problems.def order). */
+bool boot_field_error(const struct fsc_finding *f)
+{
+	return f->id >= FSC_PR_EXFAT_BOOT_CLUSTER_COUNT && f->id <= FSC_PR_EXFAT_BOOT_VOLUME_LENGTH &&
+	       fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR;
+}
+
 /* May the finding be fixed: the level allows it and the caller says yes. */
 bool wanted(const struct rp *r, const struct fsc_finding *f)
 {

@@ -74,6 +74,14 @@ static inline void cluster_claim(struct xvol *v, uint32_t c)
 	bit_set(v->ck.claimed, c - 2);
 }
 
+static inline void cluster_unclaim(struct xvol *v, uint32_t c)
+{
+	bit_clear(v->ck.claimed, c - 2);
+}
+
+/* An error in a field of the main boot region (not its checksum, not the device's size). */
+bool boot_field_error(const struct fsc_finding *f);
+
 /*
  * The first cluster after c that is free (nothing owns it, the bitmap does
  * not mark it) or, with lost, lost (marked, owned by nothing); 0: none.
