@@ -16,7 +16,12 @@ void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding
 
 	fsc_finding_message(f, msg, sizeof(msg));
 	fsc_finding_location(f, loc, sizeof(loc));
-	fprintf(out, "%s%-7s %s: %s [%s]\n", prefix, fsc_severity_name(pi->severity), pi->name, msg, loc);
+	/* Names and labels come from the disk: control bytes and invalid UTF-8 escaped. */
+	fprintf(out, "%s%-7s %s: ", prefix, fsc_severity_name(pi->severity), pi->name);
+	report_escaped(out, msg);
+	fputs(" [", out);
+	report_escaped(out, loc);
+	fputs("]\n", out);
 }
 
 void report_findings_text(const struct fsc_findings *fs, const char *indent)

@@ -51,6 +51,19 @@ check "repair exit" 1 "$rc"
 "$FATSCOPE" undo "$SCRATCH/cs.undo" "$SCRATCH/cs.img" > /dev/null; check "undo exit" 0 $?
 cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "undo did not restore the image"
 
+# A name holding ESC (0x1B): never raw on stdout, in findings or in the plan.
+cp bad-set-checksum.img "$SCRATCH/esc.img"
+at=$(LC_ALL=C grep -obUaP 'R\x00E\x00A\x00D\x00M\x00E\x00\.\x00t\x00x\x00t\x00' "$SCRATCH/esc.img" | head -1 | cut -d: -f1)
+if [ -n "$at" ]; then
+	printf '\033' | dd of="$SCRATCH/esc.img" bs=1 seek="$at" conv=notrunc status=none
+	out=$("$FATSCOPE" fsck -y --dry-run "$SCRATCH/esc.img"); rc=$?
+	check "escaped name: exit" 4 "$rc"
+	if grep -q $'\033' <<< "$out"; then bad "a raw ESC reached stdout"; else ok; fi
+	check "escaped name: in findings and plan" 4 "$(grep -c '/\\x1bEADME\.txt' <<< "$out")"
+else
+	bad "README.txt not found in bad-set-checksum.img"
+fi
+
 # Asked on a terminal (script(1) gives fsck one): q writes nothing and exits 32;
 # n to each writes nothing and exits 4; y to each repairs (exit 1).
 if command -v script > /dev/null; then
