@@ -25,6 +25,12 @@ struct xv_fix {
 	int (*done)(struct xvol *v);
 	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
 	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
+	/*
+	 * A directory read: its set in the parent (at; NULL for the root),
+	 * whether the parent lies in a row, how the walk of its chain went.
+	 */
+	void (*dir)(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+		    const char *path);
 	void *ctx;
 };
 

@@ -32,6 +32,8 @@ struct job {
 	uint32_t first;
 	uint64_t size;		/* 0: the root, by its chain */
 	bool nofat;
+	struct exfat_where at;	/* the directory's set in its parent (the root: none) */
+	bool parent_nofat;	/* the parent's clusters lie in a row */
 };
 
 struct nameref {
@@ -55,7 +57,7 @@ struct walk {
 	uint32_t dirs;			/* directories read */
 	/* the directory being read */
 	size_t node;
-	bool is_root, end_seen, after_end_told;
+	bool is_root, end_seen, after_end_told, nofat;
 	char path[4096];
 	uint32_t cluster, entry;
 	struct exfat_asm as;		/* the entry set being assembled */
@@ -76,7 +78,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
 		return;
-	w->stack[w->nstack++] = (struct job){ node, first, size, nofat };
+	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat };
 }
 
 /* ---- findings about entries ---- */
@@ -417,14 +419,25 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	char path[4096 + 800];
 	uint64_t need = (fi->d.size + w->v->cb - 1) / w->v->cb;
 	bool chain_bad = chain && (chain->crossed || chain->broken || (chain->ended && chain->clusters != need));
+	bool bad_first = (fi->d.first_cluster == 0) != (fi->d.size == 0);
 
 	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
 		return;
 	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
-	    !w->bad_name && !w->bad_flags)
+	    !w->bad_name && !w->bad_flags && !bad_first)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
+}
+
+/* The repair planner hears of a directory whose entry gives it no cluster, as of one read. */
+static void no_cluster_dir(struct walk *w, struct fileinfo *fi)
+{
+	char path[4096 + 800];
+	struct chain_res none = { 0 };
+
+	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
+	w->v->fix->dir(w->v, &w->as.at, w->nofat, &none, path);
 }
 
 static void finish_file_set(struct walk *w)
@@ -452,12 +465,19 @@ static void finish_file_set(struct walk *w)
 	if (fi->d.attr & 0x10) {
 		offer_set(w, fi, sum, NULL);
 		v->ck.sum->dirs++;
-		/* A size that is no whole number of clusters (reported above) counts whole ones only. */
-		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb : fi->d.size;
+		/*
+		 * A size that is no whole number of clusters (reported above)
+		 * counts whole ones only; size 0 (reported): a FAT chain is
+		 * followed to its end, clusters in a row count as one.
+		 */
+		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb :
+			      fi->d.size ? fi->d.size : (fi->d.flags & 2) ? v->cb : 0;
 
-		if (fi->d.first_cluster && dl)
+		if (fi->d.first_cluster)
 			push_job(w, pathtab_add(&w->nodes, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2);
+		else if (v->fix && v->fix->dir && !v->ck.owners_pass && fi->d.size)	/* a directory with no cluster */
+			no_cluster_dir(w, fi);
 	} else {
 		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false };
 		struct chain_res res;
@@ -619,12 +639,13 @@ static bool dir_cluster(void *ctx, uint32_t c)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, 0, 0, NULL, 0, false };
+	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false };
 	struct chain_res res;
 	struct xvol *v = w->v;
 
 	w->node = j->node;
 	w->is_root = j->node == 0;
+	w->nofat = j->nofat;
 	w->end_seen = w->after_end_told = false;
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
@@ -635,6 +656,8 @@ static void read_dir(struct walk *w, const struct job *j)
 	ck_claim(&v->ck, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
 	if (exfat_asm_flush(&w->as))
 		cut_short(w);
+	if (v->fix && v->fix->dir && !v->ck.owners_pass)
+		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, w->path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	check_duplicates(w);

@@ -16,7 +16,7 @@
 #include "repair/repair.h"
 
 /* The clusters after c in its chain (at most n) are no longer the file's: lost, for saving or freeing. */
-static void unclaim_tail(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
+void unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++) {
 		c = xv_fat(v, c);
@@ -162,7 +162,7 @@ unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 		if (nofat || !ch->at_need)	/* longer than the size: end it there */
 			return 0;
 		end_at = ch->at_need;
-		unclaim_tail(r, v, end_at, ch->clusters);
+		unclaim_after(r, v, end_at, ch->clusters);
 	}
 	if (end_at) {
 		put_le32(e, 0, 0xFFFFFFFF);

@@ -38,15 +38,6 @@
 
 /* ---- file sets, offered by the walk ---- */
 
-static void remember_set(struct rp *r, uint64_t off, unsigned ids)
-{
-	if (!grow((void **)&r->sets, &r->capsets, r->nsets + 1, sizeof(*r->sets))) {
-		r->err = -ENOMEM;
-		return;
-	}
-	r->sets[r->nsets++] = (struct set_fixed){ off, ids };
-}
-
 /*
  * A name that is . or .., or holds forbidden characters, renamed in place:
  * each such character (every dot of . and ..) becomes '_', so the name
@@ -92,6 +83,26 @@ static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	return ids;
 }
 
+/*
+ * A file whose FirstCluster and DataLength disagree (one is 0): with no
+ * cluster, its size becomes 0 (there are no bytes to keep); with a cluster
+ * and size 0, FirstCluster becomes 0 and the chain is lost clusters,
+ * which -y saves.  A directory's is exfat_dir.c's.
+ */
+static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
+{
+	uint32_t first = get_le32(set, 32 + 20);
+	uint64_t size = get_le64(set, 32 + 24);
+
+	if ((first == 0) == (size == 0) || (get_le16(set, 4) & 0x10) ||
+	    !set_wanted(r, FSC_PR_EXFAT_FIRST_CLUSTER, &a->at))
+		return 0;
+	put_le32(set, 32 + 20, 0);
+	put_le64(set, 32 + 8, 0);
+	put_le64(set, 32 + 24, 0);
+	return SF_FIRST;
+}
+
 static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		     const struct chain_res *chain, const char *path)
 {
@@ -106,6 +117,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		ids |= fix_chain(r, v, a, chain, set, path);
 	ids |= fix_name(r, v, a, set);
 	ids |= fix_flags(r, a, set);
+	ids |= fix_first(r, a, set);
 	if (!(ids & SF_NAME) && want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
 		put_le16(set, 32 + 4, (uint16_t)want_hash);
 		ids |= SF_HASH;
@@ -127,23 +139,10 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
 	if (get_le16(set, 2) != get_le16(a->set, 2))
 		ids |= SF_CHECKSUM;
-	snprintf(why, sizeof(why), "%s%s%s%s%s: %.120s", ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
-		 ids & SF_CHAIN ? "DataLength, " : "",
+	snprintf(why, sizeof(why), "%s%s%s%s%s%s: %.120s", ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
+		 ids & (SF_CHAIN | SF_FIRST) ? "DataLength, " : "", ids & SF_FIRST ? "FirstCluster, " : "",
 		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
-	/*
-	 * From the first changed entry to the last, one edit per run of
-	 * entries that lie in a row (a set in one cluster is one write, whole
-	 * or not at all); after a sync when it links copies made for it.
-	 */
-	for (unsigned i = 0, j; i < n; i = j) {
-		unsigned last = i;
-
-		for (j = i; j < n && (j == i || a->pos[j].offset == a->pos[j - 1].offset + 32); j++)
-			if (memcmp(set + 32 * j, a->set + 32 * j, 32))
-				last = j + 1;
-		if (last > i)
-			put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, (ids & SF_CROSS) && i == 0);
-	}
+	write_set(r, a, set, why, ids & SF_CROSS);
 	remember_set(r, a->at.offset, ids);
 }
 
@@ -192,9 +191,9 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
  * when every cross-link was copied apart, the broken chains are cut (else
  * a cut could take a cluster that is still another file's).
  */
-static void plan_deferred(struct rp *r, struct xvol *v)
+static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 {
-	size_t crosses = 0, copied = 0;
+	size_t crosses = 0;
 
 	for (size_t i = 0; i < r->out->n; i++)
 		crosses += r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK;
@@ -240,7 +239,9 @@ static void mark_sets(struct rp *r, struct xvol *v)
 			       f->id == FSC_PR_EXFAT_NAME_CHARS || f->id == FSC_PR_EXFAT_NAME_DOT ? SF_NAME :
 			       f->id == FSC_PR_EXFAT_CROSS_LINK ? SF_CROSS :
 			       f->id == FSC_PR_EXFAT_ATTRIBUTES ? SF_ATTR :
-			       f->id == FSC_PR_EXFAT_STREAM_FLAGS ? SF_FLAGS : 0;
+			       f->id == FSC_PR_EXFAT_STREAM_FLAGS ? SF_FLAGS :
+			       f->id == FSC_PR_EXFAT_DIR_SIZE ? SF_DIRSIZE :
+			       f->id == FSC_PR_EXFAT_FIRST_CLUSTER ? SF_FIRST : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
@@ -535,7 +536,7 @@ static int repair_done(struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
-	plan_deferred(r, v);
+	plan_deferred(r, v, plan_dirs(r, v));
 	mark_sets(r, v);
 	fix_orphan_entries(r, v);
 	fix_duplicates(r, v);
@@ -583,7 +584,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, NULL };
+static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, NULL };
 
 FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
@@ -627,6 +628,7 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 		free(r.defer[i].path);
 	}
 	free(r.defer);
+	free_dirs(&r);
 	free(r.sets);
 	free(r.dups);
 	return ret < 0 ? ret : r.err;

@@ -3,9 +3,12 @@
  * ledger.c - what a repair planner asks of the findings and adds to the
  * plan: whether a finding may be fixed (the level, the caller's answer),
  * marking it planned, and edits that keep the first error.  Used by
- * exfat_repair.c and exfat_lost.c.
+ * every file of repair/; and the writing of a fixed file set.
  */
 #include "config.h"
+
+#include <errno.h>
+#include <string.h>
 
 #include "repair/repair.h"
 
@@ -125,4 +128,34 @@ bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 		return r->o->level == FSC_REPAIR_ALL || pi->preen;
 	}
 	return wanted(r, f);
+}
+
+void remember_set(struct rp *r, uint64_t off, unsigned ids)
+{
+	if (!grow((void **)&r->sets, &r->capsets, r->nsets + 1, sizeof(*r->sets))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	r->sets[r->nsets++] = (struct set_fixed){ off, ids };
+}
+
+/*
+ * The set a's entries as set has them: from the first changed entry to the
+ * last, one edit per run of entries that lie in a row (a set in one
+ * cluster is one write, whole or not at all); after a sync (links: it
+ * links clusters written for it).
+ */
+void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links)
+{
+	unsigned n = a->count;
+
+	for (unsigned i = 0, j; i < n; i = j) {
+		unsigned last = i;
+
+		for (j = i; j < n && (j == i || a->pos[j].offset == a->pos[j - 1].offset + 32); j++)
+			if (memcmp(set + 32 * j, a->set + 32 * j, 32))
+				last = j + 1;
+		if (last > i)
+			put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, links && i == 0);
+	}
 }

@@ -31,7 +31,16 @@ struct set_fixed {
 	uint64_t off;
 	unsigned ids;			/* SF_* */
 };
-enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32, SF_ATTR = 64, SF_FLAGS = 128 };
+enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32, SF_ATTR = 64, SF_FLAGS = 128,
+       SF_DIRSIZE = 256, SF_FIRST = 512 };
+
+/* A directory whose chain or size is to be repaired (exfat_dir.c), waiting for the end of the walk. */
+struct dir_fix {
+	struct exfat_where at;		/* its set in the parent; cluster 0: the root */
+	bool parent_nofat;
+	struct chain_res chain;
+	char *path;
+};
 
 struct rp {
 	struct fsc_dev *dev;
@@ -50,6 +59,8 @@ struct rp {
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	struct dup_rename *dups;	/* duplicate names to make unique, at the end */
 	size_t ndups, capdups;
+	struct dir_fix *dirs;		/* directories to repair, at the end */
+	size_t ndirs, capdirs;
 	int err;
 };
 
@@ -98,6 +109,20 @@ struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const s
 /* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
 bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
 
+/* ledger.c: a set's entries as set has them (links: after a sync); the fixed set's ids, for marking. */
+void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links);
+void remember_set(struct rp *r, uint64_t off, unsigned ids);
+
+/* exfat_dir.c: directories noted by the walk; planned at its end (the number of cross-links answered). */
+void note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+	      const char *path);
+size_t plan_dirs(struct rp *r, struct xvol *v);
+/* A new empty cluster, claimed, ended in the FAT and zeroed, for path; 0 when there is no room. */
+uint32_t empty_cluster(struct rp *r, struct xvol *v, const char *path);
+void free_dirs(struct rp *r);
+
+/* exfat_chain.c: the clusters after c in its chain (at most n) are no longer owned: lost. */
+void unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n);
 /* exfat_chain.c: the chain of the file whose set is being planned (set: its bytes, to change). */
 unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);

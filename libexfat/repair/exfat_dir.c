@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_dir.c - a directory's chain and size repaired.  The walk reports
+ * each directory it read (note_dir); at its end a directory whose chain
+ * breaks (a free, bad or out-of-range link, a loop), runs into clusters
+ * another allocation claimed first (a cycle back to an ancestor, a cluster
+ * of a file), or whose size disagrees with its chain keeps the clusters it
+ * has up to the problem: its chain is ended there and DataLength and
+ * ValidDataLength become those clusters; with no break, the size follows
+ * the chain (the walk read all of it).  Nothing is copied for a
+ * directory: a copy of entries would give every file in them two owners.
+ * A directory left with no cluster of its own gets a new, empty one, so
+ * that its entry stays valid (what it pointed to is still its first
+ * owner's); so does a directory whose entry gives it no cluster.  The clusters a cut directory claimed past the cut are lost
+ * clusters, which -y saves.  The root's chain (it has no size) is ended
+ * at its break.
+ *
+ * Consumes: the walk's chain results and the DIR_SIZE, CHAIN_*, CROSS_LINK
+ * and ROOT_CHAIN findings.  Produces: plan edits (FAT end marks, a new
+ * cluster, the directory's set), the findings planned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+
+static bool dir_problem(enum fsc_problem id)
+{
+	return id == FSC_PR_EXFAT_DIR_SIZE || id == FSC_PR_EXFAT_CROSS_LINK || id == FSC_PR_EXFAT_CHAIN_FREE ||
+	       id == FSC_PR_EXFAT_CHAIN_BAD || id == FSC_PR_EXFAT_CHAIN_RANGE || id == FSC_PR_EXFAT_CHAIN_LOOP ||
+	       id == FSC_PR_EXFAT_CHAIN_SHORT || id == FSC_PR_EXFAT_CHAIN_LONG || id == FSC_PR_EXFAT_FIRST_CLUSTER;
+}
+
+/* Any finding about the directory's set at at; with wanted_only, one that may be fixed. */
+static bool dir_findings(const struct rp *r, const struct exfat_where *at, bool wanted_only)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		const struct fsc_finding *f = &r->out->v[i];
+
+		if (dir_problem(f->id) && f->loc_kind == FSC_LOC_ENTRY && f->loc == at->cluster &&
+		    f->entry == at->entry && (!wanted_only || wanted(r, f)))
+			return true;
+	}
+	return false;
+}
+
+void note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+	      const char *path)
+{
+	struct rp *r = v->fix->ctx;
+	struct dir_fix *d;
+
+	if (at ? !chain->broken && !chain->crossed && !dir_findings(r, at, false) : !chain->broken)
+		return;
+	if (!grow((void **)&r->dirs, &r->capdirs, r->ndirs + 1, sizeof(*r->dirs)) || !(path = strdup(path))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	d = &r->dirs[r->ndirs++];
+	d->at = at ? *at : (struct exfat_where){ 0, 0, 0 };
+	d->parent_nofat = parent_nofat;
+	d->chain = *chain;
+	d->path = (char *)path;
+}
+
+/*
+ * The set whose primary lies at at, as the plan so far leaves it, its
+ * entries found along the parent's clusters (in a row, or by the FAT).
+ */
+static bool read_set(struct rp *r, struct xvol *v, const struct exfat_where *at, bool parent_nofat,
+		     struct exfat_asm *a)
+{
+	struct exfat_where w = *at;
+	unsigned n = 1;
+
+	a->count = 0;
+	a->at = *at;
+	for (unsigned i = 0; i < n; i++) {
+		if (i && ++w.entry == v->cb / 32) {
+			w.cluster = parent_nofat ? w.cluster + 1 : xv_fat(v, w.cluster);
+			w.entry = 0;
+			if (!xv_cluster_valid(v, w.cluster))
+				return false;
+		}
+		w.offset = xv_cluster_byte(v, w.cluster) + 32ull * w.entry;
+		if (plan_view_read(r->dev, r->plan, w.offset, a->set + 32 * i, 32) < 0)
+			return false;
+		if (i == 0)
+			n = a->set[1] + 1u;
+		a->pos[i] = w;
+	}
+	a->count = n;
+	return n >= 3 && a->set[0] == EXFAT_T_FILE && a->set[32] == EXFAT_T_STREAM && (get_le16(a->set, 4) & 0x10);
+}
+
+/* The root: its chain ended at its last cluster before the break. */
+static void fix_root(struct rp *r, struct xvol *v, const struct dir_fix *d)
+{
+	uint8_t e[4];
+
+	if (!d->chain.last_good || !take(r, FSC_PR_EXFAT_ROOT_CHAIN))
+		return;
+	put_le32(e, 0, 0xFFFFFFFF);
+	put(r, v->fat_byte + 4ull * d->chain.last_good, e, 4, "end the root directory's cluster chain", false);
+}
+
+/* A new empty cluster for a directory left without one; 0 when there is no room. */
+uint32_t empty_cluster(struct rp *r, struct xvol *v, const char *path)
+{
+	uint32_t c;
+	uint8_t *zero = calloc(1, v->cb);
+	char why[200];
+
+	if (!zero) {
+		r->err = -ENOMEM;
+		return 0;
+	}
+	if (!alloc_clusters(r, v, &c, 1, "a new cluster for a directory that has none of its own"))
+		c = 0;
+	snprintf(why, sizeof(why), "an empty cluster for %.160s", path);
+	if (c)
+		put(r, xv_cluster_byte(v, c), zero, v->cb, why, false);
+	free(zero);
+	return c;
+}
+
+/* One directory: returns true when a cross-link of it was answered. */
+static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
+{
+	struct exfat_asm *a = malloc(sizeof(*a));
+	const struct chain_res *ch = &d->chain;
+	uint8_t set[256 * 32];
+	bool cut = ch->broken || ch->crossed, nofat, ok = false;
+	uint64_t kept;
+	uint32_t end_at = 0, first = 0;
+	char why[320];
+
+	if (!a) {
+		r->err = -ENOMEM;
+		return false;
+	}
+	if (!dir_findings(r, &d->at, true) || !read_set(r, v, &d->at, d->parent_nofat, a))
+		goto out;
+	memcpy(set, a->set, 32ull * a->count);
+	nofat = set[32 + 1] & 2;
+	/* Uncut, the size follows the chain: the walk read every cluster of it. */
+	kept = cut ? ch->good : ch->clusters;
+	if (kept > (256ull << 20) / v->cb)
+		goto out;
+	if (!nofat && kept && cut)
+		end_at = ch->last_good;
+	if (ch->crossed && ch->after_shared) {	/* its own clusters past the shared ones: lost */
+		cluster_unclaim(v, ch->after_shared);
+		unclaim_after(r, v, ch->after_shared, ch->clusters);
+		r->unclaimed = true;
+	}
+	if (!kept && !(first = empty_cluster(r, v, d->path)))
+		goto out;
+	if (end_at) {
+		uint8_t e[4];
+
+		put_le32(e, 0, 0xFFFFFFFF);
+		snprintf(why, sizeof(why), "end the directory's cluster chain: %.160s", d->path);
+		put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
+	}
+	if (first) {
+		put_le32(set, 32 + 20, first);
+		set[32 + 1] &= (uint8_t)~2;
+		kept = 1;
+	}
+	put_le64(set, 32 + 8, kept * v->cb);
+	put_le64(set, 32 + 24, kept * v->cb);
+	put_le16(set, 2, fsc_exfat_set_checksum(set, a->count));
+	snprintf(why, sizeof(why), "%sDataLength, ValidDataLength, SetChecksum: %.160s",
+		 first ? "FirstCluster (a new empty cluster), " : "", d->path);
+	write_set(r, a, set, why, first != 0);
+	remember_set(r, d->at.offset, SF_CHAIN | SF_CROSS | SF_DIRSIZE | SF_FIRST);
+	ok = ch->crossed;
+out:
+	free(a);
+	return ok;
+}
+
+size_t plan_dirs(struct rp *r, struct xvol *v)
+{
+	size_t crossed = 0;
+
+	for (size_t i = 0; i < r->ndirs; i++) {
+		struct dir_fix *d = &r->dirs[i];
+
+		if (!d->at.cluster)
+			fix_root(r, v, d);
+		else
+			crossed += fix_one(r, v, d);
+	}
+	return crossed;
+}
+
+void free_dirs(struct rp *r)
+{
+	for (size_t i = 0; i < r->ndirs; i++)
+		free(r->dirs[i].path);
+	free(r->dirs);
+	r->dirs = NULL;
+	r->ndirs = 0;
+}
