@@ -420,11 +420,12 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	uint64_t need = (fi->d.size + w->v->cb - 1) / w->v->cb;
 	bool chain_bad = chain && (chain->crossed || chain->broken || (chain->ended && chain->clusters != need));
 	bool bad_first = (fi->d.first_cluster == 0) != (fi->d.size == 0);
+	bool bad_length = fi->d.name_entries && (fi->d.name_length == 0 || fi->d.name_entries * 15 < fi->d.name_length);
 
-	if (!w->v->fix || w->v->ck.owners_pass || fi->d.nl == 0 || fi->d.name_entries * 15 < fi->d.name_length)
+	if (!w->v->fix || w->v->ck.owners_pass || (!bad_length && fi->d.nl == 0))
 		return;
 	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
-	    !w->bad_name && !w->bad_flags && !bad_first)
+	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);

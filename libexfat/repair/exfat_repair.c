@@ -39,6 +39,40 @@
 /* ---- file sets, offered by the walk ---- */
 
 /*
+ * A NameLength that the name entries do not bear out (more units than
+ * they hold, or 0) recomputed from them: the units up to the first U+0000.
+ * Entries that hold no name at all give the set the name _C_E (its
+ * cluster and entry in hex: unique in the directory).  NameHash follows;
+ * not without the volume's up-case table for a name beyond ASCII.
+ */
+static unsigned fix_name_length(struct rp *r, struct xvol *v, const struct exfat_asm *a, uint8_t *set)
+{
+	struct exfat_set d;
+	unsigned cap, nl = 0;
+	bool ascii = true;
+	char gen[24];
+
+	exfat_set_decode(set, a->count, &d);
+	cap = 15 * d.name_entries < 255 ? 15 * d.name_entries : 255;
+	if (!cap || (d.name_length && d.name_length <= cap) ||
+	    !set_wanted(r, d.name_length ? FSC_PR_EXFAT_NAME_ENTRIES : FSC_PR_EXFAT_NAME_LENGTH, &a->at))
+		return 0;
+	for (uint16_t u; nl < cap && (u = get_le16(set, 64 + 32 * (nl / 15) + 2 + 2 * (nl % 15))); nl++)
+		ascii &= u < 0x80;
+	if (!v->upcase_ok && !ascii)
+		return 0;
+	if (nl == 0) {
+		snprintf(gen, sizeof(gen), "_%X_%X", a->at.cluster, a->at.entry);
+		for (nl = 0; gen[nl]; nl++)
+			put_le16(set, 64 + 32 * (nl / 15) + 2 + 2 * (nl % 15), (uint8_t)gen[nl]);
+	}
+	set[32 + 3] = (uint8_t)nl;
+	exfat_set_decode(set, a->count, &d);
+	put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	return SF_NAMELEN | SF_NAME | SF_HASH;
+}
+
+/*
  * A name that is . or .., or holds forbidden characters, renamed in place:
  * each such character (every dot of . and ..) becomes '_', so the name
  * keeps its length, its entries and its extension; the NameHash follows.
@@ -115,6 +149,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		ids |= fix_cross(r, v, a, chain, set, path);
 	else if (chain)
 		ids |= fix_chain(r, v, a, chain, set, path);
+	ids |= fix_name_length(r, v, a, set);
 	ids |= fix_name(r, v, a, set);
 	ids |= fix_flags(r, a, set);
 	ids |= fix_first(r, a, set);
@@ -139,7 +174,8 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
 	if (get_le16(set, 2) != get_le16(a->set, 2))
 		ids |= SF_CHECKSUM;
-	snprintf(why, sizeof(why), "%s%s%s%s%s%s: %.120s", ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
+	snprintf(why, sizeof(why), "%s%s%s%s%s%s%s: %.120s", ids & SF_NAMELEN ? "NameLength from the name entries, " : "",
+		 ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
 		 ids & (SF_CHAIN | SF_FIRST) ? "DataLength, " : "", ids & SF_FIRST ? "FirstCluster, " : "",
 		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
 	write_set(r, a, set, why, ids & SF_CROSS);
@@ -241,7 +277,8 @@ static void mark_sets(struct rp *r, struct xvol *v)
 			       f->id == FSC_PR_EXFAT_ATTRIBUTES ? SF_ATTR :
 			       f->id == FSC_PR_EXFAT_STREAM_FLAGS ? SF_FLAGS :
 			       f->id == FSC_PR_EXFAT_DIR_SIZE ? SF_DIRSIZE :
-			       f->id == FSC_PR_EXFAT_FIRST_CLUSTER ? SF_FIRST : 0;
+			       f->id == FSC_PR_EXFAT_FIRST_CLUSTER ? SF_FIRST :
+			       f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ? SF_NAMELEN : 0;
 		struct set_fixed key, *hit;
 
 		if (!bit || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
@@ -507,26 +544,59 @@ static bool after_cut_set(const struct rp *r, const struct fsc_finding *f)
 	return false;
 }
 
+static bool orphan_id(enum fsc_problem id)
+{
+	return id == FSC_PR_EXFAT_STRAY_SECONDARY || id == FSC_PR_EXFAT_ROOT_ONLY_ENTRY ||
+	       id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY || id == FSC_PR_EXFAT_UNKNOWN_CRITICAL;
+}
+
 static void fix_orphan_entries(struct rp *r, struct xvol *v)
 {
+	static const char *const why[] = {
+		"mark a stray secondary entry unused", "mark a root-only entry outside the root unused",
+		"mark a second root entry of its kind unused (the first is the one drivers use)",
+		"mark an unknown critical entry set unused",
+	};
+	uint8_t e[256 * 32];
+
 	for (size_t i = 0; i < r->out->n; i++) {
 		struct fsc_finding *f = &r->out->v[i];
+		unsigned k = f->id == FSC_PR_EXFAT_STRAY_SECONDARY ? 0 : f->id == FSC_PR_EXFAT_ROOT_ONLY_ENTRY ? 1 :
+			     f->id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY ? 2 : 3;
+		unsigned n = 1;
 		uint64_t off;
-		uint8_t t;
 
-		if ((f->id != FSC_PR_EXFAT_STRAY_SECONDARY && f->id != FSC_PR_EXFAT_ROOT_ONLY_ENTRY) ||
-		    f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc) || !wanted(r, f))
+		if (!orphan_id(f->id) || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc) ||
+		    !wanted(r, f))
 			continue;
 		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
 		if (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && after_cut_set(r, f))
 			continue;
-		if (plan_view_read(r->dev, r->plan, off, &t, 1) < 0 || !(t & 0x80))
+		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & 0x80))
 			continue;
-		t &= 0x7F;
-		put(r, off, &t, 1, f->id == FSC_PR_EXFAT_STRAY_SECONDARY ? "mark a stray secondary entry unused" :
-			"mark a root-only entry outside the root unused", false);
+		/* An unknown critical primary goes with its secondaries (in its cluster); one inside a file set is left. */
+		if (k == 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
+			continue;
+		if (k == 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
+			n = v->cb / 32 - f->entry;
+		if (n > 1 && plan_view_read(r->dev, r->plan, off, e, 32ull * n) < 0)
+			continue;
+		for (unsigned j = 0; j < n; j++)
+			if (j == 0 || (e[32 * j] & 0xC0) == 0xC0)
+				e[32 * j] &= 0x7F;
+		put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}
+}
+
+/* A volume label longer than 11 characters cut to its first 11. */
+static void fix_label_length(struct rp *r, struct xvol *v)
+{
+	uint64_t off;
+	uint8_t n = 11;
+
+	if (find(r, FSC_PR_EXFAT_LABEL_LENGTH) && (off = root_entry_of(r, v, 0x83)) && take(r, FSC_PR_EXFAT_LABEL_LENGTH))
+		put(r, off + 1, &n, 1, "volume label cut to 11 characters", false);
 }
 
 /* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
@@ -539,6 +609,7 @@ static int repair_done(struct xvol *v)
 	plan_deferred(r, v, plan_dirs(r, v));
 	mark_sets(r, v);
 	fix_orphan_entries(r, v);
+	fix_label_length(r, v);
 	fix_duplicates(r, v);
 	fix_fat_head(r, v);
 	revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */

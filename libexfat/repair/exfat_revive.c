@@ -6,7 +6,9 @@
  * the stored SetChecksum proves it: the checksum covers the count byte, so
  * the count it was computed with is the one that gives it back.  The
  * file's chain is then claimed (before lost clusters are looked for, so
- * that they are not saved twice).  Directories are left: their contents
+ * that they are not saved twice).  Without a proof, the count the entries
+ * bear out (the stream and the name entries NameLength needs) is taken,
+ * and the checksum recomputed.  Directories are left: their contents
  * were not walked.
  *
  * Entries after an end-of-directory mark: when, from the mark to the end
@@ -16,7 +18,7 @@
  * visible again, their chains claimed.  Otherwise the entries in use
  * after the mark (in its cluster) are marked unused: their bytes stay.
  *
- * Consumes: EXFAT_SET_COUNT and EXFAT_AFTER_END findings.  Produces: plan
+ * Consumes: EXFAT_SET_COUNT, EXFAT_STREAM_MISSING and EXFAT_AFTER_END findings.  Produces: plan
  * edits, the files' chains claimed, the findings planned.
  */
 #include "config.h"
@@ -69,28 +71,105 @@ static void claim_file(struct xvol *v, const uint8_t *set, unsigned n, const cha
 		ck_claim(&v->ck, &who, d.first_cluster, d.size, d.flags & 2, &res, NULL, NULL);
 }
 
+/*
+ * Without a proof, the count the entries bear out: the stream, then as
+ * many name entries as NameLength needs (in use, or marked unused right
+ * after the stream: a deleted set would start with a file entry), then any
+ * benign secondaries in use; 0 when they are not there.  The name entries
+ * are made in use in set.
+ */
+static unsigned structural_count(uint8_t *set, unsigned room)
+{
+	unsigned names = (set[32 + 3] + 14u) / 15u, sc = 1;
+
+	if (!names)
+		return 0;
+	for (; sc <= names; sc++)
+		if (sc + 1 >= room || (set[32 * (sc + 1)] | 0x80) != EXFAT_T_NAME)
+			return 0;
+	for (sc = 1; sc <= names; sc++)
+		set[32 * (sc + 1)] = EXFAT_T_NAME;
+	while (sc + 1 < room && set[32 * (sc + 1)] >= 0xE0)
+		sc++;
+	return sc;
+}
+
+/* The file set at f's entry, up to 256 entries within its cluster: its offset, entries there (*room). */
+static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, uint64_t *off,
+		      unsigned *room)
+{
+	*off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
+	*room = v->cb / 32 - f->entry < 256 ? v->cb / 32 - f->entry : 256;
+	return plan_view_read(r->dev, r->plan, *off, set, 32ull * *room) >= 0 && set[0] == EXFAT_T_FILE;
+}
+
 static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
-	uint64_t off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
-	unsigned room = v->cb / 32 - f->entry, k = 0, sc;
+	unsigned room, k = 0, sc;
 	uint8_t set[256 * 32];
+	uint64_t off;
 	char why[96];
+	bool proven;
 
-	if (room > 256)
-		room = 256;
-	if (plan_view_read(r->dev, r->plan, off, set, 32ull * room) < 0 || set[0] != EXFAT_T_FILE ||
-	    (get_le16(set, 4) & 0x10))
+	if (!read_here(r, v, f, set, &off, &room) || (get_le16(set, 4) & 0x10))
 		return;
 	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
 		k++;
-	if (k < 2 || set[32] != EXFAT_T_STREAM || !(sc = proven_count(set, k)) || sc == set[1] || !wanted(r, f))
+	if (k < 1 || set[32] != EXFAT_T_STREAM || !wanted(r, f))
+		return;
+	proven = k >= 2 && (sc = proven_count(set, k)) != 0;
+	if (!proven && !(sc = structural_count(set, room)))
+		return;
+	if (sc == set[1])
 		return;
 	set[1] = (uint8_t)sc;
-	snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
-	put(r, off + 1, set + 1, 1, why, false);
+	if (proven) {
+		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
+		put(r, off + 1, set + 1, 1, why, false);
+	} else {
+		put_le16(set, 2, fsc_exfat_set_checksum(set, sc + 1));
+		snprintf(why, sizeof(why), "SecondaryCount %u (the stream and the name entries NameLength needs), SetChecksum", sc);
+		put(r, off, set, 32ull * (sc + 1), why, false);
+	}
 	claim_file(v, set, sc + 1, "a revived file");
 	r->allocated = true;	/* its clusters may be free in the bitmap */
 	mark_revived(r, f, sc);
+}
+
+/*
+ * A file entry whose first secondary is no stream extension: when the
+ * stored checksum proves that the entry was one (only its type byte
+ * changed), its type comes back and the file with it; else the set's
+ * entries (in its cluster) are marked unused: its bytes stay, for undelete
+ * tools, and its clusters, owned by nothing, are lost clusters, which -y
+ * saves.
+ */
+static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
+{
+	unsigned room, n;
+	uint8_t set[256 * 32], keep;
+	uint64_t off;
+
+	if (!read_here(r, v, f, set, &off, &room) || (n = set[1] + 1u) < 3 || n > room || set[32] == EXFAT_T_STREAM ||
+	    !wanted(r, f))
+		return;
+	keep = set[32];
+	set[32] = EXFAT_T_STREAM;
+	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
+		put(r, off + 32, set + 32, 1, "a stream extension again, as the set's checksum proves", false);
+		claim_file(v, set, n, "a revived file");
+		r->allocated = true;
+	} else {
+		set[32] = keep;
+		for (unsigned i = 0; i < n; i++)
+			set[32 * i] &= 0x7F;
+		put(r, off, set, 32ull * n, "mark a set without a stream extension unused (its bytes stay)", false);
+	}
+	f->planned = true;
+	for (size_t i = 0; i < r->out->n; i++)	/* the set's checksum goes with it */
+		if (r->out->v[i].id == FSC_PR_EXFAT_SET_CHECKSUM && r->out->v[i].loc_kind == FSC_LOC_ENTRY &&
+		    r->out->v[i].loc == f->loc && r->out->v[i].entry == f->entry)
+			r->out->v[i].planned = true;
 }
 
 /* Entries [from, n) of the cluster in d: whole, sound file sets (not directories) and unused ones only? */
@@ -163,6 +242,8 @@ void revive_sets(struct rp *r, struct xvol *v)
 			continue;
 		if (f->id == FSC_PR_EXFAT_SET_COUNT)
 			revive_one(r, v, f);
+		else if (f->id == FSC_PR_EXFAT_STREAM_MISSING)
+			revive_stream(r, v, f);
 		else if (f->id == FSC_PR_EXFAT_AFTER_END)
 			revive_after_end(r, v, f);
 	}

@@ -159,3 +159,21 @@ void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, cons
 			put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, links && i == 0);
 	}
 }
+
+/* The first entry of type t in the root before its end marker, as the plan leaves it; 0: none. */
+uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
+{
+	uint32_t c = v->p->ex.root_cluster;
+	uint8_t e[32];
+
+	for (uint64_t n = 0; xv_cluster_valid(v, c) && n < v->cc; n++, c = xv_fat(v, c))
+		for (uint32_t i = 0; i < v->cb; i += 32) {
+			uint64_t off = xv_cluster_byte(v, c) + i;
+
+			if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || e[0] == 0x00)
+				return 0;
+			if (e[0] == t)
+				return off;
+		}
+	return 0;
+}

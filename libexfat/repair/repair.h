@@ -32,7 +32,7 @@ struct set_fixed {
 	unsigned ids;			/* SF_* */
 };
 enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32, SF_ATTR = 64, SF_FLAGS = 128,
-       SF_DIRSIZE = 256, SF_FIRST = 512 };
+       SF_DIRSIZE = 256, SF_FIRST = 512, SF_NAMELEN = 1024 };
 
 /* A directory whose chain or size is to be repaired (exfat_dir.c), waiting for the end of the walk. */
 struct dir_fix {
@@ -112,6 +112,9 @@ bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 /* ledger.c: a set's entries as set has them (links: after a sync); the fixed set's ids, for marking. */
 void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links);
 void remember_set(struct rp *r, uint64_t off, unsigned ids);
+
+/* ledger.c: the first entry of type t in the root before its end marker (the plan's view); 0: none. */
+uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
 
 /* exfat_dir.c: directories noted by the walk; planned at its end (the number of cross-links answered). */
 void note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
