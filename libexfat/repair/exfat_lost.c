@@ -3,7 +3,9 @@
  * exfat_lost.c - lost clusters saved, not freed (Windows chkdsk's
  * convention): every chain of clusters that the bitmap marks used and no
  * file owns becomes a file FILEnnnn.CHK, in FAT order from its head, in a
- * new directory FOUND.nnn of the root (the first number free).  A chain
+ * new directory FOUND.nnn of the root (the first number free); a chain
+ * that is a sound directory whose whole tree is lost too becomes a
+ * directory DIRnnnn, with its tree (exfat_lostdir.c).  A chain
  * ends where its next link leaves the lost clusters or joins a chain saved
  * already; that link becomes an end mark.  Chains that loop back on
  * themselves are saved from the first cluster found.
@@ -36,6 +38,7 @@
 struct lost_chain {
 	uint32_t head;
 	uint64_t clusters;
+	bool dir;			/* a lost directory, with its tree (exfat_lostdir.c) */
 };
 
 struct lost_save {
@@ -74,7 +77,7 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
 		put(r, v->fat_byte + 4ull * c, e, 4, why, false);
 	}
-	ls->v[ls->n++] = (struct lost_chain){ head, n };
+	ls->v[ls->n++] = (struct lost_chain){ head, n, false };
 }
 
 /* The lost chains, heads first (clusters no lost cluster links to), then what loops. */
@@ -94,13 +97,18 @@ static int find_chains(struct rp *r, struct xvol *v)
 	}
 	for (int round = 0; round < 2; round++)
 		for (uint32_t c = next_cluster(v, 1, true); c && ls->n < ls->max; c = next_cluster(v, c, true)) {
+			uint64_t n;
+
 			if (round == 0 && bit_get(linked, c - 2))
 				continue;
 			if (!grow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))) {
 				free(linked);
 				return -ENOMEM;
 			}
-			take_chain(r, v, c);
+			if (round == 0 && adopt_dir(r, v, c, &n))
+				ls->v[ls->n++] = (struct lost_chain){ c, n, true };
+			else
+				take_chain(r, v, c);
 		}
 	free(linked);
 	return 0;
@@ -151,8 +159,9 @@ static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
 		return;
 	}
 	for (size_t k = 0; k < ls->n; k++) {
-		snprintf(name, sizeof(name), "FILE%04zu.CHK", k);
-		make_set(v, buf + k * SET_BYTES, name, 0x20, ls->v[k].head, ls->v[k].clusters * v->cb, when);
+		snprintf(name, sizeof(name), ls->v[k].dir ? "DIR%04zu" : "FILE%04zu.CHK", k);
+		make_set(v, buf + k * SET_BYTES, name, ls->v[k].dir ? 0x10 : 0x20, ls->v[k].head,
+			 ls->v[k].clusters * v->cb, when);
 	}
 	for (uint64_t i = 0; i < ls->ndir; i++)
 		put(r, xv_cluster_byte(v, ls->dir[i]), buf + i * v->cb, v->cb, "recovery directory contents", false);

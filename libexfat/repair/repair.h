@@ -145,6 +145,12 @@ bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
 /* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
 /* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
 void lost_prepare(struct rp *r, struct xvol *v);
+/*
+ * exfat_lostdir.c: the lost chain from head (its length in *clusters) and
+ * the tree below it claimed when it is a sound directory whose whole tree
+ * is lost; else false and nothing claimed.
+ */
+bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters);
 /* Then the directory's entry in the root, which links it all; the bitmap is planned after. */
 void lost_link(struct rp *r, struct xvol *v);
 

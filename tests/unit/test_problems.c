@@ -846,12 +846,11 @@ static void apply_and_expect_clean(struct img *im, struct fsc_plan *plan)
 }
 
 /*
- * A SecondaryCount damaged alone (the checksum still that of the whole
- * set): the repair makes the set whole again instead of saving its file's
- * clusters as lost ones; afterwards the volume checks with no finding at
- * all, and its clusters are those of the undamaged volume.
+ * A set damaged by damage() (its checksum still that of the whole set) and
+ * checked as id: the repair makes the set whole again instead of saving
+ * its file's clusters as lost ones; afterwards the volume checks with no
+ * finding at all, and is byte for byte the undamaged one.
  */
-/* A set damaged by damage() and checked as id is repaired, with lost clusters freed, byte for byte back to the original. */
 static void expect_whole_again(void (*damage)(struct img *), enum fsc_problem id)
 {
 	struct img im, clean;
@@ -880,6 +879,62 @@ static void expect_whole_again(void (*damage)(struct img *), enum fsc_problem id
 
 static void count_one(struct img *im) { hello(im)[1] = 1; }	/* the checksum is left as it was */
 static void stream_type(struct img *im) { exfat_entry(im, 4, 4)[0] = 0xE0; }	/* so is it here */
+
+/* The slot of the file set named name (ASCII, one name entry) in cluster c, or -1. */
+static int slot_named(struct img *im, uint32_t c, const char *name)
+{
+	for (unsigned n = 0; n + 2 < im->cb / 32; n++) {
+		const uint8_t *e = exfat_entry(im, c, n);
+		size_t k = 0;
+
+		if (e[0] != 0x85 || e[32] != 0xC0 || e[35] != strlen(name))
+			continue;
+		while (k < strlen(name) && get_le16(e, 66 + 2 * k) == (uint8_t)name[k])
+			k++;
+		if (k == strlen(name))
+			return (int)n;
+	}
+	return -1;
+}
+
+/*
+ * A directory whose entry was lost (sub's set marked unused: sub, a.bin
+ * and b.bin are lost clusters): saved as the directory FOUND.000/DIR0000
+ * with its tree, its clusters as they were (not as FILEnnnn.CHK pieces);
+ * afterwards the volume checks with no finding.
+ */
+static void test_repair_saves_lost_dir(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	const uint8_t *e;
+	int found, dir;
+
+	(void)state;
+	tr(&clean);
+	tr(&im);
+	for (unsigned n = 6; n <= 8; n++)
+		exfat_entry(&im, 4, n)[0] &= 0x7F;
+	free_lost = false;
+	plan = plan_repair(&im, &fs);
+	free_lost = true;
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_LOST_CLUSTERS));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_true((found = slot_named(&im, 4, "FOUND.000")) >= 0);
+	e = exfat_entry(&im, 4, (unsigned)found);
+	assert_true((get_le16(e, 4) & 0x10) && (dir = slot_named(&im, get_le32(e, 52), "DIR0000")) >= 0);
+	e = exfat_entry(&im, get_le32(e, 52), (unsigned)dir);
+	assert_true(get_le16(e, 4) & 0x10);
+	assert_int_equal(get_le32(e, 52), 6);
+	assert_int_equal(get_le64(e, 56), im.cb);
+	/* sub's cluster and its files' clusters are untouched */
+	assert_memory_equal(im.buf + im.heap_byte + 4ull * im.cb, clean.buf + clean.heap_byte + 4ull * clean.cb,
+			    5ull * im.cb);
+	img_free(&im);
+	img_free(&clean);
+}
 
 static void test_repair_revives_set(void **state)
 {
@@ -1043,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_repair_table),
 		cmocka_unit_test(test_repair_every_case),
 		cmocka_unit_test(test_repair_revives_set),
+		cmocka_unit_test(test_repair_saves_lost_dir),
 		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_power_cut),
