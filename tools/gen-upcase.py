@@ -29,7 +29,10 @@ import subprocess
 import sys
 import tempfile
 
-THRESHOLD = 512	# identity runs longer than this are compressed (upcase_rec.c)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+from patch import table_checksum as checksum  # noqa: E402  (TableChecksum, EXSPEC 7.2.2)
+
+THRESHOLD = 512	# identity runs longer than this are compressed (EXFAT_UPCASE_RUN_MIN in exfat.h)
 
 
 def mkfs_table(mkfs):
@@ -67,13 +70,6 @@ def expand(t):
             idx += 1
             i += 1
     return m
-
-
-def checksum(b):
-    s = 0
-    for x in b:
-        s = (((s << 31) | (s >> 1)) + x) & 0xFFFFFFFF
-    return s
 
 
 def ranges(m):
@@ -136,50 +132,17 @@ def main():
       " * up-case table (EXSPEC 7.2.5) as %d ranges of code points that do not map\n"
       " * to themselves: for k < count, first + k * step maps to itself plus delta\n"
       " * (mod 65536); every other code point maps to itself.  Compressed with\n"
-      " * identity runs of more than %d code points as 0xFFFF and a length, it\n"
-      " * is %d bytes with TableChecksum 0x%08X, byte for byte mkfs.exfat's.\n"
-      " *\n * Consumes: nothing.  Produces: the table, expanded or compressed.\n */\n"
+      " * identity runs of more than %d code points as 0xFFFF and a length\n"
+      " * (exfat_upcase_recommended in upcase.c), it is %d bytes with\n"
+      " * TableChecksum 0x%08X, byte for byte mkfs.exfat's.\n"
+      " *\n * Consumes: nothing.  Produces: the ranges, in order of first.\n */\n"
       % (len(r), THRESHOLD, len(ours), checksum(ours)))
-    w('#include "config.h"\n\n#include <stdlib.h>\n\n#include "exfat/exfat.h"\n\n')
-    w("#define RUN_MIN %d\t/* identity runs longer than this are compressed */\n\n" % THRESHOLD)
-    w("static const struct upcase_range {\n\tuint16_t first, count, delta;\n\tuint8_t step;\n} ranges[] = {\n")
+    w('#include "config.h"\n\n#include "exfat/exfat.h"\n\n')
+    w("const struct exfat_upcase_range exfat_upcase_rec_ranges[] = {\n")
     for first, count, step, delta in r:
         w("\t{ 0x%04X, %d, 0x%04X, %d },\n" % (first, count, delta, step))
     w("};\n\n")
-    w("""void exfat_upcase_recommended_map(uint16_t *table)
-{
-	for (uint32_t c = 0; c < 65536; c++)
-		table[c] = (uint16_t)c;
-	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
-		for (uint32_t k = 0, c = ranges[i].first; k < ranges[i].count; k++, c += ranges[i].step)
-			table[c] = (uint16_t)(c + ranges[i].delta);
-}
-
-size_t exfat_upcase_recommended(uint8_t *out)
-{
-	uint16_t *map = malloc(65536 * sizeof(*map));
-	size_t n = 0;
-
-	if (!map)
-		return 0;
-	exfat_upcase_recommended_map(map);
-	for (uint32_t c = 0, run; c < 65536; c += run) {
-		for (run = 0; c + run < 65536 && map[c + run] == c + run; run++)
-			;
-		if (run > RUN_MIN) {
-			put_le16(out, n, 0xFFFF);
-			put_le16(out, n + 2, (uint16_t)run);
-			n += 4;
-		} else {
-			put_le16(out, n, map[c]);
-			n += 2;
-			run = 1;
-		}
-	}
-	free(map);
-	return n;
-}
-""")
+    w("const size_t exfat_upcase_rec_nranges = sizeof(exfat_upcase_rec_ranges) / sizeof(exfat_upcase_rec_ranges[0]);\n")
     return 0 if same else 1
 
 

@@ -5,23 +5,17 @@
  * up-case table (EXSPEC 7.2.5) as 119 ranges of code points that do not map
  * to themselves: for k < count, first + k * step maps to itself plus delta
  * (mod 65536); every other code point maps to itself.  Compressed with
- * identity runs of more than 512 code points as 0xFFFF and a length, it
- * is 5836 bytes with TableChecksum 0xE619D30D, byte for byte mkfs.exfat's.
+ * identity runs of more than 512 code points as 0xFFFF and a length
+ * (exfat_upcase_recommended in upcase.c), it is 5836 bytes with
+ * TableChecksum 0xE619D30D, byte for byte mkfs.exfat's.
  *
- * Consumes: nothing.  Produces: the table, expanded or compressed.
+ * Consumes: nothing.  Produces: the ranges, in order of first.
  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "exfat/exfat.h"
 
-#define RUN_MIN 512	/* identity runs longer than this are compressed */
-
-static const struct upcase_range {
-	uint16_t first, count, delta;
-	uint8_t step;
-} ranges[] = {
+const struct exfat_upcase_range exfat_upcase_rec_ranges[] = {
 	{ 0x0061, 26, 0xFFE0, 1 },
 	{ 0x00E0, 23, 0xFFE0, 1 },
 	{ 0x00F8, 7, 0xFFE0, 1 },
@@ -143,36 +137,4 @@ static const struct upcase_range {
 	{ 0xFF41, 26, 0xFFE0, 1 },
 };
 
-void exfat_upcase_recommended_map(uint16_t *table)
-{
-	for (uint32_t c = 0; c < 65536; c++)
-		table[c] = (uint16_t)c;
-	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
-		for (uint32_t k = 0, c = ranges[i].first; k < ranges[i].count; k++, c += ranges[i].step)
-			table[c] = (uint16_t)(c + ranges[i].delta);
-}
-
-size_t exfat_upcase_recommended(uint8_t *out)
-{
-	uint16_t *map = malloc(65536 * sizeof(*map));
-	size_t n = 0;
-
-	if (!map)
-		return 0;
-	exfat_upcase_recommended_map(map);
-	for (uint32_t c = 0, run; c < 65536; c += run) {
-		for (run = 0; c + run < 65536 && map[c + run] == c + run; run++)
-			;
-		if (run > RUN_MIN) {
-			put_le16(out, n, 0xFFFF);
-			put_le16(out, n + 2, (uint16_t)run);
-			n += 4;
-		} else {
-			put_le16(out, n, map[c]);
-			n += 2;
-			run = 1;
-		}
-	}
-	free(map);
-	return n;
-}
+const size_t exfat_upcase_rec_nranges = sizeof(exfat_upcase_rec_ranges) / sizeof(exfat_upcase_rec_ranges[0]);
