@@ -25,6 +25,12 @@ struct xv_fix {
 	int (*done)(struct xvol *v);
 	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
 	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
+	/*
+	 * The volume's up-case table is loaded (v->upcase, its findings made):
+	 * a repair that will write a new table puts it in v->upcase (and sets
+	 * upcase_ok), so that names are judged as they will be after it.
+	 */
+	void (*upcase)(struct xvol *v);
 	void *ctx;
 };
 
@@ -43,6 +49,7 @@ struct xvol {
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
 	bool upcase_ok;			/* the volume's table (else the ASCII default) */
+	struct chain_res upcase_chain;	/* how the claim of the table's chain went */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
 	const struct xv_fix *fix;	/* a repair is being planned, or NULL */
 };
