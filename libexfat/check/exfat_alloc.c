@@ -153,12 +153,11 @@ static uint8_t *read_chain(struct xvol *v, uint32_t c, uint64_t len)
 	return buf;
 }
 
-/* Decompress the volume's up-case table; the ASCII default where it is missing or broken. */
-void xv_load_upcase(struct xvol *v)
+/* The volume's own table, or the ASCII default; the claim of its chain in upcase_chain. */
+static void xv_read_upcase(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
 	struct owner who = { "/", "up-case table", 0, 0, NULL, 0, false };
-	struct chain_res res;
 	struct exfat_upcase_rd rd = { 0, false };
 	uint8_t *t;
 	struct fsc_finding *f;
@@ -166,7 +165,7 @@ void xv_load_upcase(struct xvol *v)
 	exfat_upcase_default(v->upcase);
 	if (!r->upcase_found)
 		return;
-	ck_claim(&v->ck, &who, r->upcase_cluster, r->upcase_length, false, &res, NULL, NULL);
+	ck_claim(&v->ck, &who, r->upcase_cluster, r->upcase_length, false, &v->upcase_chain, NULL, NULL);
 	/* The probe read and checksummed it; a broken table keeps the default. */
 	if (!r->upcase_read || r->upcase_checksum_computed != r->upcase_checksum_stored)
 		return;
@@ -188,6 +187,18 @@ void xv_load_upcase(struct xvol *v)
 			break;
 		}
 	}
+}
+
+/*
+ * Decompress the volume's up-case table; the ASCII default where it is
+ * missing or broken.  A repair may then put the table it will write in
+ * its place.
+ */
+void xv_load_upcase(struct xvol *v)
+{
+	xv_read_upcase(v);
+	if (v->fix && v->fix->upcase)
+		v->fix->upcase(v);
 }
 
 void xv_compare_bitmap(struct xvol *v)

@@ -31,6 +31,12 @@ struct xv_fix {
 	 */
 	void (*dir)(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 		    const char *path);
+	/*
+	 * The volume's up-case table is loaded (v->upcase, its findings made):
+	 * a repair that will write a new table puts it in v->upcase (and sets
+	 * upcase_ok), so that names are judged as they will be after it.
+	 */
+	void (*upcase)(struct xvol *v);
 	void *ctx;
 };
 
@@ -49,6 +55,7 @@ struct xvol {
 	uint64_t *marked;		/* the on-disk bitmap, bit c-2 */
 	uint16_t *upcase;		/* 65536 entries */
 	bool upcase_ok;			/* the volume's table (else the ASCII default) */
+	struct chain_res upcase_chain;	/* how the claim of the table's chain went */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
 	const struct xv_fix *fix;	/* a repair is being planned, or NULL */
 };

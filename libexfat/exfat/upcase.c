@@ -2,14 +2,17 @@
 /*
  * exfat/upcase.c - the up-case table (EXSPEC 7.2): the compressed form
  * (a run of identity mappings is 0xFFFF followed by its length) expanded
- * piece by piece, as fs/exfat/nls.c walks it, and the ASCII-only default
- * used when a volume's own table is missing or broken.
+ * piece by piece, as fs/exfat/nls.c walks it; the ASCII-only default
+ * used when a volume's own table is missing or broken; the recommended
+ * table (7.2.5) from its ranges (upcase_rec.c), expanded or compressed.
  *
  * Consumes: the table's bytes in order, in pieces of any even length.
  * Produces: the 65536-entry mapping (or only the count of code points the
- * table covers).
+ * table covers); the recommended table's bytes.
  */
 #include "config.h"
+
+#include <stdlib.h>
 
 #include "exfat/exfat.h"
 
@@ -39,4 +42,41 @@ void exfat_upcase_feed(struct exfat_upcase_rd *r, const uint8_t *buf, size_t n, 
 			r->idx++;
 		}
 	}
+}
+
+void exfat_upcase_recommended_map(uint16_t *table)
+{
+	for (uint32_t c = 0; c < 65536; c++)
+		table[c] = (uint16_t)c;
+	for (size_t i = 0; i < exfat_upcase_rec_nranges; i++) {
+		const struct exfat_upcase_range *g = &exfat_upcase_rec_ranges[i];
+
+		for (uint32_t k = 0, c = g->first; k < g->count && c < 65536; k++, c += g->step)
+			table[c] = (uint16_t)(c + g->delta);
+	}
+}
+
+size_t exfat_upcase_recommended(uint8_t *out)
+{
+	uint16_t *map = malloc(65536 * sizeof(*map));
+	size_t n = 0;
+
+	if (!map)
+		return 0;
+	exfat_upcase_recommended_map(map);
+	for (uint32_t c = 0, run; c < 65536; c += run) {
+		for (run = 0; c + run < 65536 && map[c + run] == c + run; run++)
+			;
+		if (run > EXFAT_UPCASE_RUN_MIN) {
+			put_le16(out, n, 0xFFFF);
+			put_le16(out, n + 2, (uint16_t)run);
+			n += 4;
+		} else {
+			put_le16(out, n, map[c]);
+			n += 2;
+			run = 1;
+		}
+	}
+	free(map);
+	return n;
 }

@@ -187,16 +187,31 @@ static void note_found(const struct exfat_asm *as, uint64_t *used)
 		bit_set(used, (uint64_t)atoi(n + 6));
 }
 
-/* Three free root slots in a row (their offsets), and the FOUND numbers taken; false: the root is full. */
-static bool root_slots(struct rp *r, struct xvol *v, uint64_t *used, uint32_t *last)
+/* The root's sets named FOUND.nnn: bit nnn of used (ctx). */
+static void note_found_entry(void *ctx, const struct exfat_asm *as, enum exfat_ev ev, const uint8_t *e, uint64_t off)
 {
-	struct lost_save *ls = r->lost;
+	(void)e;
+	(void)off;
+	if (ev == EXA_SET)
+		note_found(as, ctx);
+}
+
+/*
+ * The root as the plan leaves it, from its first cluster: each entry to
+ * each (with what the assembler made of it; may be NULL), the first n
+ * (1..3) free slots in a row in one cluster into slot, the root's last
+ * cluster into *last (0: none read).  False: no such slots.
+ */
+bool root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
+		void *ctx)
+{
 	struct exfat_asm *as = malloc(sizeof(*as));
 	uint8_t *d = malloc(v->cb);
 	uint32_t c = v->p->ex.root_cluster;
 	unsigned run = 0;
 	bool found = false;
 
+	*last = 0;
 	if (!as || !d) {
 		free(as);
 		free(d);
@@ -204,18 +219,19 @@ static bool root_slots(struct rp *r, struct xvol *v, uint64_t *used, uint32_t *l
 		return false;
 	}
 	exfat_asm_init(as, 0, 0);
-	for (uint64_t n = 0; xv_cluster_valid(v, c) && n < v->cc; n++, c = xv_fat(v, c)) {
+	for (uint64_t k = 0; xv_cluster_valid(v, c) && k < v->cc; k++, c = xv_fat(v, c)) {
 		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
 			break;
 		for (uint32_t i = 0; i < v->cb; i += 32) {
 			uint64_t off = xv_cluster_byte(v, c) + i;
+			enum exfat_ev ev = exfat_asm_feed(as, d + i, &(struct exfat_where){ c, i / 32, off });
 
-			if (exfat_asm_feed(as, d + i, &(struct exfat_where){ c, i / 32, off }) == EXA_SET)
-				note_found(as, used);
+			if (each)
+				each(ctx, as, ev, d + i, off);
 			run = (d[i] & 0x80) || i == 0 ? !(d[i] & 0x80) : run + 1;	/* in one cluster */
-			if (!found && run && run <= 3)
-				ls->slot[run - 1] = off;
-			found |= run == 3;
+			if (!found && run && run <= n)
+				slot[run - 1] = off;
+			found |= run == n;
 		}
 		*last = c;
 	}
@@ -247,10 +263,9 @@ static void unmark_end(struct rp *r, struct xvol *v, uint32_t last)
 	free(d);
 }
 
-/* A new root cluster, zeroed and chained after the last: its first three slots. */
-static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
+/* A new root cluster, zeroed and chained after the last: its first n slots into slot. */
+bool extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot)
 {
-	struct lost_save *ls = r->lost;
 	uint32_t c;
 	uint8_t e[4], *zero;
 
@@ -266,8 +281,8 @@ static bool extend_root(struct rp *r, struct xvol *v, uint32_t last)
 	free(zero);
 	put_le32(e, 0, c);
 	put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
-	for (unsigned i = 0; i < 3; i++)
-		ls->slot[i] = xv_cluster_byte(v, c) + 32ull * i;
+	for (unsigned i = 0; i < n; i++)
+		slot[i] = xv_cluster_byte(v, c) + 32ull * i;
 	return true;
 }
 
@@ -302,7 +317,7 @@ void lost_prepare(struct rp *r, struct xvol *v)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!(ls->max = room_for(v)) || (!root_slots(r, v, used, &last) && !last)) {
+	if (!(ls->max = room_for(v)) || (!root_slots(r, v, 3, ls->slot, &last, note_found_entry, used) && !last)) {
 		unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);	/* no room, or no root to link it: left */
 		return;
 	}
@@ -318,7 +333,7 @@ void lost_prepare(struct rp *r, struct xvol *v)
 		return;
 	}
 	if (!alloc_clusters(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
-	    (!ls->slot[2] && !extend_root(r, v, last))) {
+	    (!ls->slot[2] && !extend_root(r, v, last, 3, ls->slot))) {
 		r->err = -ENOSPC;	/* room_for counted them */
 		return;
 	}

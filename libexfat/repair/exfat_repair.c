@@ -5,15 +5,18 @@
  * plan.  Salvage first: no fix here deletes an entry or frees a cluster
  * that something owns.
  *
+ *   before the walk  a broken up-case table to be replaced: names are
+ *                    judged by the recommended table (exfat_upcase.c)
  *   during the walk  a file set sound in structure gets its NameHash,
  *                    ValidDataLength (cut to DataLength) and SetChecksum
  *                    recomputed
- *   after the walk   FAT entries 0 and 1; the allocation bitmap (a bit set
- *                    for every owned cluster, trailing bits cleared, lost
- *                    clusters freed only with free_lost); PercentInUse;
- *                    the main boot checksum when every field is sound;
- *                    VolumeFlags; the backup boot region from a sound
- *                    main one, last
+ *   after the walk   the new up-case table, the old one's clusters freed,
+ *                    its entry; FAT entries 0 and 1; the allocation bitmap
+ *                    (a bit set for every owned cluster, trailing bits
+ *                    cleared, lost clusters freed only with free_lost);
+ *                    PercentInUse; the main boot checksum when every
+ *                    field is sound; VolumeFlags; the backup boot region
+ *                    from a sound main one, last
  *
  * Write order (EXSPEC 8.1): VolumeDirty set and synced first, the fixes,
  * then VolumeDirty cleared (synced before) only when no error is left
@@ -293,11 +296,11 @@ static void mark_sets(struct rp *r, struct xvol *v)
 /* ---- the allocation bitmap ---- */
 
 /* The new byte i of the bitmap (ClusterCount bits; clusters past the device's end kept). */
-static uint8_t bitmap_byte(const struct xvol *v, uint64_t i, uint8_t old, bool set_owned, bool free_lost,
-			   bool clear_trailing)
+static uint8_t bitmap_byte(const struct xvol *v, const uint64_t *freed, uint64_t i, uint8_t old, bool set_owned,
+			   bool free_lost, bool clear_trailing)
 {
 	uint64_t cc = v->p->ex.cluster_count;
-	uint8_t owned = 0, held = 0, declared = 0;
+	uint8_t owned = 0, held = 0, declared = 0, gone = 0;
 
 	for (unsigned b = 0; b < 8; b++) {
 		uint64_t bit = 8 * i + b;
@@ -308,8 +311,11 @@ static uint8_t bitmap_byte(const struct xvol *v, uint64_t i, uint8_t old, bool s
 			held |= (uint8_t)(1u << b);
 			if (bit_get(v->ck.claimed, bit))
 				owned |= (uint8_t)(1u << b);
+			if (freed && bit_get(freed, bit))
+				gone |= (uint8_t)(1u << b);
 		}
 	}
+	old &= (uint8_t)~gone;	/* released by the repair (exfat_upcase.c) */
 	if (set_owned)
 		old |= owned;
 	if (free_lost)
@@ -326,7 +332,7 @@ static void bitmap_span(const struct xvol *v, uint64_t k, uint64_t len, uint64_t
 	*to = *from + v->cb < len ? *from + v->cb : len;
 }
 
-/* Rewrite the bitmap cluster by cluster; count the clusters it marks. */
+/* Rewrite the bitmap cluster by cluster (r->freed cleared); count the clusters it marks. */
 static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_lost, bool trailing,
 		       uint64_t *marked)
 {
@@ -346,8 +352,9 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 			break;
 		}
 		for (uint64_t i = from; i < to; i++) {
-			neu[i - from] = bitmap_byte(v, i, old[i - from], set_owned, free_lost, trailing);
-			*marked += (uint64_t)__builtin_popcount(neu[i - from] & bitmap_byte(v, i, 0xFF, false, false, true));
+			neu[i - from] = bitmap_byte(v, r->freed, i, old[i - from], set_owned, free_lost, trailing);
+			*marked += (uint64_t)__builtin_popcount(neu[i - from] &
+								bitmap_byte(v, NULL, i, 0xFF, false, false, true));
 		}
 		for (uint64_t i = 0, j; i < to - from; i = j) {	/* one edit a run of changed bytes */
 			for (; i < to - from && old[i] == neu[i]; i++)
@@ -454,20 +461,34 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) |
 			 r->allocated;
 	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
-	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
+	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING), freed = r->freed != NULL;
 	uint8_t piu = v->p->ex.percent_in_use;
 	uint64_t marked = v->ck.sum->clusters_marked, cc = v->p->ex.cluster_count;
 
-	if (v->bitmap_ok && (set_owned || free_lost || trailing))
+	if (v->bitmap_ok && (set_owned || free_lost || trailing || freed))
 		fix_bitmap(r, v, set_owned, free_lost, trailing, &marked);
 	/* PercentInUse follows the bitmap as planned (it is outside the boot checksum). */
 	bool bad_piu = take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);	/* over 100, not 0xFF */
 
-	if (cc && (bad_piu || (piu <= 100 && (take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost)))) {
+	if (cc && (bad_piu || (piu <= 100 && (take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost ||
+					      freed)))) {
 		uint8_t want = (uint8_t)(marked * 100 / cc);
 
 		put(r, 112, &want, 1, "PercentInUse", false);
 	}
+}
+
+/* The clusters the repair released (r->freed) cleared in the bitmap, after a sync: nothing else yet. */
+static void free_released(struct rp *r, struct xvol *v)
+{
+	size_t at = fsc_plan_count(r->plan);
+	uint64_t marked;
+
+	if (!r->freed || r->err)
+		return;
+	fix_bitmap(r, v, false, false, false, &marked);
+	if (fsc_plan_count(r->plan) > at)
+		plan_sync_before(r->plan, at);
 }
 
 static void note_rename(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit)
@@ -613,6 +634,10 @@ static int repair_done(struct xvol *v)
 	fix_duplicates(r, v);
 	fix_fat_head(r, v);
 	revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
+	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */
+	upcase_prepare(r, v);
+	free_released(r, v);
+	upcase_link(r, v);
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
 	lost_prepare(r, v);
 	lost_link(r, v);
@@ -655,7 +680,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, NULL };
+static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, upcase_choose, NULL };
 
 FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
@@ -702,5 +727,6 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	free_dirs(&r);
 	free(r.sets);
 	free(r.dups);
+	free(r.freed);
 	return ret < 0 ? ret : r.err;
 }

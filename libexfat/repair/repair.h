@@ -57,6 +57,9 @@ struct rp {
 	uint16_t flags;			/* VolumeFlags the fixes leave */
 	bool allocated;			/* clusters newly owned: the bitmap must follow */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
+	bool new_upcase;		/* the recommended up-case table replaces the volume's */
+	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
+	uint64_t *freed;		/* clusters to clear in the bitmap (the old table's), or NULL */
 	struct dup_rename *dups;	/* duplicate names to make unique, at the end */
 	size_t ndups, capdups;
 	struct dir_fix *dirs;		/* directories to repair, at the end */
@@ -142,6 +145,19 @@ void revive_sets(struct rp *r, struct xvol *v);
  */
 bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
 
+/* exfat_lost.c: the root's free slots, for an entry set to be added there. */
+typedef void (*root_entry_fn)(void *ctx, const struct exfat_asm *as, enum exfat_ev ev, const uint8_t *e,
+			      uint64_t off);
+/*
+ * The root as the plan leaves it: each entry to each (may be NULL), the
+ * first n (1..3) free slots in a row in one cluster into slot, the last
+ * cluster into *last (0: none read); false: no such slots.
+ */
+bool root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
+		void *ctx);
+/* A new root cluster, zeroed and chained after last (its end marks made unused): its first n slots. */
+bool extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot);
+
 /* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
 /* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
 void lost_prepare(struct rp *r, struct xvol *v);
@@ -153,5 +169,17 @@ void lost_prepare(struct rp *r, struct xvol *v);
 bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters);
 /* Then the directory's entry in the root, which links it all; the bitmap is planned after. */
 void lost_link(struct rp *r, struct xvol *v);
+
+/*
+ * exfat_upcase.c: a broken or missing up-case table replaced by the
+ * recommended one.  upcase_choose: the checker's hook once the table is
+ * loaded (xv_fix.upcase): with a finding wanted, the new table judges
+ * the names.  upcase_prepare: its clusters allocated and written, the
+ * old ones released (r->freed).  upcase_link, after the bitmap frees
+ * them: the entry that links the new table.
+ */
+void upcase_choose(struct xvol *v);
+void upcase_prepare(struct rp *r, struct xvol *v);
+void upcase_link(struct rp *r, struct xvol *v);
 
 #endif

@@ -275,10 +275,11 @@ static const struct {
 	{ "EXFAT_OEM_PARAMETERS", p_oem, "" },
 	{ "EXFAT_PERCENT_IN_USE_WRONG", p_piu, "" },
 	/*
-	 * KNOWN: the four NAME_HASH findings come from hashing the names with
-	 * the up-case table just reported as broken (it also leaves a-z as
-	 * they are); with the mandatory mapping the hashes on disk match, and
-	 * their fix (RECOMPUTE) would rewrite four right hashes.
+	 * KNOWN: the four NAME_HASH findings of the check come from hashing
+	 * the names with the up-case table just reported as broken (it also
+	 * leaves a-z as they are); with the mandatory mapping the hashes on
+	 * disk match.  The repair judges the names by the table it writes (the
+	 * recommended one): it finds them right and leaves them.
 	 */
 	{ "EXFAT_UPCASE_MANDATORY", p_upcase_mandatory,
 	  "EXFAT_NAME_HASH EXFAT_NAME_HASH EXFAT_NAME_HASH EXFAT_NAME_HASH" },
@@ -625,6 +626,8 @@ static const char *const repaired[] = {
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
 	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_SET_COUNT",
+	"EXFAT_UPCASE_CHECKSUM", "EXFAT_UPCASE_MISSING", "EXFAT_UPCASE_SHORT", "EXFAT_UPCASE_LENGTH",
+	"EXFAT_UPCASE_MANDATORY",
 };
 
 /*
@@ -1000,6 +1003,69 @@ static void test_repair_saves_many(void **state)
 }
 
 /*
+ * A broken up-case table (TableChecksum) on a volume with two names beyond
+ * ASCII: "\xe4b" (U+00E4 'b') whose NameHash up-cases only ASCII, and
+ * "\xf6" (U+00F6) whose NameHash is that of the recommended table.  The
+ * check cannot judge them (no NAME_HASH); the repair writes the
+ * recommended table and judges the names by it: the first hash is made
+ * that of U+00C4 'B', the second left.  Afterwards the volume checks with
+ * no finding, the entry holds the recommended table's checksum, the old
+ * table's cluster (3) is free, and a second repair plans nothing.
+ */
+static uint16_t hash_of(const uint16_t *units, size_t n, uint16_t from, uint16_t to)
+{
+	static uint16_t up[65536];
+
+	for (uint32_t i = 0; i < 65536; i++)
+		up[i] = (uint16_t)((i >= 'a' && i <= 'z') ? i - 32 : i);
+	up[from] = to;
+	return fsc_exfat_name_hash(units, n, up);
+}
+
+static void test_repair_upcase_names(void **state)
+{
+	static const uint16_t ab[] = { 0xE4, 'b' }, o[] = { 0xF6 };
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t *e;
+
+	(void)state;
+	tr(&im);
+	exfat_put_file(&im, 4, 9, "\xe4" "b", 0x20, 0, 0, 0x01);
+	exfat_put_file(&im, 4, 12, "\xf6", 0x20, 0, 0, 0x01);
+	put_le16(exfat_entry(&im, 4, 13), 4, hash_of(o, 1, 0xF6, 0xD6));
+	exfat_fix_set(&im, 4, 12);
+	assert_int_not_equal(get_le16(exfat_entry(&im, 4, 10), 4), hash_of(ab, 2, 0xE4, 0xC4));
+	exfat_root_entry(&im, 2)[4] ^= 1;
+	fs = probe_and_check(&im);
+	assert_int_equal(fs.n, 1);
+	assert_int_equal(fs.v[0].id, FSC_PR_EXFAT_UPCASE_CHECKSUM);
+	fsc_findings_free(&fs);
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_NAME_HASH));
+	for (size_t i = 0; i < fs.n; i++) {
+		assert_true(fs.v[i].planned);
+		if (fs.v[i].id == FSC_PR_EXFAT_NAME_HASH)
+			assert_int_equal(fs.v[i].entry, 9);	/* "\xe4b" only */
+	}
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(get_le16(exfat_entry(&im, 4, 10), 4), hash_of(ab, 2, 0xE4, 0xC4));
+	assert_int_equal(get_le16(exfat_entry(&im, 4, 13), 4), hash_of(o, 1, 0xF6, 0xD6));
+	e = exfat_root_entry(&im, 2);
+	assert_int_equal(get_le32(e, 4), 0xE619D30Du);
+	assert_int_equal(get_le64(e, 24), 5836);
+	assert_int_not_equal(get_le32(e, 20), 3);
+	assert_int_equal(im.buf[im.heap_byte] & 2, 0);	/* cluster 3 free */
+	plan = plan_repair(&im, &fs);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	img_free(&im);
+}
+
+/*
  * Power cut: each repaired case (lost clusters freed, then saved), its
  * plan cut before its k-th write for every k (every other cut also loses
  * the writes its disk cache held since the last sync, but every other of
@@ -1101,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_repair_saves_lost_dir),
 		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_after_end_revives),
+		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_upcase.c - a broken up-case table (EXSPEC 7.2: TableChecksum
+ * wrong, too short, DataLength impossible, the fixed first 128 mappings
+ * changed, or no table entry at all) replaced by the specification's
+ * recommended table (exfat/upcase_rec.c, 7.2.5), the one mkfs.exfat
+ * writes.  -y only: the findings have no PREEN flag.
+ *
+ * Names are judged by the table that will be on disk: as soon as the
+ * checker has loaded the broken table, upcase_choose puts the recommended
+ * one in its place, so that every NameHash (non-ASCII names included),
+ * duplicate name and rename of this repair follows the new table, and a
+ * check after the repair (which reads that table) agrees.  When the table
+ * cannot be written after all (no free cluster for it, or no root slot
+ * and no cluster for one), its findings are left, and the names stay
+ * judged by the recommended table: the one Linux falls back to when a
+ * volume's table is broken.
+ *
+ * Write order (DESIGN.md): the new table's clusters (chained in the FAT,
+ * as the up-case entry has no NoFatChain flag) and its bytes; after a
+ * sync, the old table's clusters freed in the bitmap; after another, the
+ * up-case entry (TableChecksum, FirstCluster, DataLength) rewritten, or a
+ * new one in a free root slot; then (exfat_repair.c) the bitmap marks the
+ * new clusters.  The old clusters are freed before the entry stops
+ * owning them, so that a repair cut between the two never finds them
+ * marked and owned by nothing (lost clusters, saved as a file): cut
+ * before the entry, the old entry still owns them, unmarked, and the next
+ * repair takes the same new clusters and frees nothing more; cut after
+ * it, the new clusters are owned and unmarked, which any repair marks.
+ * They held only the broken table, no user data; they are not freed when
+ * the volume has a cross-link (they might be a file's too): a later
+ * repair then finds them lost.  Without a readable allocation bitmap
+ * nothing is done (a cluster no file owns may still hold a lost one).
+ *
+ * Consumes: the checker's findings, claimed set and on-disk bitmap.
+ * Produces: plan edits; the new clusters claimed, the old ones unclaimed
+ * and set in r->freed (exfat_repair.c clears their bits); the findings
+ * planned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+
+static const enum fsc_problem upcase_ids[] = {
+	FSC_PR_EXFAT_UPCASE_CHECKSUM, FSC_PR_EXFAT_UPCASE_MISSING, FSC_PR_EXFAT_UPCASE_SHORT,
+	FSC_PR_EXFAT_UPCASE_LENGTH, FSC_PR_EXFAT_UPCASE_MANDATORY,
+};
+#define NIDS (sizeof(upcase_ids) / sizeof(upcase_ids[0]))
+
+struct upcase_new {
+	uint8_t table[EXFAT_UPCASE_REC_BYTES];
+	size_t len;
+	uint64_t entry;			/* the up-case entry's byte (0: a new entry) */
+	uint64_t slot;			/* where the entry goes */
+	uint32_t first;			/* the table's first cluster */
+};
+
+void upcase_choose(struct xvol *v)
+{
+	struct rp *r = v->fix->ctx;
+	bool any = false;
+
+	/* Without the bitmap, a cluster nothing owns may hold a lost file: nothing is allocated. */
+	if (!v->bitmap_ok)
+		return;
+	for (size_t i = 0; i < NIDS; i++)
+		any |= take(r, upcase_ids[i]);
+	if (!any)
+		return;
+	r->new_upcase = true;
+	exfat_upcase_recommended_map(v->upcase);
+	v->upcase_ok = true;
+}
+
+static void give_up(struct rp *r)
+{
+	for (size_t i = 0; i < NIDS; i++)
+		unplan(r, upcase_ids[i]);
+	r->new_upcase = false;
+}
+
+/* The root's first up-case entry (ctx: its byte), as the probe took it. */
+static void note_upcase(void *ctx, const struct exfat_asm *as, enum exfat_ev ev, const uint8_t *e, uint64_t off)
+{
+	uint64_t *at = ctx;
+
+	(void)as;
+	(void)ev;
+	if (e[0] == EXFAT_T_UPCASE && !*at)
+		*at = off;
+}
+
+/* Are there n clusters free (neither owned nor marked)? */
+static bool room(const struct xvol *v, uint64_t n)
+{
+	uint32_t c = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (!(c = next_cluster(v, c, false)))
+			return false;
+	return true;
+}
+
+/*
+ * The old table's clusters owned by nothing from now on: its chain as the
+ * checker claimed it (up to the first break) unclaimed, then any more of
+ * the chain that is marked and owned by nothing (past a DataLength too
+ * short); all unmarked in the view of the bitmap and set in r->freed.
+ * Not with a cross-link on the volume, nor without the bitmap to free
+ * them in.
+ */
+static void release_old(struct rp *r, struct xvol *v)
+{
+	const struct chain_res *ch = &v->upcase_chain;
+	uint32_t c = v->p->root.upcase_cluster;
+
+	if (!v->p->root.upcase_found || !v->bitmap_ok || !ch->good || find(r, FSC_PR_EXFAT_CROSS_LINK))
+		return;
+	r->freed = calloc(((uint64_t)v->cc + 63) / 64, 8);
+	if (!r->freed) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (uint64_t k = 0; k < v->cc && xv_cluster_valid(v, c); k++, c = xv_fat(v, c)) {
+		if (k < ch->good)
+			cluster_unclaim(v, c);
+		else if (cluster_owned(v, c) || !bit_get(v->marked, c - 2))
+			break;
+		bit_clear(v->marked, c - 2);
+		bit_set(r->freed, c - 2);
+	}
+}
+
+void upcase_prepare(struct rp *r, struct xvol *v)
+{
+	struct upcase_new *u;
+	uint32_t last = 0, *cl;
+	uint64_t n;
+	bool slot;
+
+	if (!r->new_upcase || r->err)
+		return;
+	u = r->upcase = calloc(1, sizeof(*u));
+	if (!u || !(u->len = exfat_upcase_recommended(u->table))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	n = (u->len + v->cb - 1) / v->cb;
+	slot = root_slots(r, v, 1, &u->slot, &last, note_upcase, &u->entry);
+	if (r->err)
+		return;
+	/* Room for the table, and a root cluster when a new entry has no slot; else left. */
+	if ((v->p->root.upcase_found && !u->entry) || (!u->entry && !slot && !last) ||
+	    !room(v, n + (!u->entry && !slot))) {
+		give_up(r);
+		return;
+	}
+	if (!(cl = malloc(n * sizeof(*cl)))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (!alloc_clusters(r, v, cl, n, "chain the new up-case table") ||
+	    (!u->entry && !slot && !extend_root(r, v, last, 1, &u->slot))) {
+		free(cl);
+		r->err = r->err ? r->err : -ENOSPC;	/* room() counted them */
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		put(r, xv_cluster_byte(v, cl[i]), u->table + i * v->cb,
+		    u->len - i * v->cb < v->cb ? (size_t)(u->len - i * v->cb) : v->cb,
+		    "the specification's recommended up-case table", false);
+	u->slot = u->entry ? u->entry : u->slot;
+	u->first = cl[0];
+	free(cl);
+	release_old(r, v);
+}
+
+/* The findings of the old table's chain (its path names it) go with it. */
+static void plan_chain_findings(struct rp *r)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->path && !strcmp(f->path, "/up-case table") && f->id != FSC_PR_EXFAT_CROSS_LINK)
+			f->planned = true;
+	}
+}
+
+void upcase_link(struct rp *r, struct xvol *v)
+{
+	struct upcase_new *u = r->upcase;
+	uint8_t e[32];
+
+	(void)v;
+	if (!u)
+		return;
+	if (!r->err) {
+		memset(e, 0, sizeof(e));
+		if (u->entry && plan_view_read(r->dev, r->plan, u->entry, e, sizeof(e)) < 0)
+			r->err = -EIO;
+		e[0] = EXFAT_T_UPCASE;
+		put_le32(e, 4, fsc_exfat_table_checksum(u->table, u->len, 0));
+		put_le32(e, 20, u->first);
+		put_le64(e, 24, u->len);
+		put(r, u->slot, e, sizeof(e), u->entry ? "up-case table entry: the new table" :
+			"a new up-case table entry", true);
+		plan_chain_findings(r);
+	}
+	free(u);
+	r->upcase = NULL;
+}
