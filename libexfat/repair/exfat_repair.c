@@ -458,6 +458,10 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 
 static void fix_allocation(struct rp *r, struct xvol *v)
 {
+	if (r->new_bitmap || r->bitmap_length_only)
+		bitmap_rebuild_link(r, v);
+	if (r->new_bitmap)
+		return;
 	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) |
 			 r->allocated;
 	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
@@ -627,6 +631,7 @@ static int repair_done(struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
+	bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
 	plan_deferred(r, v, plan_dirs(r, v));
 	mark_sets(r, v);
 	fix_orphan_entries(r, v);

@@ -65,7 +65,7 @@ void upcase_choose(struct xvol *v)
 	bool any = false;
 
 	/* Without the bitmap, a cluster nothing owns may hold a lost file: nothing is allocated. */
-	if (!v->bitmap_ok)
+	if (!v->bitmap_ok && !bitmap_rebuild_wanted(r))
 		return;
 	for (size_t i = 0; i < NIDS; i++)
 		any |= take(r, upcase_ids[i]);

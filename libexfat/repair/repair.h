@@ -59,6 +59,9 @@ struct rp {
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
+	bool new_bitmap;		/* a new allocation bitmap is built (exfat_bitmap.c) */
+	bool bitmap_length_only;	/* or only its DataLength is set */
+	uint32_t bitmap_first;		/* the new bitmap's first cluster (a run) */
 	uint64_t *freed;		/* clusters to clear in the bitmap (the old table's), or NULL */
 	struct dup_rename *dups;	/* duplicate names to make unique, at the end */
 	size_t ndups, capdups;
@@ -144,6 +147,16 @@ void revive_sets(struct rp *r, struct xvol *v);
  * read-only view, and *p2, its probe: the caller frees both).
  */
 bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
+
+/*
+ * exfat_bitmap.c: whether a missing or too short bitmap is to be fixed
+ * (its findings taken); its new clusters chosen and the claimed set made
+ * the bitmap (first in the done pass); then the bits and the entry that
+ * links them (in place of the bitmap's other fixes).
+ */
+bool bitmap_rebuild_wanted(struct rp *r);
+void bitmap_rebuild_prepare(struct rp *r, struct xvol *v);
+void bitmap_rebuild_link(struct rp *r, struct xvol *v);
 
 /* exfat_lost.c: the root's free slots, for an entry set to be added there. */
 typedef void (*root_entry_fn)(void *ctx, const struct exfat_asm *as, enum exfat_ev ev, const uint8_t *e,

@@ -627,7 +627,7 @@ static const char *const repaired[] = {
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
 	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_SET_COUNT",
 	"EXFAT_UPCASE_CHECKSUM", "EXFAT_UPCASE_MISSING", "EXFAT_UPCASE_SHORT", "EXFAT_UPCASE_LENGTH",
-	"EXFAT_UPCASE_MANDATORY",
+	"EXFAT_UPCASE_MANDATORY", "EXFAT_BITMAP_MISSING", "EXFAT_BITMAP_SIZE",
 };
 
 /*
@@ -939,6 +939,49 @@ static void test_repair_saves_lost_dir(void **state)
 	img_free(&clean);
 }
 
+/*
+ * A bitmap gone with its entry, its cluster zeroed and free in the FAT: a
+ * new one is built from what the tree owns (the files' clusters 5-10, the
+ * up-case table, the root and the bitmap itself), in a run the FAT does
+ * not use, and linked by a new entry; a cluster no file owns but with a
+ * FAT link (20, a lost chain perhaps) is not written over.  Afterwards the
+ * volume checks with no finding, and a second repair plans nothing.
+ */
+static void test_repair_builds_bitmap(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	const uint8_t *e = NULL;
+	uint32_t first;
+
+	(void)state;
+	tr(&im);
+	exfat_root_entry(&im, 1)[0] = 0x01;
+	memset(im.buf + im.heap_byte, 0, im.cb);
+	exfat_set_fat(&im, 2, 0);
+	exfat_set_fat(&im, 11, 0xFFFFFFFF);	/* owned by nothing, but linked: kept */
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_BITMAP_MISSING));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	for (unsigned n = 0; n < 16 && !e; n++)
+		if (exfat_root_entry(&im, n)[0] == 0x81)
+			e = exfat_root_entry(&im, n);
+	assert_non_null(e);
+	first = get_le32(e, 20);
+	assert_true(first == 2 || first > 11);
+	assert_int_equal(get_le64(e, 24), (im.cluster_count + 7) / 8);
+	for (uint32_t c = 3; c <= 10; c++)
+		assert_true(im.buf[im.heap_byte + (uint64_t)(first - 2) * im.cb + (c - 2) / 8] & (1u << ((c - 2) % 8)));
+	assert_int_equal(im.buf[im.heap_byte + (uint64_t)(first - 2) * im.cb + 9 / 8] & (1u << (9 % 8)), 0);
+	plan = plan_repair(&im, &fs);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	img_free(&im);
+}
+
 static void test_repair_revives_set(void **state)
 {
 	(void)state;
@@ -1165,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_repair_every_case),
 		cmocka_unit_test(test_repair_revives_set),
 		cmocka_unit_test(test_repair_saves_lost_dir),
+		cmocka_unit_test(test_repair_builds_bitmap),
 		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * exfat_bitmap.c - a bitmap entry whose DataLength is too short for
+ * ClusterCount over a chain that holds every bit gets its length; a
+ * missing allocation bitmap, or a chain too short, is built anew (-y): a bit set for every cluster the tree owns
+ * (and every cluster the repair allocates), in new clusters, then the
+ * bitmap entry written (a new one in a free root slot, or the old one
+ * pointed at the new clusters).  Without a bitmap nothing says which of
+ * the clusters no file owns were in use, so they are free in the new one;
+ * the new bitmap's own clusters are taken only where the FAT holds
+ * nothing (or the chain this repair writes, so that a repair cut short
+ * takes the same ones again): a cluster with a FAT link may hold a lost
+ * file, and is not written over.  Not on a volume with two FATs (TexFAT:
+ * two bitmaps).
+ *
+ * Write order: the clusters chained and filled, then (after a sync) the
+ * entry that links them; PercentInUse follows.  Cut before the link, the
+ * next repair builds the same bitmap in the same clusters.
+ *
+ * Consumes: EXFAT_BITMAP_MISSING and EXFAT_BITMAP_SIZE, the claimed set.
+ * Produces: plan edits; every bitmap finding planned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+
+static const enum fsc_problem bitmap_ids[] = {
+	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE,
+};
+
+bool bitmap_rebuild_wanted(struct rp *r)
+{
+	bool any = false;
+
+	if (r->new_bitmap)
+		return true;
+	if (r->p->ex.num_fats != 1)
+		return false;
+	for (size_t i = 0; i < sizeof(bitmap_ids) / sizeof(bitmap_ids[0]); i++)
+		any |= take(r, bitmap_ids[i]);
+	return r->new_bitmap = any;
+}
+
+static void give_up(struct rp *r)
+{
+	for (size_t i = 0; i < sizeof(bitmap_ids) / sizeof(bitmap_ids[0]); i++)
+		unplan(r, bitmap_ids[i]);
+	r->new_bitmap = false;
+}
+
+/* May cluster k of n (from c0) hold the new bitmap: owned by nothing, no FAT link but the one it gets? */
+static bool usable(struct xvol *v, uint32_t c, uint64_t k, uint64_t n)
+{
+	uint32_t fat;
+
+	if (!xv_cluster_valid(v, c) || cluster_owned(v, c))
+		return false;
+	fat = xv_fat(v, c);
+	return fat == 0 || fat == (k + 1 < n ? c + 1 : 0xFFFFFFFF);
+}
+
+/* The first run of n usable clusters in a row; 0: none. */
+static uint32_t find_run(struct xvol *v, uint64_t n)
+{
+	uint64_t have = 0;
+
+	for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1; c++) {
+		have = usable(v, c, have, n) ? have + 1 : 0;
+		if (have == n)
+			return (uint32_t)(c - n + 1);
+	}
+	return 0;
+}
+
+void bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
+{
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
+	uint64_t words = ((uint64_t)v->cc + 63) / 64;
+	uint8_t e[4];
+
+	if (!bitmap_rebuild_wanted(r))
+		return;
+	/* Too short a DataLength over a chain that holds every bit: only the length is wrong. */
+	if (!find(r, FSC_PR_EXFAT_BITMAP_MISSING) && v->bitmap_ok) {
+		r->bitmap_length_only = true;
+		r->new_bitmap = false;
+		return;
+	}
+	if (!n || !(r->bitmap_first = find_run(v, n))) {
+		give_up(r);
+		return;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		uint32_t c = r->bitmap_first + (uint32_t)k;
+
+		cluster_claim(v, c);
+		put_le32(e, 0, k + 1 < n ? c + 1 : 0xFFFFFFFF);
+		put(r, v->fat_byte + 4ull * c, e, 4, "chain the new allocation bitmap", false);
+	}
+	/* The old bitmap's clusters (too few) are no longer the bitmap's: free in the new one. */
+	for (uint32_t c = v->p->root.bitmap_cluster, k = 0; v->p->root.bitmap_found && k < n && xv_cluster_valid(v, c);
+	     k++, c = xv_fat(v, c))
+		cluster_unclaim(v, c);
+	/* From here the bitmap is what the tree owns: nothing is lost, allocations see it. */
+	memcpy(v->marked, v->ck.claimed, words * 8);
+	v->bitmap_ok = true;
+}
+
+/* The new bitmap's bytes: every owned cluster (the old up-case table's released ones excepted). */
+static void write_bits(struct rp *r, struct xvol *v, uint64_t *marked)
+{
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
+	uint8_t *buf = calloc(1, v->cb);
+
+	*marked = 0;
+	if (!buf) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		memset(buf, 0, v->cb);
+		for (uint64_t i = 0; i < v->cb && k * v->cb + i < bytes; i++)
+			for (unsigned b = 0; b < 8; b++) {
+				uint64_t bit = 8 * (k * v->cb + i) + b;
+
+				if (bit < v->cc && bit_get(v->ck.claimed, bit) && !(r->freed && bit_get(r->freed, bit))) {
+					buf[i] |= (uint8_t)(1u << b);
+					++*marked;
+				}
+			}
+		put(r, xv_cluster_byte(v, r->bitmap_first + (uint32_t)k), buf, v->cb, "the new allocation bitmap",
+		    false);
+	}
+	free(buf);
+}
+
+void bitmap_rebuild_link(struct rp *r, struct xvol *v)
+{
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, off = root_entry_of(r, v, EXFAT_T_BITMAP), slot = 0, marked;
+	uint32_t last = 0;
+	uint8_t e[32], piu;
+
+	if (r->bitmap_length_only) {
+		if (!off || plan_view_read(r->dev, r->plan, off, e, 32) < 0) {
+			give_up(r);
+			return;
+		}
+		put_le64(e, 24, bytes);
+		put(r, off + 24, e + 24, 8, "allocation bitmap DataLength", false);
+		return;
+	}
+	if (!r->new_bitmap)
+		return;
+	/* The entry's place first: a new root cluster is owned, so the bits include it. */
+	if (!off && !root_slots(r, v, 1, &slot, &last, NULL, NULL) && !(last && extend_root(r, v, last, 1, &slot))) {
+		give_up(r);
+		return;
+	}
+	write_bits(r, v, &marked);
+	if (off && plan_view_read(r->dev, r->plan, off, e, 32) < 0) {
+		r->err = -EIO;
+		return;
+	}
+	if (!off) {
+		memset(e, 0, sizeof(e));
+		e[0] = EXFAT_T_BITMAP;
+	}
+	put_le32(e, 20, r->bitmap_first);
+	put_le64(e, 24, bytes);
+	put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);
+	piu = (uint8_t)(marked * 100 / (v->p->ex.cluster_count ? v->p->ex.cluster_count : 1));
+	put(r, 112, &piu, 1, "PercentInUse", false);
+	(void)take(r, FSC_PR_EXFAT_BITMAP_UNMARKED);
+	(void)take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
+	(void)take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
+	(void)take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
+	(void)take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);
+}
