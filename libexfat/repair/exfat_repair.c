@@ -415,6 +415,40 @@ static void fix_boot_checksum(struct rp *r, unsigned ss)
 	free(s);
 }
 
+/*
+ * Sectors 1-9 of a main region whose fields are sound: the extended boot
+ * signatures written where they lack, and OEM parameter records with a
+ * null GUID but contents zeroed (EXSPEC 3.3, 3.4: such a record is
+ * unused).  True when something changed: the checksum and the backup must
+ * follow.
+ */
+static bool fix_boot_sectors(struct rp *r, unsigned ss)
+{
+	static const uint8_t sig[4] = { 0x00, 0x00, 0x55, 0xAA };
+	uint8_t s[4096];
+	bool changed = false;
+
+	if (!boot_fields_sound(r))
+		return false;
+	for (size_t i = 0; i < r->out->n; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->id == FSC_PR_EXFAT_BOOT_EXT_SIGNATURE && f->loc >= 1 && f->loc <= 8 && wanted(r, f)) {
+			put(r, f->loc * ss + ss - 4, sig, 4, "extended boot signature", false);
+			f->planned = changed = true;
+		}
+	}
+	if (find(r, FSC_PR_EXFAT_OEM_PARAMETERS) && ss <= sizeof(s) && plan_view_read(r->dev, r->plan, 9ull * ss, s, ss) >= 0 &&
+	    take(r, FSC_PR_EXFAT_OEM_PARAMETERS)) {
+		for (unsigned i = 0; i < 10; i++)
+			if (bytes_all(s, 48 * i, 16, 0))
+				memset(s + 48 * i + 16, 0, 32);
+		put(r, 9ull * ss, s, ss, "unused OEM parameter records zeroed", false);
+		changed = true;
+	}
+	return changed;
+}
+
 /* The backup region (sectors 12..23) as a copy of the main one once planned. */
 static void fix_backup(struct rp *r, unsigned ss)
 {
@@ -647,7 +681,9 @@ static int repair_done(struct xvol *v)
 	lost_prepare(r, v);
 	lost_link(r, v);
 	fix_allocation(r, v);
-	if (find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM))
+	r->boot_changed = fix_boot_sectors(r, 1u << v->shift);
+	if ((find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||
+	    r->boot_changed)
 		fix_boot_checksum(r, 1u << v->shift);
 	if (take(r, FSC_PR_EXFAT_BOOT_VOLUME_FLAGS))
 		flags &= (uint16_t)(0x0006 | (v->p->ex.num_fats >= 2 ? 1 : 0));
@@ -666,8 +702,9 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 	uint16_t orig = r->p->ex.volume_flags, flags = r->flags;
 	size_t fixes = fsc_plan_count(r->plan) - start - dirty_added;
 	bool backup = main_boot_sound(r) &&
-		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || find(r, FSC_PR_EXFAT_BACKUP_DIFFERS)) &&
-		      (take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS));
+		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || find(r, FSC_PR_EXFAT_BACKUP_DIFFERS)) &&
+			(take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS))) ||
+		       r->boot_changed);
 	uint8_t f2[2];
 
 	if (!errors_left(r) && (flags & 2) && take(r, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY))

@@ -59,6 +59,7 @@ struct rp {
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
+	bool boot_changed;		/* sectors 1-9 fixed: the checksum and the backup follow */
 	bool new_bitmap;		/* a new allocation bitmap is built (exfat_bitmap.c) */
 	bool bitmap_length_only;	/* or only its DataLength is set */
 	uint32_t bitmap_first;		/* the new bitmap's first cluster (a run) */
