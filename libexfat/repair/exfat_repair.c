@@ -372,99 +372,6 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 	free(neu);
 }
 
-/* ---- the boot region ---- */
-
-/* No boot region error but the checksum: a recomputed checksum makes the region sound. */
-static bool boot_fields_sound(const struct rp *r)
-{
-	for (size_t i = 0; i < r->out->n; i++) {
-		const struct fsc_finding *f = &r->out->v[i];
-
-		if (boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE)
-			return false;
-	}
-	return true;
-}
-
-/* The main boot region is sound once the plan is applied (a copy for the backup). */
-static bool main_boot_sound(const struct rp *r)
-{
-	const struct fsc_finding *f = find(r, FSC_PR_EXFAT_BOOT_CHECKSUM);
-
-	return boot_fields_sound(r) && (!f || f->planned);
-}
-
-/* Sectors 0..10 as the plan leaves them, and their checksum repeated in sector 11. */
-static void fix_boot_checksum(struct rp *r, unsigned ss)
-{
-	uint8_t *s = malloc(12ull * ss);
-
-	if (!s) {
-		r->err = -ENOMEM;
-		return;
-	}
-	if (plan_view_read(r->dev, r->plan, 0, s, 11ull * ss) < 0) {
-		r->err = -EIO;
-	} else {
-		uint32_t sum = fsc_exfat_boot_checksum(s, ss);
-
-		for (unsigned i = 0; i < ss; i += 4)
-			put_le32(s + 11ull * ss, i, sum);
-		put(r, 11ull * ss, s + 11ull * ss, ss, "boot checksum (sector 11)", false);
-	}
-	free(s);
-}
-
-/*
- * Sectors 1-9 of a main region whose fields are sound: the extended boot
- * signatures written where they lack, and OEM parameter records with a
- * null GUID but contents zeroed (EXSPEC 3.3, 3.4: such a record is
- * unused).  True when something changed: the checksum and the backup must
- * follow.
- */
-static bool fix_boot_sectors(struct rp *r, unsigned ss)
-{
-	static const uint8_t sig[4] = { 0x00, 0x00, 0x55, 0xAA };
-	uint8_t s[4096];
-	bool changed = false;
-
-	if (!boot_fields_sound(r))
-		return false;
-	for (size_t i = 0; i < r->out->n; i++) {
-		struct fsc_finding *f = &r->out->v[i];
-
-		if (f->id == FSC_PR_EXFAT_BOOT_EXT_SIGNATURE && f->loc >= 1 && f->loc <= 8 && wanted(r, f)) {
-			put(r, f->loc * ss + ss - 4, sig, 4, "extended boot signature", false);
-			f->planned = changed = true;
-		}
-	}
-	if (find(r, FSC_PR_EXFAT_OEM_PARAMETERS) && ss <= sizeof(s) && plan_view_read(r->dev, r->plan, 9ull * ss, s, ss) >= 0 &&
-	    take(r, FSC_PR_EXFAT_OEM_PARAMETERS)) {
-		for (unsigned i = 0; i < 10; i++)
-			if (bytes_all(s, 48 * i, 16, 0))
-				memset(s + 48 * i + 16, 0, 32);
-		put(r, 9ull * ss, s, ss, "unused OEM parameter records zeroed", false);
-		changed = true;
-	}
-	return changed;
-}
-
-/* The backup region (sectors 12..23) as a copy of the main one once planned. */
-static void fix_backup(struct rp *r, unsigned ss)
-{
-	uint8_t *s = malloc(12ull * ss);
-
-	if (!s) {
-		r->err = -ENOMEM;
-		return;
-	}
-	if (plan_view_read(r->dev, r->plan, 0, s, 12ull * ss) < 0)
-		r->err = -EIO;
-	else
-		put(r, 12ull * ss, s, 12ull * ss, "backup boot region from the main one", true);
-	free(s);
-}
-
 /* Are errors left that the plan does not fix? */
 static bool errors_left(const struct rp *r)
 {
@@ -702,6 +609,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 	uint16_t orig = r->p->ex.volume_flags, flags = r->flags;
 	size_t fixes = fsc_plan_count(r->plan) - start - dirty_added;
 	bool backup = main_boot_sound(r) &&
+		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || backup_geometry_agrees(r, 1u << r->p->ex.sector_shift)) &&
 		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || find(r, FSC_PR_EXFAT_BACKUP_DIFFERS)) &&
 			(take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS))) ||
 		       r->boot_changed);
@@ -751,7 +659,12 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	start = fsc_plan_count(plan);
 	put_le16(f2, 0, p->ex.volume_flags | 2);
 	put(&r, 106, f2, 2, "set VolumeDirty while repairing", start > 0);
-	ret = check_with(restored ? restored : dev, p, &o, out, sum, &fix);
+	/*
+	 * Every other fix reads and writes where the boot region says: with a
+	 * field of it wrong (or a volume larger than its device) and no sound
+	 * backup restored, nothing is planned; the check only reports.
+	 */
+	ret = check_with(restored ? restored : dev, p, &o, out, sum, geometry_sound(p) ? &fix : NULL);
 	if (ret >= 0 && r.err)
 		ret = r.err;
 	if (ret >= 0 && r.done)

@@ -148,6 +148,17 @@ void revive_sets(struct rp *r, struct xvol *v);
  * read-only view, and *p2, its probe: the caller frees both).
  */
 bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
+/* exfat_boot.c: the boot region's layout can be trusted (else nothing is planned but a restore). */
+bool geometry_sound(const struct fsc_probe *p);
+/* No field error in the main region (its checksum may be wrong); sound once the plan is applied. */
+bool boot_fields_sound(const struct rp *r);
+bool main_boot_sound(const struct rp *r);
+/* exfat_boot.c: the main checksum (sector 11) recomputed; sectors 1-9 fixed (true: changed). */
+void fix_boot_checksum(struct rp *r, unsigned ss);
+bool fix_boot_sectors(struct rp *r, unsigned ss);
+/* exfat_boot.c: main and backup agree on the geometry; the backup rewritten from the main region. */
+bool backup_geometry_agrees(struct rp *r, unsigned ss);
+void fix_backup(struct rp *r, unsigned ss);
 
 /*
  * exfat_bitmap.c: whether a missing or too short bitmap is to be fixed

@@ -983,6 +983,44 @@ static void test_repair_builds_bitmap(void **state)
 	img_free(&im);
 }
 
+/*
+ * The main region alone says the volume is larger than its device (and
+ * its checksum agrees), or alone says NumberOfFats 2 with no second FAT:
+ * the verified backup is restored; afterwards the volume checks with no
+ * finding and its main region is the backup again.
+ */
+static void main_beyond(struct img *im) { put_le64(im->buf, 72, 1ull << 40); exfat_resign_main(im); }
+static void main_texfat(struct img *im) { im->buf[110] = 2; exfat_resign_main(im); }
+
+static void test_repair_restores_main(void **state)
+{
+	static const struct {
+		void (*damage)(struct img *);
+		enum fsc_problem id;
+	} v[] = { { main_beyond, FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE }, { main_texfat, FSC_PR_EXFAT_BOOT_TEXFAT } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct img im, clean;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+
+		ex(&im);
+		ex(&clean);
+		v[i].damage(&im);
+		plan = plan_repair(&im, &fs);
+		assert_true(fsc_findings_has(&fs, v[i].id));
+		for (size_t k = 0; k < fs.n; k++)
+			if (fs.v[k].id == v[i].id)
+				assert_true(fs.v[k].planned);
+		fsc_findings_free(&fs);
+		apply_and_expect_clean(&im, plan);
+		assert_memory_equal(im.buf, clean.buf, 24 * 512);
+		img_free(&im);
+		img_free(&clean);
+	}
+}
+
 static void test_repair_revives_set(void **state)
 {
 	(void)state;
@@ -1210,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(test_repair_revives_set),
 		cmocka_unit_test(test_repair_saves_lost_dir),
 		cmocka_unit_test(test_repair_builds_bitmap),
+		cmocka_unit_test(test_repair_restores_main),
 		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
