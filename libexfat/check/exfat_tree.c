@@ -34,6 +34,7 @@ struct job {
 	bool nofat;
 	struct exfat_where at;	/* the directory's set in its parent (the root: none) */
 	bool parent_nofat;	/* the parent's clusters lie in a row */
+	bool odd;		/* its size or FirstCluster was reported (a repair looks at it) */
 };
 
 struct nameref {
@@ -74,11 +75,11 @@ struct walk {
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
 };
 
-static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat)
+static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd)
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
 		return;
-	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat };
+	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd };
 }
 
 /* ---- findings about entries ---- */
@@ -473,10 +474,12 @@ static void finish_file_set(struct walk *w)
 		 */
 		uint64_t dl = fi->d.size >= v->cb ? fi->d.size - fi->d.size % v->cb :
 			      fi->d.size ? fi->d.size : (fi->d.flags & 2) ? v->cb : 0;
+		bool odd = fi->d.size == 0 || fi->d.size % v->cb || fi->d.valid_size != fi->d.size ||
+			   fi->d.size > MAX_DIR_BYTES;
 
 		if (fi->d.first_cluster)
 			push_job(w, pathtab_add(&w->nodes, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
-				 fi->d.flags & 2);
+				 fi->d.flags & 2, odd);
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass && fi->d.size)	/* a directory with no cluster */
 			no_cluster_dir(w, fi);
 	} else {
@@ -657,7 +660,9 @@ static void read_dir(struct walk *w, const struct job *j)
 	ck_claim(&v->ck, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
 	if (exfat_asm_flush(&w->as))
 		cut_short(w);
-	if (v->fix && v->fix->dir && !v->ck.owners_pass)
+	/* The repair hears of a directory whose chain or size is not as its entry says. */
+	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
+	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb)))
 		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, w->path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
@@ -700,7 +705,7 @@ int xv_walk_tree(struct xvol *v)
 			goto out;
 		}
 	}
-	push_job(w, 0, v->p->ex.root_cluster, 0, false);
+	push_job(w, 0, v->p->ex.root_cluster, 0, false, false);
 	while (w->nstack) {
 		struct job j = w->stack[--w->nstack];
 

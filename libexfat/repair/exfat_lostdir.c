@@ -127,6 +127,12 @@ bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters)
 	uint32_t c = head, next;
 	bool ok;
 
+	uint8_t e0;
+
+	/* A directory's first entry is a file entry, in use or deleted: one byte says no to most chains. */
+	if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, head), &e0, 1) < 0 ||
+	    (e0 != EXFAT_T_FILE && e0 != (EXFAT_T_FILE & 0x7F)))
+		return false;
 	if (!(ad.buf = malloc(v->cb))) {
 		r->err = -ENOMEM;
 		return false;

@@ -295,33 +295,33 @@ static void mark_sets(struct rp *r, struct xvol *v)
 
 /* ---- the allocation bitmap ---- */
 
+/* Byte i of a bit set (bit n of the set is bit n % 8 of byte n / 8, little-endian words). */
+static inline uint8_t set_byte(const uint64_t *set, uint64_t i)
+{
+	return (uint8_t)(set[i / 8] >> (8 * (i % 8)));
+}
+
+/* The bits of byte i below n: a mask. */
+static inline uint8_t below(uint64_t i, uint64_t n)
+{
+	return 8 * i >= n ? 0 : n - 8 * i >= 8 ? 0xFF : (uint8_t)((1u << (n - 8 * i)) - 1);
+}
+
 /* The new byte i of the bitmap (ClusterCount bits; clusters past the device's end kept). */
 static uint8_t bitmap_byte(const struct xvol *v, const uint64_t *freed, uint64_t i, uint8_t old, bool set_owned,
 			   bool free_lost, bool clear_trailing)
 {
-	uint64_t cc = v->p->ex.cluster_count;
-	uint8_t owned = 0, held = 0, declared = 0, gone = 0;
+	uint8_t held = below(i, v->cc);
+	uint8_t owned = held ? set_byte(v->ck.claimed, i) & held : 0;
+	uint8_t gone = held && freed ? set_byte(freed, i) & held : 0;
 
-	for (unsigned b = 0; b < 8; b++) {
-		uint64_t bit = 8 * i + b;
-
-		if (bit < cc)
-			declared |= (uint8_t)(1u << b);
-		if (bit < v->cc) {
-			held |= (uint8_t)(1u << b);
-			if (bit_get(v->ck.claimed, bit))
-				owned |= (uint8_t)(1u << b);
-			if (freed && bit_get(freed, bit))
-				gone |= (uint8_t)(1u << b);
-		}
-	}
 	old &= (uint8_t)~gone;	/* released by the repair (exfat_upcase.c) */
 	if (set_owned)
 		old |= owned;
 	if (free_lost)
 		old &= (uint8_t)(owned | ~held);
 	if (clear_trailing)
-		old &= declared;
+		old &= below(i, v->p->ex.cluster_count);
 	return old;
 }
 
