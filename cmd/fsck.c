@@ -26,7 +26,7 @@ enum mode { MODE_CHECK, MODE_PREEN, MODE_YES, MODE_ASK };
 struct fsck_ctl {
 	enum mode mode;
 	bool mode_given;
-	bool force, verbose, json, dry_run, free_lost;
+	bool force, verbose, json, dry_run, free_lost, recheck;
 	const char *undo;
 	int progress_fd;		/* -1: none */
 	struct vol_select sel;
@@ -46,6 +46,7 @@ static void fsck_help(void)
 	      "     --dry-run         with -p or -y: print the repair plan, write nothing\n"
 	      "     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
 	      "     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
+	      "     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
 	      " -f, --force           check fully even in preen mode on a clean volume\n"
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
@@ -74,7 +75,7 @@ static int explain(const char *id)
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST };
+enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK };
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -84,7 +85,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' }, { "progress", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
-		{ "lost", required_argument, NULL, OPT_LOST },
+		{ "lost", required_argument, NULL, OPT_LOST }, { "recheck", no_argument, NULL, OPT_RECHECK },
 		COMMON_LONGOPTS,
 	};
 	unsigned long v;
@@ -98,6 +99,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		case 'y': ctl->mode = MODE_YES; ctl->mode_given = true; break;
 		case OPT_DRY_RUN: ctl->dry_run = true; break;
 		case OPT_UNDO: ctl->undo = optarg; break;
+		case OPT_RECHECK: ctl->recheck = true; break;
 		case OPT_LOST:
 			if (strcmp(optarg, "free") && strcmp(optarg, "keep"))
 				return usage_error(&fsck_cmd, "invalid --lost '%s' (keep or free)", optarg);
@@ -143,12 +145,13 @@ static int ledger_code(const struct fsc_findings *fs, unsigned *left)
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;
 }
 
-static void summary_text(const char *path, const struct fsc_check_summary *s)
+/* The summary line; before: it is the check's from before a repair. */
+static void summary_text(const char *path, const struct fsc_check_summary *s, bool before)
 {
 	uint64_t objects = s->files + s->dirs + 1;
 
-	printf("%s: %llu files, %llu directories, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
-	       path, (unsigned long long)s->files, (unsigned long long)s->dirs,
+	printf("%s: %s%llu files, %llu directories, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
+	       path, before ? "before the repair: " : "", (unsigned long long)s->files, (unsigned long long)s->dirs,
 	       (unsigned long long)s->clusters_marked, (unsigned long long)s->clusters_total,
 	       100.0 * (double)s->fragmented / (double)objects);
 }
@@ -190,7 +193,7 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 
 /* The findings (unless list is false: shown already), the summary and the closing line. */
 static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
-			const struct fsc_check_summary *s, int code, unsigned left, bool list)
+			const struct fsc_check_summary *s, int code, unsigned left, bool list, bool before)
 {
 	char prefix[4200];
 
@@ -200,7 +203,7 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 	if (s->suppressed)
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
 		       (unsigned long long)s->suppressed);
-	summary_text(path, s);
+	summary_text(path, s, before);
 	if (code == FSCK_OK) {
 		size_t warn = 0;
 
@@ -287,9 +290,55 @@ static void repair_findings(const struct fsck_ctl *ctl, const char *path, const 
 	}
 }
 
-/* Write the plan, then check again: that check is the exit status. */
-static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev,
-			struct fsc_plan *plan, const struct fsc_findings *before, size_t fixed)
+/* The findings the repair left (not planned), for the report and the exit status. */
+static int left_findings(const struct fsc_findings *before, struct fsc_findings *out)
+{
+	*out = (struct fsc_findings){ 0 };
+	out->dropped = before->dropped;
+	out->v = calloc(before->n ? before->n : 1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < before->n; i++)
+		if (!before->v[i].planned)
+			out->v[out->n++] = before->v[i];	/* borrowed: not freed here */
+	return 0;
+}
+
+/*
+ * Written and read back (fsc_plan_apply): what is left is what the plan
+ * did not fix; the summary is the check's, from before the repair.
+ */
+static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fsc_probe *p, struct fsc_plan *plan,
+			 const struct fsc_findings *before, const struct fsc_check_summary *s, size_t fixed)
+{
+	struct repair_json rj = { before, plan, true, ctl->undo };
+	struct fsc_findings left_fs;
+	unsigned left;
+	int code;
+
+	if (left_findings(before, &left_fs) < 0) {
+		errmsg(path, "out of memory");
+		return FSCK_OPERROR;
+	}
+	code = FSCK_CORRECTED | ledger_code(&left_fs, &left);
+	if (ctl->json) {
+		report_json(path, p, &left_fs, s, true, code, &rj);
+	} else {
+		printf("%s: %zu problem%s fixed, %zu change%s written and read back", path, fixed, fixed == 1 ? "" : "s",
+		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
+		if (ctl->undo)
+			printf("; undo with: fatscope undo %s %s", ctl->undo, path);
+		printf("\n");
+		report_text(ctl, path, &left_fs, s, code & ~FSCK_CORRECTED, left, false, true);
+	}
+	free(left_fs.v);
+	return code;
+}
+
+/* Write the plan; with --recheck, check again: that check is the exit status. */
+static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p0,
+			struct fsc_plan *plan, const struct fsc_findings *before, const struct fsc_check_summary *s0,
+			size_t fixed)
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
 	struct fsc_check_opts o = { 0 };
@@ -301,6 +350,8 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 
 	if (code)
 		return code;
+	if (!ctl->recheck)
+		return repair_report(ctl, path, p0, plan, before, s0, fixed);
 	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
 		errmsg(path, "cannot check the volume again after the repair");
 		fsc_probe_free(p2);
@@ -316,7 +367,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 		if (ctl->undo)
 			printf("; undo with: fatscope undo %s %s", ctl->undo, path);
 		printf("\nChecked again:\n");
-		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true);
+		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true, false);
 	}
 	fsc_probe_free(p2);
 	fsc_findings_free(&fs);
@@ -357,14 +408,14 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 		if (ctl->json)
 			report_json(path, p, &fs, &s, true, code, &(struct repair_json){ &fs, plan, false, NULL });
 		else
-			report_text(ctl, path, &fs, &s, code, left, false);
+			report_text(ctl, path, &fs, &s, code, left, false, false);
 		if (ctl->dry_run && fsc_plan_count(plan) && !ctl->json) {
 			printf("%s: %zu change%s planned, nothing written (--dry-run):\n", path, fsc_plan_count(plan),
 			       fsc_plan_count(plan) == 1 ? "" : "s");
 			report_plan(stdout, plan);
 		}
 	} else {
-		code = repair_apply(ctl, path, dev, plan, &fs, fixed);
+		code = repair_apply(ctl, path, dev, p, plan, &fs, &s, fixed);
 	}
 	fsc_findings_free(&fs);
 	fsc_plan_free(plan);
@@ -405,7 +456,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	if (ctl->json)
 		report_json(path, p, &fs, &s, true, code, NULL);
 	else
-		report_text(ctl, path, &fs, &s, code, left, true);
+		report_text(ctl, path, &fs, &s, code, left, true, false);
 	fsc_findings_free(&fs);
 	return code;
 }

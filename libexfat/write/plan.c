@@ -75,8 +75,7 @@ FSC_EXPORT const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, siz
 	return i < plan->n ? &plan->v[i] : NULL;
 }
 
-/* Lay bytes (at off) over buf (at boff, blen) where they overlap. */
-static void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len)
+void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len)
 {
 	uint64_t lo = off > boff ? off : boff, hi = off + len < boff + blen ? off + len : boff + blen;
 

@@ -8,6 +8,8 @@
 
 #include "base/base.h"
 
+/* Lay bytes (at off) over buf (at boff, blen) where they overlap. */
+void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len);
 /* Drop the edits of a plan after the first n. */
 void plan_truncate(struct fsc_plan *plan, size_t n);
 /* Have edit i written only once everything before it is on stable storage. */

@@ -4,8 +4,10 @@
 # the first run's transcript and exit status against the reviewed one in
 # tests/cli/expected/fsck/, a second run identical to the first (a
 # read-only check changes nothing), and the image's hash unchanged.  Then
-# -y on a copy: its transcript against tests/cli/expected/fsck-repair/, a
-# second -y writes nothing (exit status without bit 1), and when the
+# -y --recheck on a copy: its transcript against
+# tests/cli/expected/fsck-repair/; plain -y on another copy writes the same
+# bytes and its exit status (from the plan's own account) is the one the
+# recheck gives; a second -y writes nothing (exit status without bit 1), and when the
 # repair left no error, -n on the repaired copy exits 0 and the
 # linux-exfat driver model (fatscope probe) says it mounts.
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
@@ -22,8 +24,13 @@ for name in $(fixture_names); do
 	if [ "$run1" = "$run2" ]; then ok; else bad "$name: second run differs from the first"; fi
 	unchanged "$name"
 	cp "$name.img" "$SCRATCH/$name.img"
-	runy=$(cd "$SCRATCH" && "$FATSCOPE" fsck -y "$name.img" 2>&1; echo "exit status: $?")
+	cp "$name.img" "$SCRATCH/plain.img"
+	runy=$(cd "$SCRATCH" && "$FATSCOPE" fsck -y --recheck "$name.img" 2>&1; echo "exit status: $?")
 	golden "$name (-y)" "$EXPECTED/fsck-repair/$name.txt" "$runy"
+	# Without --recheck: the same writes, and the plan's own account gives the recheck's exit status.
+	"$FATSCOPE" fsck -y "$SCRATCH/plain.img" > "$SCRATCH/plain.txt" 2>&1; plain=$?
+	if [[ $runy == *"exit status: $plain" ]]; then ok; else bad "$name: -y exits $plain, -y --recheck: ${runy##*: }"; fi
+	if cmp -s "$SCRATCH/plain.img" "$SCRATCH/$name.img"; then ok; else bad "$name: -y and -y --recheck wrote different bytes"; fi
 	(cd "$SCRATCH" && "$FATSCOPE" fsck -y "$name.img" > "$SCRATCH/again.txt" 2>&1); again=$?
 	if [ $((again & 1)) = 0 ] && [ "$again" -lt 8 ]; then ok; else bad "$name: a second -y exits $again: $(tail -1 "$SCRATCH/again.txt")"; fi
 	if [[ $runy =~ "exit status: "[01]$ ]]; then
@@ -36,6 +43,6 @@ for name in $(fixture_names); do
 			if [ "$mounts" = mounts ]; then ok; else bad "$name: after the repair the linux-exfat model says '$mounts'"; fi
 		fi
 	fi
-	rm -f "$SCRATCH/$name.img"
+	rm -f "$SCRATCH/$name.img" "$SCRATCH/plain.img"
 done
 finish

@@ -23,7 +23,7 @@ out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
 check "preen dirty exit (cleared)" 1 "$rc"
 check "preen dirty prefix" "exfat-dirty.img: fixed warning EXFAT_BOOT_VOLUME_DIRTY: VolumeFlags has VolumeDirty set [byte 106 (VolumeFlags)]" \
 	"$(head -1 <<< "$out")"
-check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written" "$(sed -n 2p <<< "$out")"
+check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written and read back" "$(sed -n 2p <<< "$out")"
 out=$("$FATSCOPE" fsck -n "$SCRATCH/exfat-dirty.img"); rc=$?
 check "dirty flag gone" "0 $SCRATCH/exfat-dirty.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
 # -n on a dirty volume: a warning, exit 0, and it says so.

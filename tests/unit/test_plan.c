@@ -175,7 +175,8 @@ static void watch_event(void *ctx, const struct fsc_fault_event *ev)
 /*
  * The writer's order, from the log of an uninterrupted apply: every read
  * first, then per edit a sync when it asks for one and its write, then a
- * final sync; the undo log restores the device from the first write on.
+ * final sync and a read of each edit's bytes; the undo log restores the
+ * device from the first write on.
  */
 static void check_order(struct setup *s, const struct watch *w)
 {
@@ -194,6 +195,9 @@ static void check_order(struct setup *s, const struct watch *w)
 		assert_int_equal(w->log.v[at++].len, e->len);
 	}
 	assert_int_equal(w->log.v[at++].op, FSC_FAULT_SYNC);
+	/* then every edit read back, and nothing more */
+	for (size_t i = 0; i < s->n; i++)
+		assert_int_equal(w->log.v[at++].op, FSC_FAULT_READ);
 	assert_int_equal(at, w->log.n);
 	assert_int_equal(w->undo_at_first_write, (int)s->n);
 }
@@ -236,7 +240,7 @@ static void setup_case(struct setup *s, const struct pcase *c, struct tmp *t)
 	cfg.ctx = &w;
 	copy_orig(s);
 	assert_int_equal(apply_fault(s, s->plan, &cfg, t->undo, &st), 0);
-	s->reads = st.reads;
+	s->reads = st.reads - s->n;	/* before the writes; the n after read them back */
 	s->writes = st.writes;
 	s->syncs = st.syncs;
 	assert_int_equal(s->writes, s->n);
@@ -337,6 +341,18 @@ static void run_failures(struct setup *s, struct tmp *t)
 		}
 		assert_int_equal(st.writes, k - s->reads + 1);	/* stopped at the failed write */
 		check_after(s, t);
+	}
+	for (uint64_t k = 0; k < s->n; k++) {	/* a read-back fails: an error, everything written */
+		struct fsc_fault_config cfg;
+		struct fsc_fault_stats st;
+
+		fsc_fault_config_init(&cfg);
+		cfg.fail_read = s->reads + k;
+		copy_orig(s);
+		assert_int_equal(apply_fault(s, s->plan, &cfg, t->undo, &st), -EIO);
+		assert_int_equal(st.writes, s->n);
+		assert_same(s->work, s->final, s->orig.len);
+		unlink(t->undo);
 	}
 }
 
