@@ -240,7 +240,9 @@ static void check_opts(const struct fsck_ctl *ctl, const char *path, struct fsc_
 /* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
 static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 {
-	return ctl->mode == MODE_PREEN && !ctl->force && !(fsc_probe_exfat(p)->volume_flags & 2) &&
+	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);	/* NULL: a lost main region */
+
+	return ctl->mode == MODE_PREEN && !ctl->force && ex && !(ex->volume_flags & 2) &&
 	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
@@ -308,7 +310,8 @@ static int left_findings(const struct fsc_findings *before, struct fsc_findings 
  * Written and read back (fsc_plan_apply): what is left is what the plan
  * did not fix; the summary is the check's, from before the repair.
  */
-static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fsc_probe *p, struct fsc_plan *plan,
+static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p,
+			 struct fsc_plan *plan,
 			 const struct fsc_findings *before, const struct fsc_check_summary *s, size_t fixed)
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
@@ -322,7 +325,10 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 	}
 	code = FSCK_CORRECTED | ledger_code(&left_fs, &left);
 	if (ctl->json) {
-		report_json(path, p, &left_fs, s, true, code, &rj);
+		struct fsc_probe *now = NULL;	/* the type as written (a lost main region restored) */
+
+		report_json(path, fsc_probe_volume(dev, &now) == 0 ? now : p, &left_fs, s, true, code, &rj);
+		fsc_probe_free(now);
 	} else {
 		printf("%s: %zu problem%s fixed, %zu change%s written and read back", path, fixed, fixed == 1 ? "" : "s",
 		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
@@ -351,7 +357,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	if (code)
 		return code;
 	if (!ctl->recheck)
-		return repair_report(ctl, path, p0, plan, before, s0, fixed);
+		return repair_report(ctl, path, dev, p0, plan, before, s0, fixed);
 	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
 		errmsg(path, "cannot check the volume again after the repair");
 		fsc_probe_free(p2);
@@ -471,7 +477,7 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 	if (code)
 		return code;
 	p = v.p;
-	if (fsc_probe_type(p) == FSC_TYPE_EXFAT) {
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		code = check_volume(ctl, path, v.dev, p);
 	} else if (fsc_type_is_fat(fsc_probe_type(p))) {
 		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",

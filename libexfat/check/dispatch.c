@@ -50,6 +50,9 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 		return r;
 	if (p->type == FSC_TYPE_EXFAT)
 		return exfat_check(dev, p, o, out, sum, fix);
+	/* A lost main region over a sound backup: the probe's finding is all there is until it is restored. */
+	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST))
+		return 0;
 	return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
 }
 

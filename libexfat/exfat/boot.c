@@ -95,3 +95,16 @@ bool exfat_lookalike(const uint8_t *s)
 	       ex.cluster_count > 0 && ex.volume_length > ex.heap_offset &&
 	       ex.root_cluster >= 2 && ex.root_cluster <= ex.cluster_count + 1;
 }
+
+bool exfat_region_sound(const uint8_t *b, unsigned ss)
+{
+	uint32_t sum;
+
+	if (memcmp(b + 3, "EXFAT   ", 8) != 0 || get_le16(b, 510) != 0xAA55 || b[108] >= 32 || (1u << b[108]) != ss)
+		return false;
+	sum = fsc_exfat_boot_checksum(b, ss);
+	for (unsigned i = 0; i < ss; i += 4)
+		if (get_le32(b + 11ull * ss, i) != sum)
+			return false;
+	return true;
+}

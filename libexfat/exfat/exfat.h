@@ -9,6 +9,11 @@
 /* boot.c */
 void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);
 bool exfat_lookalike(const uint8_t *s);
+/*
+ * The 12 sectors of ss bytes in b: a sound exFAT boot region for this
+ * sector size (signature, name, BytesPerSectorShift, checksum)?
+ */
+bool exfat_region_sound(const uint8_t *b, unsigned ss);
 
 /* Entry types (EXSPEC 6.2, 7.1-7.7). */
 #define EXFAT_T_BITMAP	0x81

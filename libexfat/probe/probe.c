@@ -144,6 +144,27 @@ static enum fsc_type classify(const uint8_t *s)
 	return FSC_TYPE_UNKNOWN;
 }
 
+/*
+ * Sector 0 holds nothing a driver takes (blank, or unknown bytes): is a
+ * sound exFAT backup boot region at sector 12, for some sector size?
+ */
+static void lost_main_region(struct fsc_dev *dev, struct fsc_probe *p)
+{
+	uint8_t *b = malloc(12 * 4096);
+	struct fsc_finding *f;
+
+	for (unsigned ss = 512; b && ss <= 4096; ss *= 2) {
+		if (fsc_dev_size(dev) < 24ull * ss || fsc_dev_read(dev, 12ull * ss, b, 12ull * ss) < 0 ||
+		    !exfat_region_sound(b, ss))
+			continue;
+		f = finding_add(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 12, NULL);
+		if (f)
+			finding_detail(f, "%u-byte sectors", ss);
+		break;
+	}
+	free(b);
+}
+
 FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
 {
 	struct fsc_probe *p;
@@ -177,6 +198,10 @@ FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
 		break;
 	case FSC_TYPE_MBR:
 		mbr_decode(p);
+		break;
+	case FSC_TYPE_BLANK:
+	case FSC_TYPE_UNKNOWN:
+		lost_main_region(dev, p);
 		break;
 	default:
 		break;

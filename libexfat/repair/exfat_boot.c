@@ -28,7 +28,7 @@
 /* What a restore cures: a field error, or a volume said to be larger than its device. */
 static bool restore_cures(const struct fsc_finding *f)
 {
-	return boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE;
+	return boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE || f->id == FSC_PR_EXFAT_MAIN_BOOT_LOST;
 }
 
 /* The first finding a restore cures, or NULL. */
@@ -38,19 +38,6 @@ static const struct fsc_finding *first_field_error(const struct fsc_findings *fs
 		if (restore_cures(&fs->v[i]))
 			return &fs->v[i];
 	return NULL;
-}
-
-/* The 12 sectors of ss bytes at sector 12: a sound exFAT boot region for this sector size? */
-static bool backup_sound(const uint8_t *b, unsigned ss)
-{
-	uint32_t sum = fsc_exfat_boot_checksum(b, ss);
-
-	if (memcmp(b + 3, "EXFAT   ", 8) != 0 || get_le16(b, 510) != 0xAA55 || b[108] >= 32 || (1u << b[108]) != ss)
-		return false;
-	for (unsigned i = 0; i < ss; i += 4)
-		if (get_le32(b + 11ull * ss, i) != sum)
-			return false;
-	return true;
 }
 
 /*
@@ -112,11 +99,11 @@ bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
 	*p2 = NULL;
 	const struct fsc_finding *why = first_field_error(fs);
 
-	if (!why && r->p->ex.sector_shift >= 9 && r->p->ex.sector_shift <= 12)
+	if (!why && r->p->type == FSC_TYPE_EXFAT && r->p->ex.sector_shift >= 9 && r->p->ex.sector_shift <= 12)
 		why = texfat_doubt(r, fs, 1u << r->p->ex.sector_shift);
 
 	for (size_t i = 0; b && why && i < sizeof(sizes) / sizeof(sizes[0]) && !ss; i++)
-		if (fsc_dev_read(r->dev, 12ull * sizes[i], b, 12ull * sizes[i]) == 0 && backup_sound(b, sizes[i]))
+		if (fsc_dev_read(r->dev, 12ull * sizes[i], b, 12ull * sizes[i]) == 0 && exfat_region_sound(b, sizes[i]))
 			ss = sizes[i];
 	if (ss && r->o->level == FSC_REPAIR_ALL && (!r->o->ask || r->o->ask(r->o->ctx, why)))
 		put(r, 0, b, 12ull * ss, "restore the main boot region from the verified backup (sectors 12-23)", false);

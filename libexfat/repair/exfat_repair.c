@@ -645,7 +645,7 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	uint8_t f2[2];
 	int ret;
 
-	if (p->type != FSC_TYPE_EXFAT) {
+	if (p->type != FSC_TYPE_EXFAT && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		memset(sum, 0, sizeof(*sum));
 		return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
 	}

@@ -26,6 +26,23 @@ check "preen dirty prefix" "exfat-dirty.img: fixed warning EXFAT_BOOT_VOLUME_DIR
 check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written and read back" "$(sed -n 2p <<< "$out")"
 out=$("$FATSCOPE" fsck -n "$SCRATCH/exfat-dirty.img"); rc=$?
 check "dirty flag gone" "0 $SCRATCH/exfat-dirty.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+# Sector 0 zeroed over a sound backup region: probe names it, -n exits 4 and
+# writes nothing, -p leaves it, -y restores the main region, and the volume
+# is the original again (PercentInUse aside: the backup's was stale).
+cp pop-small.img "$SCRATCH/lost.img"
+dd if=/dev/zero of="$SCRATCH/lost.img" bs=512 count=1 conv=notrunc status=none
+cp "$SCRATCH/lost.img" "$SCRATCH/lost0.img"
+"$FATSCOPE" probe "$SCRATCH/lost.img" | grep -q "error   EXFAT_MAIN_BOOT_LOST: sector 0 holds no exFAT boot sector" &&
+	ok || bad "probe does not name a lost main region"
+"$FATSCOPE" fsck -n "$SCRATCH/lost.img" > /dev/null; check "lost main region -n" 4 $?
+"$FATSCOPE" fsck -p "$SCRATCH/lost.img" > /dev/null; check "lost main region -p (not preen's)" 4 $?
+cmp -s "$SCRATCH/lost.img" "$SCRATCH/lost0.img" && ok || bad "-n or -p changed a volume with a lost main region"
+out=$("$FATSCOPE" fsck -y "$SCRATCH/lost.img"); rc=$?
+check "lost main region -y" 1 "$rc"
+grep -q "^fixed error   EXFAT_MAIN_BOOT_LOST" <<< "$out" && ok || bad "-y does not say it restored the main region"
+"$FATSCOPE" fsck -n "$SCRATCH/lost.img" > /dev/null; check "restored main region -n" 0 $?
+diffs=$(cmp -l "$SCRATCH/lost.img" pop-small.img | awk '$1 != 113' | wc -l)
+check "the restored volume is the original but for PercentInUse" 0 "$diffs"
 # -n on a dirty volume: a warning, exit 0, and it says so.
 out=$("$FATSCOPE" fsck -n exfat-dirty.img); rc=$?
 check "dirty -n exit" 0 "$rc"
