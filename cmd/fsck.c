@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct fsck_ctl {
 	bool mode_given;
 	bool force, verbose, json, dry_run, free_lost, recheck;
 	const char *undo;
+	const char *lost_to;		/* --lost-to DIR */
 	int progress_fd;		/* -1: none */
 	struct vol_select sel;
 	const char *explain;
@@ -46,6 +48,7 @@ static void fsck_help(void)
 	      "     --dry-run         with -p or -y: print the repair plan, write nothing\n"
 	      "     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
 	      "     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
+	      "     --lost-to DIR     with -y: copy each lost chain to DIR/FILEnnnn.CHK, then free it\n"
 	      "     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
 	      " -f, --force           check fully even in preen mode on a clean volume\n"
 	      " -v, --verbose         name each pass\n"
@@ -75,7 +78,7 @@ static int explain(const char *id)
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK };
+enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK, OPT_LOST_TO };
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -86,6 +89,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
 		{ "lost", required_argument, NULL, OPT_LOST }, { "recheck", no_argument, NULL, OPT_RECHECK },
+		{ "lost-to", required_argument, NULL, OPT_LOST_TO },
 		COMMON_LONGOPTS,
 	};
 	unsigned long v;
@@ -100,6 +104,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		case OPT_DRY_RUN: ctl->dry_run = true; break;
 		case OPT_UNDO: ctl->undo = optarg; break;
 		case OPT_RECHECK: ctl->recheck = true; break;
+		case OPT_LOST_TO: ctl->lost_to = optarg; ctl->free_lost = true; break;
 		case OPT_LOST:
 			if (strcmp(optarg, "free") && strcmp(optarg, "keep"))
 				return usage_error(&fsck_cmd, "invalid --lost '%s' (keep or free)", optarg);
@@ -246,10 +251,67 @@ static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
 	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
 }
 
-/* The interactive mode's answers so far. */
+/* The interactive mode's answers so far, and where --lost-to writes. */
 struct asker {
 	bool all, quit;
+	const char *lost_to;
+	int dirfd, fd;			/* -1: not open */
+	unsigned files;
 };
+
+/* --lost-to DIR: lost chain n becomes DIR/FILEnnnn.CHK (a new file), written as the planner reads it. */
+static int lost_out(void *ctx, unsigned chain, uint64_t off, const void *buf, size_t len)
+{
+	struct asker *a = ctx;
+	const uint8_t *p = buf;
+	char name[32];
+
+	if (off == 0) {
+		if (a->fd >= 0 && (fsync(a->fd) < 0 || close(a->fd) < 0)) {
+			a->fd = -1;
+			errmsg(a->lost_to, "cannot write FILE%04u.CHK: %s", chain - 1, strerror(errno));
+			return -1;
+		}
+		snprintf(name, sizeof(name), "FILE%04u.CHK", chain);
+		a->fd = openat(a->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (a->fd < 0) {
+			errmsg(a->lost_to, "cannot create %s: %s", name, strerror(errno));
+			return -1;
+		}
+		a->files++;
+	}
+	while (len) {
+		ssize_t w = pwrite(a->fd, p, len, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			errmsg(a->lost_to, "cannot write FILE%04u.CHK: %s", chain, w < 0 ? strerror(errno) : "no space");
+			return -1;
+		}
+		p += w;
+		off += (uint64_t)w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The files of --lost-to durable (the last one, and their names), before anything frees their clusters. */
+static int lost_out_close(struct asker *a)
+{
+	int bad = 0;
+
+	if (a->fd >= 0 && (fsync(a->fd) < 0 || close(a->fd) < 0))
+		bad = errno ? errno : EIO;
+	if (a->dirfd >= 0 && fsync(a->dirfd) < 0 && errno != EINVAL)
+		bad = errno;
+	if (a->dirfd >= 0)
+		close(a->dirfd);
+	a->fd = a->dirfd = -1;
+	if (bad)
+		errmsg(a->lost_to, "cannot make the saved lost chains durable: %s", strerror(bad));
+	return bad ? -1 : 0;
+}
 
 static bool ask_fix(void *ctx, const struct fsc_finding *f)
 {
@@ -386,12 +448,12 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	const char *now = getenv("FATSCOPE_NOW");
 	struct fsc_repair_opts ro = { ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL, ctl->free_lost,
-				      now ? strtoll(now, NULL, 10) : (int64_t)time(NULL), NULL, NULL };
+				      now ? strtoll(now, NULL, 10) : (int64_t)time(NULL), NULL, NULL, NULL };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings fs = { 0 };
 	struct fsc_plan *plan = fsc_plan_new();
-	struct asker a = { false, false };
+	struct asker a = { false, false, ctl->lost_to, -1, -1, 0 };
 	size_t fixed;
 	unsigned left;
 	int r, code;
@@ -400,10 +462,26 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 		ro.ask = ask_fix;
 		ro.ctx = &a;
 	}
+	/* --lost-to: the chains go to DIR while planning (not with --dry-run), durable before any write. */
+	if (ctl->lost_to && !ctl->dry_run) {
+		a.dirfd = open(ctl->lost_to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (a.dirfd < 0) {
+			errmsg(ctl->lost_to, "cannot open the --lost-to directory: %s", strerror(errno));
+			fsc_plan_free(plan);
+			return FSCK_OPERROR;
+		}
+		ro.lost_bytes = lost_out;
+		ro.ctx = &a;
+	}
 	check_opts(ctl, path, &o, &pr);
 	r = plan ? fsc_plan_repair(dev, p, &o, &ro, &fs, &s, plan) : -ENOMEM;
 	progress_done(&pr);
-	if (r < 0) {
+	if (a.dirfd >= 0 && lost_out_close(&a) < 0 && r >= 0)
+		r = -ECANCELED;
+	if (r == -ECANCELED) {
+		errmsg(path, "lost clusters could not be saved to %s: nothing written", ctl->lost_to);
+		code = FSCK_OPERROR;
+	} else if (r < 0) {
 		errmsg(path, "check failed: %s", strerror(-r));
 		code = FSCK_OPERROR;
 	} else if (a.quit) {

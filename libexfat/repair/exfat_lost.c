@@ -48,6 +48,8 @@ struct lost_save {
 	uint64_t ndir;
 	uint64_t slot[3];		/* where its entry set goes in the root (three slots in a row) */
 	unsigned number;		/* FOUND.number */
+	bool export;			/* only read out to the caller (lost_export), then freed */
+	uint8_t *buf;			/* one cluster, while exporting */
 };
 
 static bool lost(const struct xvol *v, uint32_t c)
@@ -66,13 +68,19 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 
 	for (;;) {
 		cluster_claim(v, c);
+		if (ls->export && !r->err) {
+			if (fsc_dev_read(v->dev, xv_cluster_byte(v, c), ls->buf, v->cb) < 0)
+				r->err = -EIO;
+			else if (r->o->lost_bytes(r->o->ctx, (unsigned)ls->n, n * v->cb, ls->buf, v->cb))
+				r->err = -ECANCELED;
+		}
 		n++;
 		next = xv_fat(v, c);
 		if (n >= v->cc || !lost(v, next))
 			break;
 		c = next;
 	}
-	if (next != 0xFFFFFFFF) {
+	if (next != 0xFFFFFFFF && !ls->export) {
 		put_le32(e, 0, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
 		put(r, v->fat_byte + 4ull * c, e, 4, why, false);
@@ -96,7 +104,7 @@ static int find_chains(struct rp *r, struct xvol *v)
 			bit_set(linked, next - 2);
 	}
 	for (int round = 0; round < 2; round++)
-		for (uint32_t c = next_cluster(v, 1, true); c && ls->n < ls->max; c = next_cluster(v, c, true)) {
+		for (uint32_t c = next_cluster(v, 1, true); c && ls->n < ls->max && !r->err; c = next_cluster(v, c, true)) {
 			uint64_t n;
 
 			if (round == 0 && bit_get(linked, c - 2))
@@ -105,7 +113,7 @@ static int find_chains(struct rp *r, struct xvol *v)
 				free(linked);
 				return -ENOMEM;
 			}
-			if (round == 0 && adopt_dir(r, v, c, &n))
+			if (round == 0 && !ls->export && adopt_dir(r, v, c, &n))
 				ls->v[ls->n++] = (struct lost_chain){ c, n, true };
 			else
 				take_chain(r, v, c);
@@ -358,4 +366,34 @@ void lost_link(struct rp *r, struct xvol *v)
 	free(ls->dir);
 	free(ls);
 	r->lost = NULL;
+}
+
+/*
+ * --lost-to: every lost chain read out to the caller (lost_bytes), cluster
+ * by cluster in FAT order, then given back to the lost set: free_lost
+ * then clears their bits.  An error or a refusal stops the repair.
+ */
+void lost_export(struct rp *r, struct xvol *v)
+{
+	struct lost_save ls = { .export = true, .max = SIZE_MAX };
+
+	if (!v->bitmap_ok || !r->o->free_lost || !r->o->lost_bytes || r->err || r->o->level != FSC_REPAIR_ALL ||
+	    !(find(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed))
+		return;
+	if (!(ls.buf = malloc(v->cb))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	r->lost = &ls;
+	if (find_chains(r, v) < 0 && !r->err)
+		r->err = -ENOMEM;
+	for (size_t i = 0; i < ls.n; i++) {	/* unclaimed again: lost, for free_lost */
+		uint32_t c = ls.v[i].head;
+
+		for (uint64_t k = 0; k < ls.v[i].clusters && xv_cluster_valid(v, c); k++, c = xv_fat(v, c))
+			cluster_unclaim(v, c);
+	}
+	r->lost = NULL;
+	free(ls.v);
+	free(ls.buf);
 }

@@ -587,6 +587,7 @@ static int repair_done(struct xvol *v)
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
 	lost_prepare(r, v);
 	lost_link(r, v);
+	lost_export(r, v);
 	fix_allocation(r, v);
 	r->boot_changed = fix_boot_sectors(r, 1u << v->shift);
 	if ((find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||

@@ -194,6 +194,8 @@ void lost_prepare(struct rp *r, struct xvol *v);
 bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters);
 /* Then the directory's entry in the root, which links it all; the bitmap is planned after. */
 void lost_link(struct rp *r, struct xvol *v);
+/* exfat_lost.c, with free_lost and a lost_bytes callback: every lost chain read out, before it is freed. */
+void lost_export(struct rp *r, struct xvol *v);
 
 /*
  * exfat_upcase.c: a broken or missing up-case table replaced by the

@@ -43,6 +43,24 @@ grep -q "^fixed error   EXFAT_MAIN_BOOT_LOST" <<< "$out" && ok || bad "-y does n
 "$FATSCOPE" fsck -n "$SCRATCH/lost.img" > /dev/null; check "restored main region -n" 0 $?
 diffs=$(cmp -l "$SCRATCH/lost.img" pop-small.img | awk '$1 != 113' | wc -l)
 check "the restored volume is the original but for PercentInUse" 0 "$diffs"
+# --lost-to DIR: each lost chain copied out as DIR/FILEnnnn.CHK (the bytes of
+# its clusters), then freed; an existing file there stops the repair with
+# nothing written.
+cp bad-lost-clusters.img "$SCRATCH/lt.img"
+cp bad-lost-clusters.img "$SCRATCH/lt0.img"
+rm -rf "$SCRATCH/lost-to"; mkdir "$SCRATCH/lost-to"
+out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt.img"); rc=$?
+check "--lost-to exit" 1 "$rc"
+"$FATSCOPE" fsck -n "$SCRATCH/lt.img" > /dev/null; check "--lost-to leaves a clean volume" 0 $?
+check "--lost-to files" 8 "$(find "$SCRATCH/lost-to" -name 'FILE*.CHK' | wc -l)"
+# lost clusters 1498-1505 of 4096 bytes; the heap starts at sector 4096
+want=$(dd if=bad-lost-clusters.img bs=4096 skip=$(( 4096 / 8 + 1498 - 2 )) count=8 status=none | sha256sum)
+got=$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum)
+check "--lost-to bytes are the lost clusters'" "$want" "$got"
+out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
+check "--lost-to onto existing files exit" 8 "$rc"
+cmp -s "$SCRATCH/lt0.img" bad-lost-clusters.img && ok || bad "--lost-to wrote to the volume after failing to save"
+"$FATSCOPE" fsck -y --lost-to "$SCRATCH/no-such-dir" "$SCRATCH/lt0.img" > /dev/null 2>&1; check "--lost-to a missing directory" 8 $?
 # -n on a dirty volume: a warning, exit 0, and it says so.
 out=$("$FATSCOPE" fsck -n exfat-dirty.img); rc=$?
 check "dirty -n exit" 0 "$rc"

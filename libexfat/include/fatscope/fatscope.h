@@ -603,6 +603,14 @@ struct fsc_repair_opts {
 	 */
 	bool (*ask)(void *ctx, const struct fsc_finding *f);
 	void *ctx;
+	/*
+	 * With free_lost: each lost chain's bytes, cluster by cluster, read
+	 * while planning, before any write frees them (fsck --lost-to DIR
+	 * copies them out of the volume): the chain's number (from 0), the
+	 * byte offset in it, the bytes.  Non-zero stops the repair: the call
+	 * returns -ECANCELED and nothing is planned.  NULL: freed unread.
+	 */
+	int (*lost_bytes)(void *ctx, unsigned chain, uint64_t off, const void *buf, size_t len);
 };
 
 /*
