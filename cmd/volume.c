@@ -120,6 +120,30 @@ int volume_refuse_busy(const struct cmd_desc *d, const char *path)
 	return d->operror;
 }
 
+/*
+ * FATSCOPE_TEST_CUT_WRITE=k (for the test suite's power-cut runs over the
+ * fixtures): the power is cut before the plan's k-th write (from 0), with
+ * the writes since the last sync lost too when FATSCOPE_TEST_CUT_CACHE=1.
+ */
+static int apply_maybe_cut(struct fsc_dev *dev, const struct fsc_plan *plan, const char *undo)
+{
+	const char *cut = getenv("FATSCOPE_TEST_CUT_WRITE"), *cache = getenv("FATSCOPE_TEST_CUT_CACHE");
+	struct fsc_fault_config cfg;
+	struct fsc_dev *fd;
+	int r;
+
+	if (!cut || !*cut)
+		return fsc_plan_apply(dev, plan, undo);
+	fsc_fault_config_init(&cfg);
+	cfg.cut_write = strtoull(cut, NULL, 10);
+	cfg.volatile_cache = cache && strcmp(cache, "1") == 0;
+	if ((r = fsc_dev_open_fault(dev, &cfg, &fd)) < 0)
+		return r;
+	r = fsc_plan_apply(fd, plan, undo);
+	fsc_dev_close(fd);
+	return r;
+}
+
 int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, const struct fsc_plan *plan,
 		 const char *undo, const char *what)
 {
@@ -127,7 +151,7 @@ int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev
 
 	if (r)
 		return r;
-	r = fsc_plan_apply(dev, plan, undo);
+	r = apply_maybe_cut(dev, plan, undo);
 	if (r == -EEXIST)
 		errmsg(path, "the undo file %s exists already", undo);
 	else if (r == -ESTALE)

@@ -142,7 +142,7 @@ void bitmap_rebuild_link(struct rp *r, struct xvol *v)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, off = root_entry_of(r, v, EXFAT_T_BITMAP), slot = 0, marked;
 	uint32_t last = 0;
-	uint8_t e[32], piu;
+	uint8_t e[32];
 
 	if (r->bitmap_length_only) {
 		if (!off || plan_view_read(r->dev, r->plan, off, e, 32) < 0) {
@@ -172,8 +172,7 @@ void bitmap_rebuild_link(struct rp *r, struct xvol *v)
 	put_le32(e, 20, r->bitmap_first);
 	put_le64(e, 24, bytes);
 	put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);
-	piu = (uint8_t)(marked * 100 / (v->p->ex.cluster_count ? v->p->ex.cluster_count : 1));
-	put(r, 112, &piu, 1, "PercentInUse", false);
+	put_percent_in_use(r, marked);
 	(void)take(r, FSC_PR_EXFAT_BITMAP_UNMARKED);
 	(void)take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
 	(void)take(r, FSC_PR_EXFAT_BITMAP_TRAILING);

@@ -416,11 +416,8 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 	bool bad_piu = take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);	/* over 100, not 0xFF */
 
 	if (cc && (bad_piu || (piu <= 100 && (take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost ||
-					      freed)))) {
-		uint8_t want = (uint8_t)(marked * 100 / cc);
-
-		put(r, 112, &want, 1, "PercentInUse", false);
-	}
+					      freed))))
+		put_percent_in_use(r, marked);
 }
 
 /* The clusters the repair released (r->freed) cleared in the bitmap, after a sync: nothing else yet. */

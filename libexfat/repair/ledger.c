@@ -177,3 +177,23 @@ uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
 		}
 	return 0;
 }
+
+/*
+ * PercentInUse for marked clusters, unless the value there already rounds
+ * to it (either way: drivers round up or down), so that a repair cut short
+ * and done again leaves the same byte.
+ */
+void put_percent_in_use(struct rp *r, uint64_t marked)
+{
+	uint64_t cc = r->p->ex.cluster_count, lo, hi;
+	uint8_t piu = r->p->ex.percent_in_use, want;
+
+	if (!cc)
+		return;
+	lo = marked * 100 / cc;
+	hi = (marked * 100 + cc - 1) / cc;
+	if (piu >= lo && piu <= hi)
+		return;
+	want = (uint8_t)lo;
+	put(r, 112, &want, 1, "PercentInUse", false);
+}

@@ -120,6 +120,8 @@ bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links);
 void remember_set(struct rp *r, uint64_t off, unsigned ids);
 
+/* ledger.c: PercentInUse for marked clusters (nothing when the byte there rounds to it). */
+void put_percent_in_use(struct rp *r, uint64_t marked);
 /* ledger.c: the first entry of type t in the root before its end marker (the plan's view); 0: none. */
 uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
 

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# repair-cuts.sh - a power cut at every write of the repair of every
+# corrupt exFAT fixture (FATSCOPE_TEST_CUT_WRITE=k: the fault device cuts
+# before the plan's k-th write; every other k also loses the writes since
+# the last sync, as a volatile disk cache would): the cut repair exits 8,
+# its undo log restores the fixture byte for byte, and a repair of the cut
+# image gives the bytes of an uncut repair.
+. "$(dirname "$0")/lib.sh"
+
+prepare_fixtures
+export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in every run
+cd "$SCRATCH" || hard_error "no $SCRATCH"
+fixtures=0 cuts=0
+for name in $(fixture_names); do
+	case "$name" in bad-*|exfat-*) ;; *) continue ;; esac
+	cp "$WORK/img/$name.img" ref.img
+	out=$("$FATSCOPE" fsck -y ref.img 2>&1); rc=$?
+	[ $((rc & 1)) = 1 ] || continue	# nothing written
+	n=$(sed -n 's/^ref.img: .* fixed, \([0-9]*\) changes\{0,1\} written.*/\1/p' <<< "$out")
+	[ -n "$n" ] || { bad "$name: no count of changes in: $(tail -3 <<< "$out")"; continue; }
+	fixtures=$((fixtures + 1))
+	for ((k = 0; k < n; k++)); do
+		export FATSCOPE_TEST_CUT_CACHE=$((k % 2))
+		cp "$WORK/img/$name.img" cut.img
+		rm -f cut.undo
+		FATSCOPE_TEST_CUT_WRITE=$k "$FATSCOPE" fsck -y --undo cut.undo cut.img > /dev/null 2>&1; rc=$?
+		[ "$rc" = 8 ] || { bad "$name: cut before write $k: exit $rc, want 8"; continue; }
+		"$FATSCOPE" undo cut.undo cut.img > /dev/null 2>&1
+		cmp -s cut.img "$WORK/img/$name.img" || { bad "$name: cut before write $k: undo does not restore"; continue; }
+		FATSCOPE_TEST_CUT_WRITE=$k "$FATSCOPE" fsck -y cut.img > /dev/null 2>&1
+		"$FATSCOPE" fsck -y cut.img > /dev/null 2>&1; rc=$?
+		if [ "$rc" -lt 8 ] && cmp -s cut.img ref.img; then
+			ok
+		else
+			bad "$name: cut before write $k (cache lost: $FATSCOPE_TEST_CUT_CACHE): the repair after it exits $rc and differs from an uncut one at byte $(cmp cut.img ref.img | sed -n 's/.*byte \([0-9]*\).*/\1/p')"
+		fi
+		cuts=$((cuts + 1))
+	done
+done
+[ "$fixtures" -ge 20 ] || bad "only $fixtures fixtures were repaired"
+echo "repair-cuts: $cuts cuts over $fixtures fixtures"
+rm -f ref.img cut.img cut.undo
+finish
