@@ -8,8 +8,9 @@
 # tests/cli/expected/fsck-repair/; plain -y on another copy writes the same
 # bytes and its exit status (from the plan's own account) is the one the
 # recheck gives; a second -y writes nothing (exit status without bit 1), and when the
-# repair left no error, -n on the repaired copy exits 0 and the
-# linux-exfat driver model (fatscope probe) says it mounts.
+# repair left no error, -n on the repaired copy exits 0, so does
+# fsck.exfat -n (exfatprogs, where installed), and the linux-exfat driver
+# model (fatscope probe) says it mounts.
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +37,11 @@ for name in $(fixture_names); do
 	if [[ $runy =~ "exit status: "[01]$ ]]; then
 		"$FATSCOPE" fsck -n "$SCRATCH/$name.img" > /dev/null 2>&1; rc=$?
 		if [ "$rc" = 0 ]; then ok; else bad "$name: the repair said no error is left, fsck -n exits $rc"; fi
+		# exfatprogs' checker agrees (CI installs it).
+		if command -v fsck.exfat > /dev/null; then
+			fsck.exfat -n "$SCRATCH/$name.img" > "$SCRATCH/fx.txt" 2>&1 < /dev/null; rc=$?
+			if [ "$rc" = 0 ]; then ok; else bad "$name: after the repair fsck.exfat -n exits $rc: $(tail -1 "$SCRATCH/fx.txt")"; fi
+		fi
 		# The kernel's view: Linux 5.8 and later (the linux-exfat model) mounts what is left.
 		if command -v jq > /dev/null; then
 			mounts=$("$FATSCOPE" probe -J "$SCRATCH/$name.img" |
