@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 /* Plan every repair of buf; apply it when apply is set.  The plan's size. */
 static size_t repair(uint8_t *buf, size_t len, bool apply)
 {
-	struct fsc_repair_opts ro = { FSC_REPAIR_ALL, false, 1700000000, NULL, NULL };
+	struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .now = 1700000000 };
 	struct fsc_check_summary sum;
 	struct fsc_findings fs = { 0 };
 	struct fsc_plan *plan = fsc_plan_new();

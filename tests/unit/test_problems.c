@@ -711,7 +711,7 @@ static void test_repair_table(void **state)
 /* Plan the repair of the image in buf (FSC_REPAIR_ALL); the findings too. */
 static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 {
-	struct fsc_repair_opts ro = { FSC_REPAIR_ALL, free_lost, 1700000000, NULL, NULL };
+	struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .free_lost = free_lost, .now = 1700000000 };
 	struct fsc_probe *p = img_probe(im);
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_check_summary sum;
@@ -966,7 +966,9 @@ static void test_repair_saves_lost_dir(void **state)
 	apply_and_expect_clean(&im, plan);
 	assert_true((found = slot_named(&im, 4, "FOUND.000")) >= 0);
 	e = exfat_entry(&im, 4, (unsigned)found);
-	assert_true((get_le16(e, 4) & 0x10) && (dir = slot_named(&im, get_le32(e, 52), "DIR0000")) >= 0);
+	assert_true(get_le16(e, 4) & 0x10);
+	dir = slot_named(&im, get_le32(e, 52), "DIR0000");
+	assert_true(dir >= 0);
 	e = exfat_entry(&im, get_le32(e, 52), (unsigned)dir);
 	assert_true(get_le16(e, 4) & 0x10);
 	assert_int_equal(get_le32(e, 52), 6);
