@@ -130,9 +130,25 @@ bool boot_fields_sound(const struct rp *r)
 	for (size_t i = 0; i < r->out->n; i++) {
 		const struct fsc_finding *f = &r->out->v[i];
 
-		if (boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE)
+		if ((boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE) && !f->planned)
 			return false;
 	}
+	return true;
+}
+
+/*
+ * A FileSystemRevision other than 1.xx, with no backup restored: 1.00, the
+ * only revision defined (every formatter writes it).  True when planned:
+ * the checksum follows.
+ */
+bool fix_revision(struct rp *r)
+{
+	static const uint8_t rev[2] = { 0x00, 0x01 };
+
+	if (!find(r, FSC_PR_EXFAT_BOOT_REVISION) || find(r, FSC_PR_EXFAT_BOOT_REVISION)->planned ||
+	    !take(r, FSC_PR_EXFAT_BOOT_REVISION))
+		return false;
+	put(r, 104, rev, 2, "FileSystemRevision 1.00", false);
 	return true;
 }
 

@@ -586,7 +586,8 @@ static int repair_done(struct xvol *v)
 	lost_link(r, v);
 	lost_export(r, v);
 	fix_allocation(r, v);
-	r->boot_changed = fix_boot_sectors(r, 1u << v->shift);
+	r->boot_changed = fix_revision(r);
+	r->boot_changed |= fix_boot_sectors(r, 1u << v->shift);
 	if ((find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||
 	    r->boot_changed)
 		fix_boot_checksum(r, 1u << v->shift);
@@ -606,9 +607,11 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 {
 	uint16_t orig = r->p->ex.volume_flags, flags = r->flags;
 	size_t fixes = fsc_plan_count(r->plan) - start - dirty_added;
+	/* (a difference a restore from the backup answered is planned already: nothing to copy back) */
+	const struct fsc_finding *differs = find(r, FSC_PR_EXFAT_BACKUP_DIFFERS);
 	bool backup = main_boot_sound(r) &&
 		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || backup_geometry_agrees(r, 1u << r->p->ex.sector_shift)) &&
-		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || find(r, FSC_PR_EXFAT_BACKUP_DIFFERS)) &&
+		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || (differs && !differs->planned)) &&
 			(take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS))) ||
 		       r->boot_changed);
 	uint8_t f2[2];

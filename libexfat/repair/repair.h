@@ -158,6 +158,8 @@ bool main_boot_sound(const struct rp *r);
 /* exfat_boot.c: the main checksum (sector 11) recomputed; sectors 1-9 fixed (true: changed). */
 void fix_boot_checksum(struct rp *r, unsigned ss);
 bool fix_boot_sectors(struct rp *r, unsigned ss);
+/* exfat_boot.c: FileSystemRevision 1.00 when it is not 1.xx (true: planned). */
+bool fix_revision(struct rp *r);
 /* exfat_boot.c: main and backup agree on the geometry; the backup rewritten from the main region. */
 bool backup_geometry_agrees(struct rp *r, unsigned ss);
 void fix_backup(struct rp *r, unsigned ss);
