@@ -318,9 +318,13 @@ static bool ask_fix(void *ctx, const struct fsc_finding *f)
 	struct asker *a = ctx;
 	char line[64];
 
+	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+
 	if (a->all || a->quit)
 		return a->all;
 	report_finding_line(stderr, "", f);
+	/* what the fix does (the plan's edits come from it), and whether file data may be cut */
+	fprintf(stderr, "  fix: %s%s\n", pi->repair, pi->data_loss ? " (may cut file data)" : "");
 	for (;;) {
 		fputs("Fix? [y/n/a/q] ", stderr);
 		fflush(stderr);

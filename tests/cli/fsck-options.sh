@@ -109,6 +109,7 @@ if command -v script > /dev/null; then
 	cp exfat-bad-checksum.img "$SCRATCH/ask.img"
 	asked 'q\n'; check "ask: quit" 32 "$rc"
 	grep -q 'Fix? \[y/n/a/q\]' "$SCRATCH/ask.out" && ok || bad "ask: no question asked"
+	grep -q '  fix: -y recomputes the checksum into sector 11' "$SCRATCH/ask.out" && ok || bad "ask: the question does not say what the fix does"
 	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: quit changed the image"
 	asked 'n\nn\n'; check "ask: no to each" 4 "$rc"
 	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: no changed the image"
