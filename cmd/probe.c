@@ -46,6 +46,7 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 	if (!dup)
 		return -1;
 	memset(ctl->drv_sel, 0, sizeof(ctl->drv_sel));
+	ctl->drivers_given = true;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int i = fsc_driver_lookup(t);
 

@@ -319,7 +319,17 @@ struct judged {
 	size_t nv;
 	struct fsc_risk r[64];
 	size_t nr;
+	size_t counted;			/* risks that count for the exit status */
 };
+
+/*
+ * Does a risk count for the exit status: by default only those of drivers
+ * as kernels are configured by default; with --drivers every selected one.
+ */
+static bool counts(const struct probe_ctl *ctl, const struct fsc_risk *r)
+{
+	return ctl->drivers_given || !r->drv->nondefault;
+}
 
 static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct judged *jd)
 {
@@ -330,6 +340,9 @@ static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct j
 	jd->nr = fsc_risks(p, jd->v, jd->nv, jd->r, 64);
 	if (jd->nr > 64)
 		jd->nr = 64;
+	jd->counted = 0;
+	for (size_t i = 0; i < jd->nr; i++)
+		jd->counted += counts(ctl, &jd->r[i]);
 }
 
 static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *path,
@@ -359,15 +372,20 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 		puts("  verdict: no driver at risk\n");
 		return;
 	}
-	printf("  verdict: AT RISK (%zu)\n", jd->nr);
+	if (jd->counted)
+		printf("  verdict: AT RISK (%zu)\n", jd->counted);
+	else
+		printf("  verdict: no driver at risk as kernels are configured by default (%zu risk%s with a non-default configuration)\n",
+		       jd->nr, jd->nr == 1 ? "" : "s");
 	for (size_t i = 0; i < jd->nr; i++)
-		printf("    %s [%s%s]: %s\n", jd->r[i].drv->id, fsc_risk_kind_name(jd->r[i].kind),
-		       jd->r[i].drv->current ? "" : ", historical", jd->r[i].why);
+		printf("    %s [%s%s%s]: %s\n", jd->r[i].drv->id, fsc_risk_kind_name(jd->r[i].kind),
+		       jd->r[i].drv->current ? "" : ", historical",
+		       counts(ctl, &jd->r[i]) ? "" : ", non-default configuration, not counted", jd->r[i].why);
 	putchar('\n');
 }
 
 
-static void json_drivers(struct json *j, const struct judged *jd)
+static void json_drivers(const struct probe_ctl *ctl, struct json *j, const struct judged *jd)
 {
 	json_open(j, "drivers", '[');
 	for (size_t i = 0; i < jd->nv; i++) {
@@ -392,6 +410,7 @@ static void json_drivers(struct json *j, const struct judged *jd)
 		json_str(j, "kind", fsc_risk_kind_name(jd->r[i].kind));
 		json_str(j, "why", jd->r[i].why);
 		json_bool(j, "current", jd->r[i].drv->current);
+		json_bool(j, "counted", counts(ctl, &jd->r[i]));
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -420,8 +439,8 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 	details(&k, p);
 	json_close(j, '}');
 	report_findings_json(j, fsc_probe_findings(p));
-	json_drivers(j, jd);
-	json_bool(j, "risk", jd->nr > 0);
+	json_drivers(ctl, j, jd);
+	json_bool(j, "risk", jd->counted > 0);
 	json_close(j, '}');
 }
 
@@ -450,7 +469,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 	else
 		report_text(ctl, &rc, path, part, p, jd);
 	ctl->last_type = fsc_probe_type(p);
-	code = jd->nr ? PROBE_RISK :
+	code = jd->counted ? PROBE_RISK :
 	       (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p))) ? PROBE_OK : PROBE_NOTFS;
 	return code;
 }

@@ -14,6 +14,7 @@ struct probe_ctl {
 	int cols[COL_COUNT];
 	size_t ncols;
 	bool drv_sel[32];
+	bool drivers_given;		/* --drivers: every selected driver's risk counts, non-default ones too */
 	struct vol_select sel;
 	struct json j;
 	enum fsc_type last_type;	/* of the last volume reported */

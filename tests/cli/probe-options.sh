@@ -53,11 +53,17 @@ fi
 
 # Exit codes: 0 clean, 1 risk, 2 not a volume; several images: the worst.
 "$FATSCOPE" probe exfat.img > /dev/null; check "exit clean" 0 $?
-"$FATSCOPE" probe fat16.img > /dev/null; check "exit risk" 1 $?
+# A healthy FAT volume: only the non-default staging-5.4-vfat (EXFAT_DONT_MOUNT_VFAT=n) would
+# take it; that risk is shown but counts only when --drivers asks for it.
+"$FATSCOPE" probe fat16.img > /dev/null; check "exit non-default risk only" 0 $?
+"$FATSCOPE" probe fat16.img | grep -q "staging-5.4-vfat \[wrong-driver, historical, non-default configuration, not counted\]" &&
+	ok || bad "the non-default driver's risk is not shown as not counted"
+"$FATSCOPE" probe --drivers all fat16.img > /dev/null; check "exit risk (--drivers all)" 1 $?
+"$FATSCOPE" probe --drivers staging-5.4-vfat fat16.img > /dev/null; check "exit risk (--drivers staging-5.4-vfat)" 1 $?
 "$FATSCOPE" probe --drivers current fat16.img > /dev/null; check "exit current only" 0 $?
 "$FATSCOPE" probe ntfs.img > /dev/null; check "exit not exFAT/FAT" 2 $?
 "$FATSCOPE" probe exfat.img ntfs.img > /dev/null; check "exit 0+2" 2 $?
-"$FATSCOPE" probe ntfs.img fat16.img > /dev/null; check "exit 2+1" 1 $?
+"$FATSCOPE" probe --drivers all ntfs.img fat16.img > /dev/null; check "exit 2+1" 1 $?
 "$FATSCOPE" probe --bogus exfat.img > /dev/null 2>&1; check "bad option" 16 $?
 "$FATSCOPE" probe --drivers nosuch exfat.img > /dev/null 2>&1; check "bad driver" 16 $?
 "$FATSCOPE" probe --offset 1 --partition 1 exfat.img > /dev/null 2>&1; check "offset+partition" 16 $?

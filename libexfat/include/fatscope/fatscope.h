@@ -395,6 +395,7 @@ struct fsc_driver {
 	const char *source;		/* commits the model follows */
 	enum fsc_family family;
 	bool current;			/* in today's kernels / Debian 12 */
+	bool nondefault;		/* a configuration kernels are not built with by default */
 };
 
 enum fsc_action { FSC_MOUNTS, FSC_REFUSES, FSC_MISREADS };
