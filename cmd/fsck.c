@@ -63,13 +63,21 @@ static void fsck_help(void)
 	      "See fatscope-fsck(8).\n", stdout);
 }
 
-static int explain(const char *id)
+static int explain(const char *arg)
 {
-	int i = fsc_problem_lookup(id);
+	char id[64];
+	size_t n = 0;
+	int i;
 	const struct fsc_problem_info *pi;
 
+	/* IDs are upper case; any case is accepted */
+	for (; arg[n] && n + 1 < sizeof(id); n++)
+		id[n] = (char)(arg[n] >= 'a' && arg[n] <= 'z' ? arg[n] - 32 : arg[n]);
+	id[n] = '\0';
+	i = arg[n] ? -1 : fsc_problem_lookup(id);
+
 	if (i < 0)
-		return usage_error(&fsck_cmd, "unknown problem ID '%s'", id);
+		return usage_error(&fsck_cmd, "unknown problem ID '%s'", arg);
 	pi = fsc_problem_info((enum fsc_problem)i);
 	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s%s\n  repair:   %s\n  %s\n", pi->name,
 	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
@@ -97,10 +105,16 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "npayfvC:Jr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': ctl->mode = MODE_CHECK; ctl->mode_given = true; break;
+		case 'n': case 'p': case 'a': case 'y': {
+			enum mode m = c == 'n' ? MODE_CHECK : c == 'y' ? MODE_YES : MODE_PREEN;
+
+			if (ctl->mode_given && ctl->mode != m)
+				return usage_error(&fsck_cmd, "-n, -p (-a) and -y exclude one another");
+			ctl->mode = m;
+			ctl->mode_given = true;
+			break;
+		}
 		case 'r': break;	/* fsck(8) passes it: ask (without a terminal, -n) */
-		case 'p': case 'a': ctl->mode = MODE_PREEN; ctl->mode_given = true; break;
-		case 'y': ctl->mode = MODE_YES; ctl->mode_given = true; break;
 		case OPT_DRY_RUN: ctl->dry_run = true; break;
 		case OPT_UNDO: ctl->undo = optarg; break;
 		case OPT_RECHECK: ctl->recheck = true; break;

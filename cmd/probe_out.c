@@ -106,11 +106,17 @@ static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, 
 	return tb;
 }
 
+/* Rows: one per driver, or one per volume when no column is about a driver (-o VOLUME,TYPE). */
 static void add_rows(struct libscols_table *tb, const int *cols, size_t ncols, struct row_ctx *rc,
 		     const struct fsc_verdict *v, size_t nv)
 {
+	bool per_driver = false;
 	char buf[160];
 
+	for (size_t c = 0; c < ncols; c++)
+		per_driver |= cols[c] != COL_VOLUME && cols[c] != COL_TYPE;
+	if (!per_driver && nv > 1)
+		nv = 1;
 	for (size_t i = 0; i < nv; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 

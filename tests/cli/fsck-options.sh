@@ -134,6 +134,10 @@ check "-C 0 off a terminal draws nothing" \
 	"0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous) stderr: " \
 	"$rc $out stderr: $(cat "$SCRATCH/stderr.txt")"
 
+# Conflicting modes are a usage error; --explain takes an ID in any case.
+"$FATSCOPE" fsck -n -y exfat.img > /dev/null 2>&1; check "-n -y refused" 16 $?
+"$FATSCOPE" fsck -p -y exfat.img > /dev/null 2>&1; check "-p -y refused" 16 $?
+check "--explain in lower case" "EXFAT_LOST_CLUSTERS" "$("$FATSCOPE" fsck --explain exfat_lost_clusters | head -1)"
 # --explain
 out=$("$FATSCOPE" fsck --explain EXFAT_LOST_CLUSTERS); rc=$?
 check "--explain exit" 0 "$rc"

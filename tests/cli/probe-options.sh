@@ -22,6 +22,9 @@ check "help probe" "$("$FATSCOPE" probe --help)" "$("$FATSCOPE" help probe)"
 out=$("$FATSCOPE" probe -n -r -o DRIVER,ACTION,AS --drivers current exfat.img)
 check "--drivers current rows" 5 "$(wc -l <<< "$out")"
 check "row linux-exfat" "linux-exfat mounts exfat" "$(grep '^linux-exfat ' <<< "$out")"
+# Only volume columns: one row per volume, not one per driver.
+check "-o VOLUME,TYPE: a row per volume" "exfat.img exfat
+fat16.img fat16" "$("$FATSCOPE" probe -n -r -o VOLUME,TYPE exfat.img fat16.img)"
 out=$("$FATSCOPE" probe -r -o DRIVER,RISK --drivers staging-5.4-vfat,linux-vfat fat16.img)
 check "RISK column" $'DRIVER RISK\nstaging-5.4-vfat wrong-driver\nlinux-vfat ' "$out"
 
