@@ -19,7 +19,8 @@ static const struct cmd_desc *const commands[] = {
 static void usage(FILE *out)
 {
 	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
-	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes.\n\nCommands:\n", out);
+	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes; check and repair exFAT volumes.\n"
+	      "\nCommands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
 		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("fatscope from fatscope %s\n", fsc_version());
+		print_version(NULL);
 		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "help") == 0) {

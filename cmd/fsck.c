@@ -3,8 +3,8 @@
  * fsck.c - fatscope fsck: check and repair an exFAT volume the way fsck(8)
  * expects (options, exit codes, progress).  A repair is the library's plan
  * (fsc_plan_repair): shown with --dry-run, kept in an undo log with
- * --undo, written by fsc_plan_apply, then the volume is checked again and
- * that second check decides the exit status.
+ * --undo, written and read back by fsc_plan_apply; the findings it left
+ * decide the exit status, or with --recheck a second check of the volume.
  */
 #include "config.h"
 
