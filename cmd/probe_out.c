@@ -22,7 +22,8 @@ static const struct { const char *name; double width; int flags; } columns[COL_C
 	[COL_AS] = { "AS", 0.05, 0 }, [COL_ERRNO] = { "ERRNO", 0.05, 0 },
 	[COL_WHY] = { "WHY", 0.5, 0 }, [COL_EFFECT] = { "EFFECT", 0.2, 0 },
 	[COL_WARNING] = { "WARNING", 0.2, 0 }, [COL_CURRENT] = { "CURRENT", 0.05, 0 },
-	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 },
+	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 }, [COL_LABEL] = { "LABEL", 0.1, 0 },
+	[COL_VERDICT] = { "VERDICT", 0.1, 0 }, [COL_AT_RISK] = { "AT-RISK", 0.3, 0 },
 };
 
 int probe_parse_columns(struct probe_ctl *ctl, const char *list)
@@ -62,6 +63,32 @@ struct row_ctx {
 	size_t nrisks;
 };
 
+/* VERDICT, one word (raw output stays one field): AT-RISK, no-risk (exFAT, FAT), not-exFAT/FAT. */
+static const char *verdict_word(const struct row_ctx *rc)
+{
+	enum fsc_type t = fsc_probe_type(rc->p);
+
+	if (rc->nrisks)
+		return "AT-RISK";
+	return t == FSC_TYPE_EXFAT || fsc_type_is_fat(t) ? "no-risk" : "not-exFAT/FAT";
+}
+
+/* AT-RISK: the drivers at risk, each once, comma-separated. */
+static const char *at_risk(const struct row_ctx *rc, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < rc->nrisks; i++) {
+		size_t k = 0;
+
+		while (k < i && rc->risks[k].drv != rc->risks[i].drv)
+			k++;
+		if (k == i)
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 rc->risks[i].drv->id);
+	}
+	return buf;
+}
+
 static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len)
 {
 	const struct fsc_verdict *v = rc->v;
@@ -69,6 +96,9 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
 	case COL_TYPE: return fsc_type_name(fsc_probe_type(rc->p));
+	case COL_LABEL: return fsc_probe_label(rc->p) ? fsc_probe_label(rc->p) : "";
+	case COL_VERDICT: return verdict_word(rc);
+	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
 		buf[0] = '\0';
 		for (size_t i = 0; i < rc->nrisks; i++)
@@ -91,6 +121,7 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 
 static const int text_cols[] = { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY };
 static const int table_cols[] = { COL_VOLUME, COL_TYPE, COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_RISK };
+static const int summary_cols[] = { COL_VOLUME, COL_TYPE, COL_LABEL, COL_VERDICT, COL_AT_RISK };
 
 static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, size_t ncols)
 {
@@ -106,18 +137,13 @@ static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, 
 	return tb;
 }
 
-static void add_rows(struct libscols_table *tb, const int *cols, size_t ncols, struct row_ctx *rc,
-		     const struct fsc_verdict *v, size_t nv)
+static void add_line(struct libscols_table *tb, const int *cols, size_t ncols, const struct row_ctx *rc)
 {
-	char buf[160];
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	char buf[320];
 
-	for (size_t i = 0; i < nv; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-		rc->v = &v[i];
-		for (size_t c = 0; ln && c < ncols; c++)
-			scols_line_set_data(ln, c, cell(rc, cols[c], buf, sizeof(buf)));
-	}
+	for (size_t c = 0; ln && c < ncols; c++)
+		scols_line_set_data(ln, c, cell(rc, cols[c], buf, sizeof(buf)));
 }
 
 /* The report's driver matrix: fixed columns sized to their contents. */
@@ -151,15 +177,25 @@ static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t
 	}
 }
 
+/* Table mode: a line a driver (-o/-n/-r), or with -s one line for the volume. */
 static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
 {
-	const int *cols = ctl->ncols ? ctl->cols : table_cols;
-	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(table_cols) / sizeof(table_cols[0]);
+	const int *cols = ctl->summary ? summary_cols : ctl->ncols ? ctl->cols : table_cols;
+	size_t ncols = ctl->summary ? sizeof(summary_cols) / sizeof(summary_cols[0]) :
+		       ctl->ncols ? ctl->ncols : sizeof(table_cols) / sizeof(table_cols[0]);
 
 	if (!ctl->tb)
 		ctl->tb = new_table(ctl, cols, ncols);
-	if (ctl->tb)
-		add_rows(ctl->tb, cols, ncols, rc, v, nv);
+	if (!ctl->tb)
+		return;
+	if (ctl->summary) {
+		add_line(ctl->tb, cols, ncols, rc);
+		return;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		rc->v = &v[i];
+		add_line(ctl->tb, cols, ncols, rc);
+	}
 }
 
 void probe_table_flush(struct probe_ctl *ctl)
