@@ -118,7 +118,7 @@ int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_s
 		d->help();
 		return CMD_DONE;
 	case 'V':
-		printf("fatscope %s from fatscope %s\n", d->name, fsc_version());
+		print_version(d->name);
 		return CMD_DONE;
 	default:
 		/* getopt_long has said what is wrong, as "fatscope CMD: ..." (argv[0]). */
@@ -155,6 +155,12 @@ int check_operands(const struct cmd_desc *d, int argc, int max, const struct vol
 	if (max && argc - optind > max)
 		return usage_error(d, max == 1 ? "only one device or image at a time" : "too many arguments");
 	return check_select(d, sel);
+}
+
+void print_version(const char *cmd)
+{
+	printf("fatscope%s%s from fatscope %s (libfatscope %s)\n", cmd ? " " : "", cmd ? cmd : "", PACKAGE_VERSION,
+	       fsc_version());
 }
 
 int close_stdout_checked(int code, int operror)

@@ -113,6 +113,12 @@ int volume_refuse_busy(const struct cmd_desc *d, const char *path);
 int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, const struct fsc_plan *plan,
 		 const char *undo, const char *what);
 
+/*
+ * -V: "fatscope [CMD ]from fatscope X (libfatscope Y)", the program's
+ * version and the version of the library it runs with (fsc_version()).
+ */
+void print_version(const char *cmd);
+
 /* Close stdout, reporting a write error (full disk, closed pipe): code, or operror. */
 int close_stdout_checked(int code, int operror);
 

@@ -2,7 +2,7 @@
 /*
  * exitcodes.h - the exit status of fatscope and of each subcommand, each
  * set defined once here and documented in the EXIT STATUS section of the
- * command's man page (fatscope-label(8) for undo).  tests/cli/exit-status.sh
+ * command's man page.  tests/cli/exit-status.sh
  * reads this file: keep one "NAME = NUMBER," a line inside each enum.
  */
 #ifndef FSC_EXITCODES_H

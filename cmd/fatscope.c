@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fatscope.c - the fatscope command: dispatch to a subcommand.
+ * fatscope.c - the fatscope command: dispatch to a subcommand; run as
+ * fsck.exfat, fsck.vfat, fsck.fat or fsck.msdos (the names fsck(8) looks
+ * for), it is fatscope fsck.
  */
 #include "config.h"
 
 #include <locale.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,10 +19,34 @@ static const struct cmd_desc *const commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The fsck(8) helper names: fsck(8) runs fsck.TYPE with its own arguments. */
+static bool is_fsck_helper(const char *argv0)
+{
+	static const char *const names[] = { "fsck.exfat", "fsck.vfat", "fsck.fat", "fsck.msdos" };
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	for (size_t i = 0; base && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Run command c with argv[0] "fatscope NAME": getopt_long's messages then start as ours do. */
+static int run_command(const struct cmd_desc *c, int argc, char **argv)
+{
+	char prog[32];
+
+	snprintf(prog, sizeof(prog), "fatscope %s", c->name);
+	argv[0] = prog;
+	return c->run(argc, argv);
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
-	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes.\n\nCommands:\n", out);
+	      " fatscope help COMMAND\n\nInspect exFAT and FAT12/16/32 volumes; check and repair exFAT volumes.\n"
+	      "\nCommands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
@@ -29,10 +56,11 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	char *hv[] = { NULL, (char *)"--help", NULL };
-	char prog[32];
 	const char *cmd;
 
 	setlocale(LC_ALL, "");
+	if (argc >= 1 && is_fsck_helper(argv[0]))
+		return run_command(&fsck_cmd, argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return FATSCOPE_USAGE;
@@ -43,7 +71,7 @@ int main(int argc, char **argv)
 		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("fatscope from fatscope %s\n", fsc_version());
+		print_version(NULL);
 		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "help") == 0) {
@@ -58,14 +86,9 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (strcmp(cmd, commands[i]->name) != 0)
-			continue;
-		/* getopt_long's messages then start "fatscope CMD: ", as ours do. */
-		snprintf(prog, sizeof(prog), "fatscope %s", commands[i]->name);
-		argv[0] = prog;
-		return commands[i]->run(argc, argv);
-	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(cmd, commands[i]->name) == 0)
+			return run_command(commands[i], argc, argv);
 	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
 	return FATSCOPE_USAGE;
 }

@@ -3,8 +3,8 @@
  * fsck.c - fatscope fsck: check and repair an exFAT volume the way fsck(8)
  * expects (options, exit codes, progress).  A repair is the library's plan
  * (fsc_plan_repair): shown with --dry-run, kept in an undo log with
- * --undo, written by fsc_plan_apply, then the volume is checked again and
- * that second check decides the exit status.
+ * --undo, written and read back by fsc_plan_apply; the findings it left
+ * decide the exit status, or with --recheck a second check of the volume.
  */
 #include "config.h"
 
@@ -54,7 +54,8 @@ static void fsck_help(void)
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
 	      " -J, --json            JSON output\n"
-	      "     --explain ID      print what a problem ID means\n", stdout);
+	      "     --explain ID      print what a problem ID means\n"
+	      " -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n", stdout);
 	common_options_help(22);
 	fputs("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
 	      "for: y(es), n(o), a(ll), q(uit: write nothing).\n"
@@ -103,7 +104,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 	unsigned long v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "npayfvC:Jr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "npayfvC:JrlMT" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': case 'p': case 'a': case 'y': {
 			enum mode m = c == 'n' ? MODE_CHECK : c == 'y' ? MODE_YES : MODE_PREEN;
@@ -114,7 +115,12 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 			ctl->mode_given = true;
 			break;
 		}
-		case 'r': break;	/* fsck(8) passes it: ask (without a terminal, -n) */
+		/*
+		 * -r: e2fsck's "interactive" (asking is the default on a terminal,
+		 * -n without); -l, -M, -T are fsck(8)'s own (lock the disk, skip
+		 * mounted volumes, no title): fsck(8) has done them already.
+		 */
+		case 'r': case 'l': case 'M': case 'T': break;
 		case OPT_DRY_RUN: ctl->dry_run = true; break;
 		case OPT_UNDO: ctl->undo = optarg; break;
 		case OPT_RECHECK: ctl->recheck = true; break;

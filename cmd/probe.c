@@ -27,10 +27,12 @@ static void probe_help(void)
 	      " -o, --output COLUMNS    print only the driver table, with these columns\n"
 	      " -n, --noheadings        print only the driver table, without headings\n"
 	      " -r, --raw               print only the driver table, raw\n"
+	      " -s, --summary           print one line a volume: type, label, verdict, drivers at risk\n"
 	      "     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n", stdout);
 	common_options_help(24);
-	fputs("\nColumns: VOLUME TYPE RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING CURRENT VERSIONS\n"
-	      "         (report: DRIVER,ACTION,AS,ERRNO,WHY; table only: VOLUME,TYPE,DRIVER,ACTION,AS,ERRNO,RISK)\n\n"
+	fputs("\nColumns: VOLUME TYPE LABEL VERDICT AT-RISK RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING\n"
+	      "         CURRENT VERSIONS (report: DRIVER,ACTION,AS,ERRNO,WHY; table only:\n"
+	      "         VOLUME,TYPE,DRIVER,ACTION,AS,ERRNO,RISK; -s: VOLUME,TYPE,LABEL,VERDICT,AT-RISK)\n\n"
 	      "Drivers:\n", stdout);
 	for (size_t i = 0; i < fsc_driver_count(); i++)
 		printf(" %-17s %s (%s)\n", fsc_driver_at(i)->id, fsc_driver_at(i)->name,
@@ -73,13 +75,15 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'J' }, { "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' }, { "raw", no_argument, NULL, 'r' },
+		{ "summary", no_argument, NULL, 's' },
 		{ "drivers", required_argument, NULL, OPT_DRIVERS }, COMMON_LONGOPTS,
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "Jo:nr" COMMON_SHORTOPTS, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jo:nrs" COMMON_SHORTOPTS, opts, NULL)) != -1) {
 		switch (c) {
 		case 'J': ctl->json = true; break;
+		case 's': ctl->summary = true; break;
 		case 'n': ctl->noheadings = true; break;
 		case 'r': ctl->raw = true; break;
 		case 'o':
@@ -97,7 +101,9 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 	}
 	if ((r = check_operands(&probe_cmd, argc, 0, &ctl->sel)))
 		return r;
-	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings);
+	if (ctl->summary && (ctl->json || ctl->ncols))
+		return usage_error(&probe_cmd, "--summary has its own columns: not with --json or --output");
+	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings || ctl->summary);
 	return 0;
 }
 

@@ -22,7 +22,8 @@ static const struct { const char *name; double width; int flags; } columns[COL_C
 	[COL_AS] = { "AS", 0.05, 0 }, [COL_ERRNO] = { "ERRNO", 0.05, 0 },
 	[COL_WHY] = { "WHY", 0.5, 0 }, [COL_EFFECT] = { "EFFECT", 0.2, 0 },
 	[COL_WARNING] = { "WARNING", 0.2, 0 }, [COL_CURRENT] = { "CURRENT", 0.05, 0 },
-	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 },
+	[COL_VERSIONS] = { "VERSIONS", 0.2, 0 }, [COL_LABEL] = { "LABEL", 0.1, 0 },
+	[COL_VERDICT] = { "VERDICT", 0.1, 0 }, [COL_AT_RISK] = { "AT-RISK", 0.3, 0 },
 };
 
 int probe_parse_columns(struct probe_ctl *ctl, const char *list)
@@ -60,7 +61,41 @@ struct row_ctx {
 	const struct fsc_verdict *v;
 	const struct fsc_risk *risks;
 	size_t nrisks;
+	bool all_count;			/* --drivers: non-default drivers' risks count too */
 };
+
+/* Does the risk count for the verdict and the exit status (see counts())? */
+static bool row_counts(const struct row_ctx *rc, const struct fsc_risk *r)
+{
+	return rc->all_count || !r->drv->nondefault;
+}
+
+/* VERDICT, one word (raw output stays one field): AT-RISK, no-risk (exFAT, FAT), not-exFAT/FAT. */
+static const char *verdict_word(const struct row_ctx *rc)
+{
+	enum fsc_type t = fsc_probe_type(rc->p);
+
+	for (size_t i = 0; i < rc->nrisks; i++)
+		if (row_counts(rc, &rc->risks[i]))
+			return "AT-RISK";
+	return t == FSC_TYPE_EXFAT || fsc_type_is_fat(t) ? "no-risk" : "not-exFAT/FAT";
+}
+
+/* AT-RISK: the drivers at risk (whose risks count), each once, comma-separated. */
+static const char *at_risk(const struct row_ctx *rc, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < rc->nrisks; i++) {
+		size_t k = 0;
+
+		while (k < i && rc->risks[k].drv != rc->risks[i].drv)
+			k++;
+		if (k == i && row_counts(rc, &rc->risks[i]))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 rc->risks[i].drv->id);
+	}
+	return buf;
+}
 
 static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len)
 {
@@ -69,6 +104,9 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
 	case COL_TYPE: return fsc_type_name(fsc_probe_type(rc->p));
+	case COL_LABEL: return fsc_probe_label(rc->p) ? fsc_probe_label(rc->p) : "";
+	case COL_VERDICT: return verdict_word(rc);
+	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
 		buf[0] = '\0';
 		for (size_t i = 0; i < rc->nrisks; i++)
@@ -91,6 +129,7 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 
 static const int text_cols[] = { COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY };
 static const int table_cols[] = { COL_VOLUME, COL_TYPE, COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_RISK };
+static const int summary_cols[] = { COL_VOLUME, COL_TYPE, COL_LABEL, COL_VERDICT, COL_AT_RISK };
 
 static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, size_t ncols)
 {
@@ -106,24 +145,13 @@ static struct libscols_table *new_table(struct probe_ctl *ctl, const int *cols, 
 	return tb;
 }
 
-/* Rows: one per driver, or one per volume when no column is about a driver (-o VOLUME,TYPE). */
-static void add_rows(struct libscols_table *tb, const int *cols, size_t ncols, struct row_ctx *rc,
-		     const struct fsc_verdict *v, size_t nv)
+static void add_line(struct libscols_table *tb, const int *cols, size_t ncols, const struct row_ctx *rc)
 {
-	bool per_driver = false;
-	char buf[160];
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	char buf[320];
 
-	for (size_t c = 0; c < ncols; c++)
-		per_driver |= cols[c] != COL_VOLUME && cols[c] != COL_TYPE;
-	if (!per_driver && nv > 1)
-		nv = 1;
-	for (size_t i = 0; i < nv; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-
-		rc->v = &v[i];
-		for (size_t c = 0; ln && c < ncols; c++)
-			scols_line_set_data(ln, c, cell(rc, cols[c], buf, sizeof(buf)));
-	}
+	for (size_t c = 0; ln && c < ncols; c++)
+		scols_line_set_data(ln, c, cell(rc, cols[c], buf, sizeof(buf)));
 }
 
 /* The report's driver matrix: fixed columns sized to their contents. */
@@ -157,15 +185,35 @@ static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t
 	}
 }
 
+/* Table mode: a line a driver (-o/-n/-r), or with -s one line for the volume. */
+/* Are all the columns about the volume, none about a driver? */
+static bool per_volume(const int *cols, size_t ncols)
+{
+	for (size_t c = 0; c < ncols; c++)
+		if (cols[c] != COL_VOLUME && cols[c] != COL_TYPE && cols[c] != COL_LABEL && cols[c] != COL_VERDICT &&
+		    cols[c] != COL_AT_RISK)
+			return false;
+	return true;
+}
+
 static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
 {
-	const int *cols = ctl->ncols ? ctl->cols : table_cols;
-	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(table_cols) / sizeof(table_cols[0]);
+	const int *cols = ctl->summary ? summary_cols : ctl->ncols ? ctl->cols : table_cols;
+	size_t ncols = ctl->summary ? sizeof(summary_cols) / sizeof(summary_cols[0]) :
+		       ctl->ncols ? ctl->ncols : sizeof(table_cols) / sizeof(table_cols[0]);
 
 	if (!ctl->tb)
 		ctl->tb = new_table(ctl, cols, ncols);
-	if (ctl->tb)
-		add_rows(ctl->tb, cols, ncols, rc, v, nv);
+	if (!ctl->tb)
+		return;
+	if (per_volume(cols, ncols)) {	/* -s, or -o VOLUME,TYPE: one row per volume, not per driver */
+		add_line(ctl->tb, cols, ncols, rc);
+		return;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		rc->v = &v[i];
+		add_line(ctl->tb, cols, ncols, rc);
+	}
 }
 
 void probe_table_flush(struct probe_ctl *ctl)
@@ -334,7 +382,7 @@ struct judged {
  */
 static bool counts(const struct probe_ctl *ctl, const struct fsc_risk *r)
 {
-	return ctl->drivers_given || !r->drv->nondefault;
+	return row_counts(&(struct row_ctx){ .all_count = ctl->drivers_given }, r);
 }
 
 static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct judged *jd)
@@ -467,7 +515,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 	judge_all(ctl, p, jd);
 	snprintf(volume, sizeof(volume), part ? "%s@%llu" : "%s", path,
 		 (unsigned long long)fsc_dev_offset(dev));
-	rc = (struct row_ctx){ volume, p, NULL, jd->r, jd->nr };
+	rc = (struct row_ctx){ volume, p, NULL, jd->r, jd->nr, ctl->drivers_given };
 	if (ctl->json)
 		report_json(ctl, path, dev, part, p, jd);
 	else if (ctl->table_mode)

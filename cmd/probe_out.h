@@ -6,8 +6,9 @@
 #include "common.h"
 #include "json.h"
 
+/* The volume's columns (VOLUME, TYPE, LABEL, VERDICT, AT-RISK) and the driver's. */
 enum probe_col { COL_VOLUME, COL_TYPE, COL_RISK, COL_DRIVER, COL_ACTION, COL_AS, COL_ERRNO, COL_WHY, COL_EFFECT,
-		 COL_WARNING, COL_CURRENT, COL_VERSIONS, COL_COUNT };
+		 COL_WARNING, COL_CURRENT, COL_VERSIONS, COL_LABEL, COL_VERDICT, COL_AT_RISK, COL_COUNT };
 
 struct probe_ctl {
 	bool json, noheadings, raw;
@@ -18,7 +19,8 @@ struct probe_ctl {
 	struct vol_select sel;
 	struct json j;
 	enum fsc_type last_type;	/* of the last volume reported */
-	bool table_mode;		/* -o/-r/-n: only the driver table, all volumes */
+	bool table_mode;		/* -o/-r/-n/-s: only a table, all volumes */
+	bool summary;			/* -s: one line a volume instead of one a driver */
 	struct libscols_table *tb;
 	struct judged *judged;		/* verdicts of the current volume, reused */
 };

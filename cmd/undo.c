@@ -22,7 +22,7 @@ static void undo_help(void)
 	      "exactly what the change left.\n\n"
 	      "Options:\n", stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 restored, 8 error, 16 usage.\n\nSee fatscope-label(8).\n", stdout);
+	fputs("\nExit status: 0 restored, 8 error, 16 usage.\n\nSee fatscope-undo(8).\n", stdout);
 }
 
 static int parse_args(struct vol_select *sel, int argc, char **argv)

@@ -8,8 +8,18 @@
 # one line "fatscope: FILE: what is wrong" and the command's own exit code
 # (cmd/exitcodes.h); nothing on stdout, and no file changes.  Then undo
 # with --sector-size and --partition restores what label changed.
+# fatscope -V and --version, and every command's -V, name the program's
+# version (configure's PACKAGE_VERSION) and the library's.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
+
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
+[ -n "$version" ] || hard_error "no PACKAGE_VERSION in $top_builddir/config.h"
+for opt in -V --version; do
+	out=$("$FATSCOPE" $opt); rc=$?
+	if [ "$rc" = 0 ] && [ "$out" = "fatscope from fatscope $version (libfatscope $version)" ]; then ok
+	else bad "fatscope $opt: $rc '$out'"; fi
+done
 
 dir="$SCRATCH/common"
 rm -rf "$dir"
@@ -110,7 +120,8 @@ for words in "${commands[@]}"; do
 
 	# -V, --help: exit 0, the version line, the same common option lines.
 	out=$("$FATSCOPE" $name -V); rc=$?
-	if [ "$rc" = 0 ] && [[ $out =~ ^"fatscope $name from fatscope "[0-9] ]]; then ok; else bad "$name -V: $rc '$out'"; fi
+	if [ "$rc" = 0 ] && [ "$out" = "fatscope $name from fatscope $version (libfatscope $version)" ]; then ok
+	else bad "$name -V: $rc '$out'"; fi
 	out=$("$FATSCOPE" $name --help); rc=$?
 	common=$(grep -E '^ *(-h, --help|-V, --version|--offset BYTES|--partition N|--sector-size N) ' <<< "$out" |
 		 sed 's/  */ /g')

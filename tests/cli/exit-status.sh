@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # exit-status.sh - each command's exit codes, defined once in
 # cmd/exitcodes.h (enum CMD_exit), are exactly the codes listed (".TP" then
-# ".B N") in the EXIT STATUS section of its man page (fatscope-label.8's
-# "fatscope undo" subsection for undo) and exactly the codes its --help
+# ".B N") in the EXIT STATUS section of its man page (of its
+# ".SS fatscope CMD" subsection when the page has one) and exactly the codes its --help
 # names after "Exit status".
 . "$(dirname "$0")/lib.sh"
 
@@ -38,7 +38,6 @@ help_codes() {
 
 for cmd in probe fsck dump label undo; do
 	page=$top_srcdir/man/fatscope-$cmd.8
-	[ "$cmd" = undo ] && page=$top_srcdir/man/fatscope-label.8
 	want=$(header_codes "$cmd" | tr '\n' ' ')
 	if [ -z "$want" ]; then
 		bad "$cmd: no enum ${cmd}_exit in cmd/exitcodes.h"

@@ -15,14 +15,14 @@
 #       man/problems-section.sh generates from problems.def now (--all for
 #       fatscope-fsck.8, --probe for fatscope-probe.8), so that a changed
 #       problems.def fails until the pages are regenerated;
-#   (e) man/fatscope-dump.8 documents every long option of
-#       `fatscope dump --help', and man/fatscope-label.8 every long option of
-#       `fatscope label --help' and `fatscope undo --help' (undo's help has
-#       no "Options:" list: its options are those of its "Usage:" lines);
+#   (e) man/fatscope-dump.8, man/fatscope-label.8 and man/fatscope-undo.8
+#       document every long option of `fatscope dump --help',
+#       `fatscope label --help' and `fatscope undo --help' (a help without
+#       an "Options:" list: the options of its "Usage:" lines);
 #   (f) every command listed under "Commands:" by `fatscope --help' has its
 #       page man/fatscope-CMD.8, except those that share another command's
-#       page (page_of below: undo is documented in fatscope-label.8, whose
-#       text must then name "fatscope undo"); man/fatscope.8 lists every
+#       page (page_of below, empty today: the shared page's text must then
+#       name "fatscope CMD"); man/fatscope.8 lists every
 #       command under COMMANDS (as a ".B CMD" entry); and every
 #       man/fatscope*.8 page is in dist_man_MANS of man/Makemodule.am.
 #
@@ -41,6 +41,7 @@ probe_page=$srcdir/man/fatscope-probe.8
 fsck_page=$srcdir/man/fatscope-fsck.8
 dump_page=$srcdir/man/fatscope-dump.8
 label_page=$srcdir/man/fatscope-label.8
+undo_page=$srcdir/man/fatscope-undo.8
 main_page=$srcdir/man/fatscope.8
 makemodule=$srcdir/man/Makemodule.am
 def=$srcdir/libexfat/include/fatscope/problems.def
@@ -102,10 +103,10 @@ help_commands() {
 		on { print $1 }'
 }
 
-# The page documenting command $1: its own, or the one it shares.
+# The page documenting command $1: its own, or the one it shares (none
+# shares one today: add "CMD) echo OTHER ;;" for a command that does).
 page_of() {
 	case $1 in
-	undo) echo label ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -218,7 +219,7 @@ for which in dump label undo; do
 	case $which in
 	dump) page=$dump_page opts=$dump_options ;;
 	label) page=$label_page opts=$label_options ;;
-	undo) page=$label_page opts=$undo_options ;;
+	undo) page=$undo_page opts=$undo_options ;;
 	esac
 	name=man/$(basename "$page")
 	if [ ! -r "$page" ]; then

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # probe-options.sh - the options of fatscope probe do what fatscope-probe(8)
-# says: --help/--version, -o/-n/-r table mode, --drivers, --offset,
-# --partition, --sector-size, -J fields, exit codes over several images.
+# says: --help/--version, -o/-n/-r table mode, -s summary, --drivers,
+# --offset, --partition, --sector-size, -J fields, exit codes over several
+# images.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
@@ -53,6 +54,19 @@ done
 if command -v jq > /dev/null; then
 	check "JSON parses" 1 "$(jq '.volumes | length' <<< "$out")"
 fi
+
+# -s: a line a volume (a partition of a whole-disk image too): type, label,
+# verdict and the drivers at risk, each once; the exit status of the report.
+out=$("$FATSCOPE" probe -s exfat.img exfat-mustbezero-fat16.img ntfs.img); rc=$?
+check "-s exit" 1 "$rc"
+check "-s heading" "VOLUME TYPE LABEL VERDICT AT-RISK" "$(head -n 1 <<< "$out" | tr -s ' ' | sed 's/ $//')"
+check "-s lines" 4 "$(wc -l <<< "$out")"
+out=$("$FATSCOPE" probe --summary -r -n exfat.img exfat-mustbezero-fat16.img ntfs.img)
+check "-s -r -n" $'exfat.img exfat DEMO no-risk \nexfat-mustbezero-fat16.img exfat DEMO AT-RISK exfat-fuse,blkid-2.38\nntfs.img ntfs  not-exFAT/FAT ' "$out"
+out=$("$FATSCOPE" probe -s -r -n --drivers linux-exfat,blkid gpt-disk.img fat16.img)
+check "-s partitions, --drivers" $'gpt-disk.img gpt  not-exFAT/FAT \ngpt-disk.img@1048576 exfat GPTEXFAT no-risk \ngpt-disk.img@5242880 fat16 GPTFAT16 no-risk \nfat16.img fat16 FAT16DEMO no-risk ' "$out"
+"$FATSCOPE" probe -s -J exfat.img > /dev/null 2>&1; check "-s -J" 16 $?
+"$FATSCOPE" probe -s -o TYPE exfat.img > /dev/null 2>&1; check "-s -o" 16 $?
 
 # Exit codes: 0 clean, 1 risk, 2 not a volume; several images: the worst.
 "$FATSCOPE" probe exfat.img > /dev/null; check "exit clean" 0 $?

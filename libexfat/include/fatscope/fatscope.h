@@ -637,6 +637,7 @@ uint32_t fsc_exfat_table_checksum(const uint8_t *data, size_t len, uint32_t sum)
 /* NameHash of a name of n UTF-16 units, up-cased with upcase (65536 entries). */
 uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const uint16_t *upcase);
 
+/* The version of the library as it runs (the fatscope release it was built from): a static string. */
 const char *fsc_version(void);
 
 /* ------------------------------------------------------------------ */
