@@ -163,7 +163,8 @@ static void xv_read_upcase(struct xvol *v)
 	struct fsc_finding *f;
 
 	exfat_upcase_default(v->upcase);
-	if (!r->upcase_found)
+	/* No table, or none to claim (a FirstCluster outside the heap: the probe's EXFAT_UPCASE_CLUSTER) */
+	if (!r->upcase_found || !xv_cluster_valid(v, r->upcase_cluster))
 		return;
 	ck_claim(&v->ck, &who, r->upcase_cluster, r->upcase_length, false, &v->upcase_chain, NULL, NULL);
 	/* The probe read and checksummed it; a broken table keeps the default. */

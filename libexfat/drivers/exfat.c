@@ -173,6 +173,32 @@ static void exfat_warnings(const struct fsc_probe *p, struct fsc_verdict *v, boo
 		verdict_note(v->warning, sizeof(v->warning), "Invalid exboot-signature");
 }
 
+/*
+ * exfat_create_upcase_table (fs/exfat/nls.c, 5.7 on) reads every sector
+ * from FirstCluster's, computed without a range check ((u32)(clu - 2) <<
+ * shift, past the device for cluster 0 or 1), for ((DataLength - 1) >>
+ * block bits) + 1 sectors; a read that fails is EIO and fails the mount
+ * (a wrong checksum only falls back to the built-in table).
+ */
+static bool exfat_upcase_readable(const struct fsc_probe *p, struct fsc_verdict *v)
+{
+	const struct fsc_exfat_root *r = &p->root;
+	unsigned bps = p->ex.sector_shift;
+	uint64_t sector, n, dev;
+
+	if (!r->upcase_found || bps < 9 || bps > 12)
+		return true;
+	sector = ((uint64_t)(uint32_t)(r->upcase_cluster - 2) << p->ex.cluster_shift) + p->ex.heap_offset;
+	n = ((r->upcase_length - 1) >> bps) + 1;
+	dev = p->dev_size >> bps;
+	if (sector < dev && n <= dev - sector)
+		return true;
+	verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO,
+		    "failed to load upcase table: cluster %u, %llu bytes reach past the device", r->upcase_cluster,
+		    (unsigned long long)r->upcase_length);
+	return false;
+}
+
 static void exfat_upcase_note(const struct fsc_probe *p, struct fsc_verdict *v)
 {
 	const struct fsc_exfat_root *r = &p->root;
@@ -211,7 +237,7 @@ void judge_exfat57(const struct fsc_probe *p, struct fsc_verdict *v, int variant
 		verdict_set(v, FSC_MISREADS, FSC_TYPE_EXFAT, 0, "takes %s for exFAT", drv_vol_name(p));
 		return;
 	}
-	if (!exfat_root_steps(p, v, false))
+	if (!exfat_root_steps(p, v, false) || !exfat_upcase_readable(p, v))
 		return;
 	if (v->action != FSC_MISREADS)
 		verdict_set(v, FSC_MOUNTS, FSC_TYPE_EXFAT, 0, "%s",
@@ -259,7 +285,7 @@ void judge_exfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 {
 	if (!exfat_boot_steps(p, v))
 		return;
-	if (!exfat_root_steps(p, v, true))
+	if (!exfat_root_steps(p, v, true) || !exfat_upcase_readable(p, v))
 		return;
 	verdict_set(v, FSC_MOUNTS, FSC_TYPE_EXFAT, 0, "passes the boot region, root chain and bitmap checks");
 	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE))
@@ -317,6 +343,9 @@ void judge_fuse(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	else if (!r->upcase_found || r->upcase_length < 2 || r->upcase_length > 131072 || (r->upcase_length & 1))
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "%s", r->upcase_found ?
 			    "bad upcase table size" : "upcase table is not found");
+	else if (r->upcase_cluster < 2 || r->upcase_cluster > (uint64_t)p->ex.cluster_count + 1)
+		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "invalid cluster 0x%x in upcase table",
+			    r->upcase_cluster);
 	else if (!r->bitmap_found || r->bitmap_length < need)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "%s", r->bitmap_found ?
 			    "invalid clusters bitmap size" : "clusters bitmap is not found");

@@ -381,6 +381,10 @@ void exfat_root_findings(struct fsc_probe *p)
 	}
 	if (!r->upcase_found) {
 		ADD(EXFAT_UPCASE_MISSING, CLUSTER, p->ex.root_cluster, NULL);
+	} else if (r->upcase_cluster < 2 || r->upcase_cluster > (uint64_t)p->ex.cluster_count + 1) {
+		f = ADD(EXFAT_UPCASE_CLUSTER, CLUSTER, p->ex.root_cluster, "FirstCluster");
+		finding_actual(f, "%u", r->upcase_cluster);
+		finding_expected(f, "%llu", (unsigned long long)p->ex.cluster_count + 1);
 	} else if (r->upcase_length_bad) {
 		f = ADD(EXFAT_UPCASE_LENGTH, CLUSTER, r->upcase_cluster, "DataLength");
 		finding_actual(f, "%llu", (unsigned long long)r->upcase_length);

@@ -130,6 +130,13 @@ static void mk_ex_2fats(struct img *im)
 	exfat_resign_main(im);
 }
 
+/* The up-case entry's FirstCluster 0: Linux reads past the device (EIO), exfat-fuse refuses the cluster. */
+static void mk_ex_upcase0(struct img *im)
+{
+	mk_exfat(im);
+	put_le32(exfat_root_entry(im, 2), 20, 0);
+}
+
 static void mk_ex_4k_on_512(struct img *im)
 {
 	build_exfat(im, 8 << 20, 12, 0);
@@ -188,6 +195,8 @@ static const struct row {
 	  { R(EIO), R(EIO), R(EIO), R(EINVAL), R(EINVAL), M(FAT16), R(EIO), M(FAT16), M(FAT16) } },
 	{ "exFAT, JumpBoot != EB 76 90", mk_ex_jump,
 	  { M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), R(EINVAL), M(EXFAT), M(EXFAT), NOTYPE } },
+	{ "exFAT, up-case table at cluster 0", mk_ex_upcase0,
+	  { M(EXFAT), M(EXFAT), M(EXFAT), R(EIO), R(EIO), R(EINVAL), R(EIO), M(EXFAT), M(EXFAT) } },
 	{ "exFAT, NumberOfFats = 2", mk_ex_2fats,
 	  { M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), R(EINVAL), R(EIO), M(EXFAT), M(EXFAT) } },
 	/*

@@ -66,6 +66,7 @@ static void p_root_chain(struct img *im) { ex(im); exfat_set_fat(im, 4, 0); }
 static void p_root_unreadable(struct img *im) { ex(im); im->len = im->heap_byte + 2 * im->cb; }
 static void p_upcase_checksum(struct img *im) { ex(im); exfat_root_entry(im, 2)[4] ^= 1; }
 static void p_upcase_missing(struct img *im) { ex(im); exfat_root_entry(im, 2)[0] = 0x02; }
+static void p_upcase_cluster(struct img *im) { ex(im); put_le32(exfat_root_entry(im, 2), 20, 0); }
 
 static void p_upcase_short(struct img *im)
 {
@@ -236,6 +237,7 @@ static const struct {
 	  "EXFAT_CHAIN_RANGE EXFAT_VOLUME_BEYOND_DEVICE" },
 	{ "EXFAT_UPCASE_CHECKSUM", p_upcase_checksum, "" },
 	{ "EXFAT_UPCASE_MISSING", p_upcase_missing, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_UPCASE_CLUSTER", p_upcase_cluster, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_UPCASE_SHORT", p_upcase_short, "" },
 	{ "EXFAT_UPCASE_LENGTH", p_upcase_length, "" },
 	{ "FAT32_BACKUP_DIFFERS", p_f32_backup, "" },
@@ -632,7 +634,7 @@ static const char *const repaired[] = {
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
 	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_SET_COUNT",
 	"EXFAT_UPCASE_CHECKSUM", "EXFAT_UPCASE_MISSING", "EXFAT_UPCASE_SHORT", "EXFAT_UPCASE_LENGTH",
-	"EXFAT_UPCASE_MANDATORY", "EXFAT_BITMAP_MISSING", "EXFAT_BITMAP_SIZE",
+	"EXFAT_UPCASE_MANDATORY", "EXFAT_UPCASE_CLUSTER", "EXFAT_BITMAP_MISSING", "EXFAT_BITMAP_SIZE",
 	"EXFAT_BOOT_EXT_SIGNATURE", "EXFAT_OEM_PARAMETERS",
 };
 
