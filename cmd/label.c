@@ -129,7 +129,7 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 
 static void show(const struct label_ctl *ctl, const char *path, const struct fsc_probe *p, const struct fsc_ids *ids)
 {
-	char g[37] = "";
+	char g[37] = "", esc[4 * 48 + 1];
 	bool fat = fsc_type_is_fat(fsc_probe_type(p));
 
 	if (ids->has_guid)
@@ -156,12 +156,15 @@ static void show(const struct label_ctl *ctl, const char *path, const struct fsc
 		json_close(&j, '}');
 		return;
 	}
+	/* labels are bytes from the disk: control bytes and invalid UTF-8 escaped */
 	if (ids->has_label)
-		printf("label:       %s  (blkid: LABEL=\"%s\")\n", ids->label, ids->label);
+		printf("label:       %s  (blkid: LABEL=\"%s\")\n", report_escape_buf(esc, sizeof(esc), ids->label),
+		       esc);
 	else
 		printf("label:       none  (blkid: no LABEL)\n");
 	if (fat)
-		printf("boot label:  %s  (%s)\n", ids->has_boot_label ? ids->boot_label : "none",
+		printf("boot label:  %s  (%s)\n",
+		       ids->has_boot_label ? report_escape_buf(esc, sizeof(esc), ids->boot_label) : "none",
 		       ids->has_boot_label ? "blkid: LABEL_FATBOOT; Windows shows the root label" : "BS_VolLab is NO NAME or absent");
 	if (ids->has_serial)
 		printf("serial:      %s  (blkid: UUID=\"%s\")\n", ids->serial_text, ids->serial_text);

@@ -104,7 +104,7 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
 	case COL_TYPE: return fsc_type_name(fsc_probe_type(rc->p));
-	case COL_LABEL: return fsc_probe_label(rc->p) ? fsc_probe_label(rc->p) : "";
+	case COL_LABEL: return fsc_probe_label(rc->p) ? report_escape_buf(buf, len, fsc_probe_label(rc->p)) : "";
 	case COL_VERDICT: return verdict_word(rc);
 	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
@@ -249,7 +249,9 @@ struct sink {
 
 static void text_str(struct sink *k, const char *key, const char *val)
 {
-	printf("  %-22s %s\n", key, val);
+	printf("  %-22s ", key);
+	report_escaped(stdout, val);	/* OEM names, labels: bytes from the disk */
+	putchar('\n');
 }
 
 static void text_num(struct sink *k, const char *key, uint64_t val)
@@ -415,7 +417,7 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	printf("  %-22s %llu bytes (%s), %u-byte device sectors\n", "size",
 	       (unsigned long long)fsc_probe_dev_size(p), size, fsc_probe_dev_sector_size(p));
 	if (fsc_probe_label(p))
-		printf("  %-22s %s\n", "label", fsc_probe_label(p));
+		text_str(&k, "label", fsc_probe_label(p));
 	if (fsc_probe_serial(p))
 		printf("  %-22s %s\n", "serial", fsc_probe_serial(p));
 	details(&k, p);

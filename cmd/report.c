@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -69,10 +70,11 @@ void report_findings_json(struct json *j, const struct fsc_findings *fs)
 	json_close(j, ']');
 }
 
-/* Bytes of s that are printable UTF-8 as they are; the rest as \xNN. */
-void report_escaped(FILE *out, const char *s)
+/* Bytes of s that are printable UTF-8 as they are, the rest as \xNN, given piece by piece to emit. */
+static void escape_each(const char *s, void (*emit)(void *ctx, const char *p, size_t n), void *ctx)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	char hex[5];
 
 	while (*u) {
 		size_t n = *u < 0x80 ? 1 : (*u & 0xE0) == 0xC0 ? 2 : (*u & 0xF0) == 0xE0 ? 3 : (*u & 0xF8) == 0xF0 ? 4 : 0;
@@ -81,12 +83,50 @@ void report_escaped(FILE *out, const char *s)
 		while (k < n && (u[k] & 0xC0) == 0x80)
 			k++;
 		if (n == 0 || k < n || (n == 1 && (*u < 0x20 || *u == 0x7F)) || (n == 2 && *u < 0xC2)) {
-			fprintf(out, "\\x%02x", *u++);
+			snprintf(hex, sizeof(hex), "\\x%02x", *u++);
+			emit(ctx, hex, 4);
 			continue;
 		}
-		fwrite(u, 1, n, out);
+		emit(ctx, (const char *)u, n);
 		u += n;
 	}
+}
+
+static void emit_file(void *ctx, const char *p, size_t n)
+{
+	fwrite(p, 1, n, ctx);
+}
+
+void report_escaped(FILE *out, const char *s)
+{
+	escape_each(s, emit_file, out);
+}
+
+struct buf_sink {
+	char *buf;
+	size_t len, used;
+};
+
+static void emit_buf(void *ctx, const char *p, size_t n)
+{
+	struct buf_sink *b = ctx;
+
+	if (b->used + n < b->len) {	/* whole pieces only: an escape is never cut */
+		memcpy(b->buf + b->used, p, n);
+		b->used += n;
+	}
+	b->buf[b->used] = '\0';
+}
+
+const char *report_escape_buf(char *buf, size_t len, const char *s)
+{
+	struct buf_sink b = { buf, len, 0 };
+
+	if (len)
+		buf[0] = '\0';
+	if (len)
+		escape_each(s, emit_buf, &b);
+	return buf;
 }
 
 void report_plan(FILE *out, const struct fsc_plan *plan)

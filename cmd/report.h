@@ -13,6 +13,8 @@ void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding
 void report_findings_json(struct json *j, const struct fsc_findings *fs);
 /* s with control characters and invalid UTF-8 as \xNN. */
 void report_escaped(FILE *out, const char *s);
+/* The same into buf (len bytes, cut before a piece that does not fit); returns buf. */
+const char *report_escape_buf(char *buf, size_t len, const char *s);
 /*
  * "repair": the IDs the plan fixes (of before), whether it was written,
  * the undo log, and its edits (offset, length, why, the first 64 old and

@@ -85,4 +85,24 @@ check "-s partitions, --drivers" $'gpt-disk.img gpt  not-exFAT/FAT \ngpt-disk.im
 "$FATSCOPE" probe --drivers nosuch exfat.img > /dev/null 2>&1; check "bad driver" 16 $?
 "$FATSCOPE" probe --offset 1 --partition 1 exfat.img > /dev/null 2>&1; check "offset+partition" 16 $?
 "$FATSCOPE" probe > /dev/full 2>&1 --help; check "write error" 8 $?
+
+# A hostile label (ESC [31m ... newline) is escaped in every text output.
+if command -v jq > /dev/null; then
+	cp pop-small.img "$SCRATCH/esc.img"
+	d=$("$FATSCOPE" probe -J "$SCRATCH/esc.img" | jq -r '.volumes[0].details | "\(.cluster_heap_offset) \(.root_cluster) \(.cluster_shift) \(.sector_shift)"')
+	read -r heap rootc cshift sshift <<< "$d"
+	root=$(( (heap << sshift) + ((rootc - 2) << (cshift + sshift)) ))
+	# the first label entry (0x83) of the root's first cluster
+	slot=$(od -An -tu1 -w32 -v -j "$root" -N $((1 << (cshift + sshift))) "$SCRATCH/esc.img" | awk '$1 == 131 { print NR - 1; exit }')
+	printf '\x83\x05\x1b\x00\x5b\x00\x33\x00\x31\x00\x0a\x00' |
+		dd of="$SCRATCH/esc.img" bs=1 seek=$((root + 32 * slot)) conv=notrunc status=none
+	"$FATSCOPE" probe "$SCRATCH/esc.img" | grep -q 'label                  \\x1b\[31\\x0a' && ok || bad "probe does not show the escaped label"
+	for cmd in "probe" "probe -s" "probe -o VOLUME,LABEL" "label" "dump" "fsck -n"; do
+		# shellcheck disable=SC2086
+		n=$("$FATSCOPE" $cmd "$SCRATCH/esc.img" 2>&1 | tr -d '\n\t' | LC_ALL=C grep -c '[[:cntrl:]]')
+		check "no control byte from '$cmd' with a hostile label" 0 "$n"
+	done
+else
+	echo "jq not installed: the hostile label is not checked"
+fi
 finish
