@@ -431,6 +431,8 @@ static int section_extents(struct dump_ctl *ctl)
 		f.want = want;
 		if (fsc_walk_tree(ctl->dev, ctl->p, 0, find_entry, &f) < 0 || !f.ok) {
 			errmsg(ctl->image, "%s: no such file or directory on the volume", want);
+			if (ctl->json)	/* the object says so too: nothing in it may look like success */
+				json_str(&ctl->j, "error", "no such file or directory on the volume");
 			return DUMP_OPERROR;
 		}
 		first = f.found.first_cluster;

@@ -569,6 +569,24 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	return code;
 }
 
+/* A volume fsck will not check: with -J, an object that says so (an error member, exit_code 8). */
+static int json_refusal(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p, const char *why)
+{
+	struct json j;
+
+	if (ctl->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_str(&j, "path", path);
+		json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
+		json_bool(&j, "checked", false);
+		json_str(&j, "error", why);
+		json_int(&j, "exit_code", FSCK_OPERROR);
+		json_close(&j, '}');
+	}
+	return FSCK_OPERROR;
+}
+
 static int fsck_path(struct fsck_ctl *ctl, const char *path)
 {
 	struct volume v;
@@ -585,10 +603,10 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
 		       fsc_probe_type(p) == FSC_TYPE_FAT12 ? "FAT12" :
 		       fsc_probe_type(p) == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
-		code = FSCK_OPERROR;
+		code = json_refusal(ctl, path, p, "FAT checking is not available yet");
 	} else {
 		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
-		code = FSCK_OPERROR;
+		code = json_refusal(ctl, path, p, "not an exFAT volume");
 	}
 	volume_close(&v);
 	return code;

@@ -145,6 +145,16 @@ check "--explain head" "EXFAT_LOST_CLUSTERS" "$(head -1 <<< "$out")"
 grep -q "fsck.exfat never reports them" <<< "$out" && ok || bad "--explain lacks the explanation"
 "$FATSCOPE" fsck --explain NO_SUCH_ID > /dev/null 2>&1; check "--explain unknown" 16 $?
 
+# JSON errors carry an error member, and nothing that looks like success.
+if command -v jq > /dev/null; then
+	out=$("$FATSCOPE" fsck -J fat16.img 2> /dev/null); rc=$?
+	check "fsck -J on FAT: exit" 8 "$rc"
+	check "fsck -J on FAT: error" "FAT checking is not available yet false 8" \
+		"$(jq -r '"\(.error) \(.checked) \(.exit_code)"' <<< "$out")"
+	out=$("$FATSCOPE" dump -J --path /missing exfat.img 2> /dev/null); rc=$?
+	check "dump -J --path /missing: exit" 8 "$rc"
+	check "dump -J --path /missing: error" "no such file or directory on the volume" "$(jq -r .error <<< "$out")"
+fi
 # JSON
 out=$("$FATSCOPE" fsck -J exfat-upcase-bad.img); rc=$?
 check "JSON exit" 4 "$rc"
