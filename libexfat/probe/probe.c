@@ -127,9 +127,20 @@ static void ntfs_decode(struct fsc_dev *dev, struct fsc_probe *p)
 	p->ntfs_blkid_ok = true;
 }
 
+/*
+ * A FAT BPB as vfat would take it: bytes an exFAT boot sector keeps zero
+ * (11..63) hold a plausible BPB, a media byte and one or two FATs.
+ */
+static bool fat_bpb_whole(const uint8_t *s)
+{
+	return fat_bpb_plausible(s) && (s[21] == 0xF0 || s[21] >= 0xF8) && s[16] <= 2 &&
+	       (get_le16(s, 19) != 0 || get_le32(s, 32) != 0);
+}
+
 static enum fsc_type classify(const uint8_t *s)
 {
-	if (memcmp(s + 3, "EXFAT   ", 8) == 0)
+	/* The name is one vote: a whole FAT BPB where exFAT keeps zeros makes it FAT (FAT_OEM_EXFAT). */
+	if (memcmp(s + 3, "EXFAT   ", 8) == 0 && !fat_bpb_whole(s))
 		return FSC_TYPE_EXFAT;
 	if (memcmp(s + 3, "NTFS    ", 8) == 0)
 		return FSC_TYPE_NTFS;
@@ -194,6 +205,8 @@ FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
 		break;
 	case FSC_TYPE_FAT16:
 		fat_bpb_check(dev, p);
+		if (memcmp(p->sector0 + 3, "EXFAT   ", 8) == 0)
+			finding_add(&p->findings, FSC_PR_FAT_OEM_EXFAT, FSC_LOC_BYTE, 3, "BS_OEMName");
 		break;
 	case FSC_TYPE_NTFS:
 		ntfs_decode(dev, p);

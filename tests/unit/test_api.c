@@ -67,6 +67,7 @@ static const struct recorded {
 	{ "EXFAT_BOOT_VOLUME_LENGTH", FSC_PR_EXFAT_BOOT_VOLUME_LENGTH, 24 },
 	{ "EXFAT_MAIN_BOOT_LOST", FSC_PR_EXFAT_MAIN_BOOT_LOST, 94 },
 	{ "EXFAT_UPCASE_CLUSTER", FSC_PR_EXFAT_UPCASE_CLUSTER, 95 },
+	{ "FAT_OEM_EXFAT", FSC_PR_FAT_OEM_EXFAT, 96 },
 	{ "EXFAT_DEVICE_SECTOR_SIZE", FSC_PR_EXFAT_DEVICE_SECTOR_SIZE, 25 },
 	{ "EXFAT_VOLUME_BEYOND_DEVICE", FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE, 26 },
 	{ "EXFAT_BITMAP_CLUSTERS_FREE", FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE, 27 },
@@ -183,7 +184,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 94);
+	assert_int_equal(NRECORDED, 95);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

@@ -130,6 +130,13 @@ static void mk_ex_2fats(struct img *im)
 	exfat_resign_main(im);
 }
 
+/* A FAT16 volume whose OEM name reads EXFAT: FAT drivers mount it, exFAT ones refuse it. */
+static void mk_fat16_oem_exfat(struct img *im)
+{
+	build_fat(im, 16);
+	memcpy(im->buf + 3, "EXFAT   ", 8);
+}
+
 /* The up-case entry's FirstCluster 0: Linux reads past the device (EIO), exfat-fuse refuses the cluster. */
 static void mk_ex_upcase0(struct img *im)
 {
@@ -195,6 +202,9 @@ static const struct row {
 	  { R(EIO), R(EIO), R(EIO), R(EINVAL), R(EINVAL), M(FAT16), R(EIO), M(FAT16), M(FAT16) } },
 	{ "exFAT, JumpBoot != EB 76 90", mk_ex_jump,
 	  { M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), R(EINVAL), M(EXFAT), M(EXFAT), NOTYPE } },
+	/* blkid 2.38 finds both exfat and vfat: "ambivalent result" (checked with blkid -p on such an image) */
+	{ "FAT16 with OEM name EXFAT", mk_fat16_oem_exfat,
+	  { M(FAT16), R(EIO), R(EIO), R(EIO), R(EINVAL), M(FAT16), R(EIO), NOTYPE, M(FAT16) } },
 	{ "exFAT, up-case table at cluster 0", mk_ex_upcase0,
 	  { M(EXFAT), M(EXFAT), M(EXFAT), R(EIO), R(EIO), R(EINVAL), R(EIO), M(EXFAT), M(EXFAT) } },
 	{ "exFAT, NumberOfFats = 2", mk_ex_2fats,

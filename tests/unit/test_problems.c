@@ -94,6 +94,7 @@ static void p_data_start(struct img *im) { f12(im); put_le16(im->buf, 19, 20); }
 static void p_fat_size(struct img *im) { f16(im); put_le16(im->buf, 22, 10); }
 static void p_fstype(struct img *im) { f16(im); memcpy(im->buf + 54, "FAT32   ", 8); }
 static void p_fat_jump(struct img *im) { f16(im); im->buf[0] = 0; }
+static void p_fat_oem_exfat(struct img *im) { f16(im); memcpy(im->buf + 3, "EXFAT   ", 8); }
 static void p_media(struct img *im) { f16(im); im->buf[21] = 0x12; }
 static void p_numfats(struct img *im) { f16(im); im->buf[16] = 1; }
 static void p_root_entries(struct img *im) { f16(im); put_le16(im->buf, 17, 17); }
@@ -248,6 +249,7 @@ static const struct {
 	{ "FAT_BOOT_FAT_SIZE", p_fat_size, "" },
 	{ "FAT_BOOT_FSTYPE", p_fstype, "" },
 	{ "FAT_BOOT_JUMP", p_fat_jump, "" },
+	{ "FAT_OEM_EXFAT", p_fat_oem_exfat, "" },
 	{ "FAT_BOOT_MEDIA", p_media, "" },
 	{ "FAT_BOOT_NUM_FATS", p_numfats, "" },
 	{ "FAT_BOOT_ROOT_ENTRIES", p_root_entries, "" },
