@@ -338,7 +338,8 @@ void judge_fuse(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "unknown entry type 0x%02x", r->fuse_bad_type);
 	else if (r->fuse_error[0])
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "%s", r->fuse_error);
-	else if (r->label_found && r->label_chars > 11)
+	/* relan's own limit is EXFAT_ENAME_MAX (15), not the specification's 11: a 12-character label mounts */
+	else if (r->label_found && r->label_chars > 15)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "too long label (%u chars)", r->label_chars);
 	else if (!r->upcase_found || r->upcase_length < 2 || r->upcase_length > 131072 || (r->upcase_length & 1))
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "%s", r->upcase_found ?

@@ -130,6 +130,13 @@ static void mk_ex_2fats(struct img *im)
 	exfat_resign_main(im);
 }
 
+/* A 12-character label: over the specification's 11, within exfat-fuse's own limit of 15 (it mounts). */
+static void mk_ex_label12(struct img *im)
+{
+	mk_exfat(im);
+	exfat_root_entry(im, 0)[1] = 12;
+}
+
 /* A FAT16 volume whose OEM name reads EXFAT: FAT drivers mount it, exFAT ones refuse it. */
 static void mk_fat16_oem_exfat(struct img *im)
 {
@@ -202,6 +209,8 @@ static const struct row {
 	  { R(EIO), R(EIO), R(EIO), R(EINVAL), R(EINVAL), M(FAT16), R(EIO), M(FAT16), M(FAT16) } },
 	{ "exFAT, JumpBoot != EB 76 90", mk_ex_jump,
 	  { M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), R(EINVAL), M(EXFAT), M(EXFAT), NOTYPE } },
+	{ "exFAT, 12-character label", mk_ex_label12,
+	  { M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), M(EXFAT), R(EINVAL), M(EXFAT), M(EXFAT), M(EXFAT) } },
 	/* blkid 2.38 finds both exfat and vfat: "ambivalent result" (checked with blkid -p on such an image) */
 	{ "FAT16 with OEM name EXFAT", mk_fat16_oem_exfat,
 	  { M(FAT16), R(EIO), R(EIO), R(EIO), R(EINVAL), M(FAT16), R(EIO), NOTYPE, M(FAT16) } },
