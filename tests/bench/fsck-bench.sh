@@ -31,12 +31,7 @@ rss_limit=${BENCH_RSS_LIMIT:-1.00}
 report_only=${BENCH_REPORT_ONLY:-0}
 build_only=${BENCH_BUILD_ONLY:-0}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fsck}
-# In a build tree ./fatscope is libtool's wrapper script; time the real binary.
-if [[ -z ${FATSCOPE:-} && -x $root/.libs/fatscope && -d $root/libexfat/.libs ]]; then
-	FATSCOPE=$root/.libs/fatscope
-	export LD_LIBRARY_PATH=$root/libexfat/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-FATSCOPE=${FATSCOPE:-$root/fatscope}
+fatscope_default "$root"
 FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer (got '$runs')"
@@ -71,10 +66,7 @@ need_exfatprogs() {
 if [[ $build_only != 1 ]]; then
 	need_exfatprogs
 
-	[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
-	[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $root && make -j2) or set FATSCOPE=/path/to/fatscope"
-	[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
-	FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+	fatscope_check
 
 	# Peak RSS is part of the verdict, so GNU time is required.
 	gnu_time required

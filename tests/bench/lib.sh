@@ -54,3 +54,23 @@ rss() {
 	"run_$tool" "$@" "$gnutime" -f %M -o "$tmpd/$tool.rss1"
 	tail -n1 "$tmpd/$tool.rss1" >> "$tmpd/$tool.rss"
 }
+
+# fatscope_default ROOT: $builddir (BENCH_BUILDDIR, else ROOT) and the
+# fatscope to time, unless FATSCOPE names one: in a build tree ./fatscope
+# is libtool's wrapper script, so the real binary, with its library.
+fatscope_default() {
+	builddir=${BENCH_BUILDDIR:-$1}
+	if [[ -z ${FATSCOPE:-} && -x $builddir/.libs/fatscope && -d $builddir/libexfat/.libs ]]; then
+		FATSCOPE=$builddir/.libs/fatscope
+		export LD_LIBRARY_PATH=$builddir/libexfat/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	fi
+	FATSCOPE=${FATSCOPE:-$builddir/fatscope}
+}
+
+# fatscope_check: $FATSCOPE exists and runs (dies otherwise); made an absolute path.
+fatscope_check() {
+	[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
+	[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $builddir && make -j2) or set FATSCOPE=/path/to/fatscope"
+	[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
+	FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+}

@@ -25,12 +25,7 @@ runs=${BENCH_RUNS:-5}
 limit=${BENCH_LIMIT:-2.00}
 report_only=${BENCH_REPORT_ONLY:-0}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/probe}
-# In a build tree ./fatscope is libtool's wrapper script; time the real binary.
-if [[ -z ${FATSCOPE:-} && -x $root/.libs/fatscope && -d $root/libexfat/.libs ]]; then
-	FATSCOPE=$root/.libs/fatscope
-	export LD_LIBRARY_PATH=$root/libexfat/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-FATSCOPE=${FATSCOPE:-$root/fatscope}
+fatscope_default "$root"
 BLKID=${BLKID:-blkid}
 
 [[ $count =~ ^[1-9][0-9]*$ ]] || die "BENCH_IMAGES must be a positive integer (got '$count')"
@@ -75,10 +70,7 @@ command -v xz >/dev/null || die "xz not found (apt-get install -y xz-utils)"
 command -v "$BLKID" >/dev/null || die "blkid not found (apt-get install -y util-linux)"
 BLKID=$(command -v "$BLKID")
 
-[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
-[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $root && make -j2) or set FATSCOPE=/path/to/fatscope"
-[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
-FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+fatscope_check
 
 # Peak RSS needs GNU time, /usr/bin/time (Debian: apt-get install -y time;
 # GNU_TIME=/path overrides it); without it the report says "peak RSS: n/a".

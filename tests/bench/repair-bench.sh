@@ -33,13 +33,7 @@ seed=${BENCH_SEED:-11}
 label=${BENCH_IMAGE:-100k}
 keep=${BENCH_KEEP:-}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fsck}
-builddir=${BENCH_BUILDDIR:-$root}
-# In a build tree ./fatscope is libtool's wrapper script; time the real binary.
-if [[ -z ${FATSCOPE:-} && -x $builddir/.libs/fatscope && -d $builddir/libexfat/.libs ]]; then
-	FATSCOPE=$builddir/.libs/fatscope
-	export LD_LIBRARY_PATH=$builddir/libexfat/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-FATSCOPE=${FATSCOPE:-$builddir/fatscope}
+fatscope_default "$root"
 FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer (got '$runs')"
@@ -53,10 +47,7 @@ FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 need() { command -v "$1" >/dev/null || die "$1 not found ($2)"; }
 need python3 "apt-get install -y python3"
 
-[[ $FATSCOPE == */* ]] || FATSCOPE=$(command -v "$FATSCOPE" || printf '%s' "$FATSCOPE")
-[[ -e $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' does not exist: build it first (cd $builddir && make -j2) or set FATSCOPE=/path/to/fatscope"
-[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
-FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
+fatscope_check
 
 # fsck.exfat only checks the repaired volume here: optional.
 if command -v "$FSCK_EXFAT" >/dev/null; then
