@@ -392,6 +392,17 @@ static int left_findings(const struct fsc_findings *before, struct fsc_findings 
 	return 0;
 }
 
+/* "N problems fixed, M changes written" (how: after "written"), the undo command, then end. */
+static void print_written(const struct fsck_ctl *ctl, const char *path, const struct fsc_plan *plan, size_t fixed,
+			  const char *how, const char *end)
+{
+	printf("%s: %zu problem%s fixed, %zu change%s written%s", path, fixed, fixed == 1 ? "" : "s",
+	       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s", how);
+	if (ctl->undo)
+		printf("; undo with: fatscope undo %s %s", ctl->undo, path);
+	fputs(end, stdout);
+}
+
 /*
  * Written and read back (fsc_plan_apply): what is left is what the plan
  * did not fix; the summary is the check's, from before the repair.
@@ -416,11 +427,7 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 		report_json(path, fsc_probe_volume(dev, &now) == 0 ? now : p, &left_fs, s, true, code, &rj);
 		fsc_probe_free(now);
 	} else {
-		printf("%s: %zu problem%s fixed, %zu change%s written and read back", path, fixed, fixed == 1 ? "" : "s",
-		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
-		if (ctl->undo)
-			printf("; undo with: fatscope undo %s %s", ctl->undo, path);
-		printf("\n");
+		print_written(ctl, path, plan, fixed, " and read back", "\n");
 		report_text(ctl, path, &left_fs, s, code & ~FSCK_CORRECTED, left, false, true);
 	}
 	free(left_fs.v);
@@ -454,11 +461,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	if (ctl->json) {
 		report_json(path, p2, &fs, &s, true, code, &rj);
 	} else {
-		printf("%s: %zu problem%s fixed, %zu change%s written", path, fixed, fixed == 1 ? "" : "s",
-		       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
-		if (ctl->undo)
-			printf("; undo with: fatscope undo %s %s", ctl->undo, path);
-		printf("\nChecked again:\n");
+		print_written(ctl, path, plan, fixed, "", "\nChecked again:\n");
 		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true, false);
 	}
 	fsc_probe_free(p2);

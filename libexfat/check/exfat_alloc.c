@@ -235,9 +235,9 @@ void xv_compare_bitmap(struct xvol *v)
 	v->ck.sum->lost_clusters = lost.count;
 	/* PercentInUse is of ClusterCount as the boot sector says, though the image may hold fewer. */
 	if (piu != 0xFF && piu <= 100 && cc) {
-		uint64_t lo = marked * 100 / cc, hi = (marked * 100 + cc - 1) / cc;
+		uint64_t lo;
 
-		if ((piu < lo || piu > hi) &&
+		if (!xv_percent_fits(piu, marked, cc, &lo) &&
 		    (f = ck_add(&v->ck, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG, FSC_LOC_BYTE, 112, "PercentInUse"))) {
 			finding_actual(f, "%u", piu);
 			finding_expected(f, "%llu", (unsigned long long)lo);

@@ -74,6 +74,16 @@ static inline uint16_t xv_name_hash_step(uint16_t h, uint16_t u)
 	return (uint16_t)(((uint32_t)h << 15 | h >> 1) + (u >> 8));
 }
 
+/*
+ * Does PercentInUse piu say marked of cc clusters?  Drivers round either
+ * way, so both the value rounded down (*lo) and the one rounded up count.
+ */
+static inline bool xv_percent_fits(uint8_t piu, uint64_t marked, uint64_t cc, uint64_t *lo)
+{
+	*lo = cc ? marked * 100 / cc : 0;
+	return !cc || (piu >= *lo && piu <= (marked * 100 + cc - 1) / cc);
+}
+
 /* FAT entry of cluster c (c <= cc + 1); reads go through a small block cache. */
 uint32_t xv_fat(struct xvol *v, uint32_t c);
 

@@ -185,14 +185,10 @@ uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
  */
 void put_percent_in_use(struct rp *r, uint64_t marked)
 {
-	uint64_t cc = r->p->ex.cluster_count, lo, hi;
-	uint8_t piu = r->p->ex.percent_in_use, want;
+	uint64_t lo;
+	uint8_t want;
 
-	if (!cc)
-		return;
-	lo = marked * 100 / cc;
-	hi = (marked * 100 + cc - 1) / cc;
-	if (piu >= lo && piu <= hi)
+	if (xv_percent_fits(r->p->ex.percent_in_use, marked, r->p->ex.cluster_count, &lo))
 		return;
 	want = (uint8_t)lo;
 	put(r, 112, &want, 1, "PercentInUse", false);
