@@ -609,13 +609,7 @@ for label in "${labels[@]}"; do
 	done
 	for (( r = 1; r <= runs; r++ )); do
 		# Alternate the two tools, swapping which goes first every run.
-		if (( r % 2 )); then
-			timed fatscope "$img"; uf=$_us
-			timed fsck_exfat "$img"; ue=$_us
-		else
-			timed fsck_exfat "$img"; ue=$_us
-			timed fatscope "$img"; uf=$_us
-		fi
+		alternate "$r" fatscope fsck_exfat "$img"; uf=$_u1 ue=$_u2
 		timed fatscope1 "$img"; u1=$_us
 		ul=$("${floor_reader[@]}" "$img" "$tmpd/$label.ranges") || die "floor reader failed"
 		u2=nan

@@ -74,3 +74,18 @@ fatscope_check() {
 	[[ -x $FATSCOPE ]] || die "fatscope binary '$FATSCOPE' is not executable"
 	FATSCOPE=$(cd -- "$(dirname -- "$FATSCOPE")" && pwd -P)/$(basename -- "$FATSCOPE")
 }
+
+# alternate ROUND T1 T2 [ARGS...]: tools T1 and T2 timed on the same ARGS,
+# T1 first in odd rounds, T2 first in even ones (neither always gets the
+# warmer cache); their times in $_u1 and $_u2.
+alternate() {
+	local round=$1 t1=$2 t2=$3
+	shift 3
+	if (( round % 2 )); then
+		timed "$t1" "$@"; _u1=$_us
+		timed "$t2" "$@"; _u2=$_us
+	else
+		timed "$t2" "$@"; _u2=$_us
+		timed "$t1" "$@"; _u1=$_us
+	fi
+}

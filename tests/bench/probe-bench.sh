@@ -236,13 +236,7 @@ fmt_ms() { awk -v us="$1" 'BEGIN { printf "%.1f", us / 1000 }'; }
 : > "$tmpd/blkid.us"
 for (( r = 1; r <= runs; r++ )); do
 	# Alternate the two, swapping which goes first on every run.
-	if (( r % 2 )); then
-		timed fatscope; uf=$_us
-		timed blkid; ub=$_us
-	else
-		timed blkid; ub=$_us
-		timed fatscope; uf=$_us
-	fi
+	alternate "$r" fatscope blkid; uf=$_u1 ub=$_u2
 	if [[ -n $gnutime ]]; then
 		rss fatscope
 		rss blkid

@@ -533,13 +533,7 @@ for (( r = 1; r <= runs; r++ )); do
 	timed damaged; ud=$_us
 	timed plan; up=$_us
 	# Alternate check and repair, swapping which goes first every run.
-	if (( r % 2 )); then
-		timed check; uc=$_us
-		timed repair; uy=$_us
-	else
-		timed repair; uy=$_us
-		timed check; uc=$_us
-	fi
+	alternate "$r" check repair; uc=$_u1 uy=$_u2
 	fresh_copy
 	timed recheck; ur=$_us
 	rss check
