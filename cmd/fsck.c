@@ -542,7 +542,10 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	unsigned left;
 	int r, code;
 
-	if (ctl->verbose && !ctl->json)
+	if (ctl->verbose && !ctl->json && fsc_type_is_fat(fsc_probe_type(p)))
+		fprintf(stderr, "Pass 1: boot sector\nPass 2: FAT copies\n"
+			"Pass 3: directory tree\nPass 4: allocation against the FAT, FSInfo\n");
+	else if (ctl->verbose && !ctl->json)
 		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
 	if (preen_skip(ctl, p)) {
@@ -600,16 +603,12 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 	if (code)
 		return code;
 	p = v.p;
-	if (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
+	if (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p)) ||
+	    fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		code = check_volume(ctl, path, v.dev, p);
-	} else if (fsc_type_is_fat(fsc_probe_type(p))) {
-		errmsg(path, "%s volume: FAT checking is not available yet; use fsck.fat(8)",
-		       fsc_probe_type(p) == FSC_TYPE_FAT12 ? "FAT12" :
-		       fsc_probe_type(p) == FSC_TYPE_FAT16 ? "FAT16" : "FAT32");
-		code = json_refusal(ctl, path, p, "FAT checking is not available yet");
 	} else {
-		errmsg(path, "not an exFAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
-		code = json_refusal(ctl, path, p, "not an exFAT volume");
+		errmsg(path, "not an exFAT or FAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
+		code = json_refusal(ctl, path, p, "not an exFAT or FAT volume");
 	}
 	volume_close(&v);
 	return code;

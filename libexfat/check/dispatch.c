@@ -5,8 +5,8 @@
  *
  * Consumes: a device, its probe and the caller's (empty) findings list.
  * Produces: the probe's findings copied into that list, the checker's
- * appended after them (exfat_check.c), and a summary.  FAT has no checker
- * yet (-ENOTSUP).
+ * appended after them (exfat_check.c, fat_check.c), and a summary.  FAT
+ * has no repair planner yet (-ENOTSUP with one).
  */
 #include "config.h"
 
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check/exfat_check.h"
+#include "check/fat_check.h"
 
 /* Append copies of src's findings (paths duplicated) to dst. */
 static int findings_append(struct fsc_findings *dst, const struct fsc_findings *src)
@@ -53,7 +54,9 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 	/* A lost main region over a sound backup: the probe's finding is all there is until it is restored. */
 	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST))
 		return 0;
-	return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
+	if (fsc_type_is_fat(p->type))
+		return fix ? -ENOTSUP : fat_check(dev, p, o, out, sum);
+	return -EINVAL;
 }
 
 FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,

@@ -73,7 +73,7 @@ void owner_path(const struct owner *who, char *path, size_t len)
 			put_le16(le, 2 * i, who->name16[i]);
 		utf16le_to_utf8(le, who->name16_len < 255 ? who->name16_len : 255, name, sizeof(name));
 		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", name);
-	} else if (who->name && who->cluster)
+	} else if (who->name && (who->cluster || who->byte))
 		snprintf(path, len, "%s%s%s", who->dir, strcmp(who->dir, "/") ? "/" : "", who->name);
 	else if (who->name)
 		snprintf(path, len, "%s (%s)", who->dir, who->name);
@@ -83,8 +83,8 @@ void owner_path(const struct owner *who, char *path, size_t len)
 
 struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const struct owner *who)
 {
-	struct fsc_finding *f = ck_add(e, id, who->cluster ? FSC_LOC_ENTRY : FSC_LOC_NONE,
-				       who->cluster, NULL);
+	struct fsc_finding *f = ck_add(e, id, who->cluster ? FSC_LOC_ENTRY : who->byte ? FSC_LOC_BYTE : FSC_LOC_NONE,
+				       who->cluster ? who->cluster : who->byte, NULL);
 	char path[4096 + 800];
 
 	if (!f)

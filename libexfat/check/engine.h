@@ -20,6 +20,7 @@ struct owner {
 	const uint16_t *name16;		/* or the UTF-16 name, converted only for a finding */
 	unsigned name16_len;
 	bool chain_told;		/* its chain's break was reported already */
+	uint64_t byte;			/* an entry outside any cluster (the FAT12/16 root): its byte */
 };
 
 /* What a FAT entry says, normalised by the filesystem's reader. */

@@ -87,7 +87,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
 					 uint32_t entry, const char *name)
 {
-	struct owner who = { w->path, name, cluster, entry, NULL, 0, false };
+	struct owner who = { w->path, name, cluster, entry, NULL, 0, false, 0 };
 
 	return ck_add_owner(&w->v->ck, id, &who);
 }
@@ -483,7 +483,7 @@ static void finish_file_set(struct walk *w)
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass && fi->d.size)	/* a directory with no cluster */
 			no_cluster_dir(w, fi);
 	} else {
-		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false };
+		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0 };
 		struct chain_res res;
 
 		v->ck.sum->files++;
@@ -643,7 +643,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false };
+	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0 };
 	struct chain_res res;
 	struct xvol *v = w->v;
 

@@ -143,6 +143,8 @@ unsigned fat_sfn_units(const uint8_t *raw, uint8_t flags, uint16_t *u)
 		}
 		if (c == ' ' && (i < 8 ? bytes_all(raw, (size_t)i, 8 - (size_t)i, ' ') : true))
 			continue;
+		if (i == 0 && c == 0x05)	/* a name starting with 0xE5 keeps it as 0x05 */
+			c = 0xE5;
 		uint16_t v = c >= 0x80 ? cp850[c - 0x80] : c < 0x20 ? '?' : c;
 
 		/* The lower-case flags (Windows NT) lower the Latin letters too. */

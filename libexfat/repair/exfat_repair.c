@@ -646,9 +646,11 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	uint8_t f2[2];
 	int ret;
 
+	if (fsc_type_is_fat(p->type))	/* no FAT repair yet: the check alone, an empty plan */
+		return check_with(dev, p, co, out, sum, NULL);
 	if (p->type != FSC_TYPE_EXFAT && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		memset(sum, 0, sizeof(*sum));
-		return fsc_type_is_fat(p->type) ? -ENOTSUP : -EINVAL;
+		return -EINVAL;
 	}
 	/* Every finding counts: a fix needs its own, not the first hundred. */
 	o.max_per_problem = UINT32_MAX;

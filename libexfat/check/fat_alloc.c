@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_alloc.c - FAT12/16/32 allocation passes.  Pass 2 reads the active
+ * FAT once, in large sequential reads, with every other copy beside it:
+ * the copies are compared entry by entry, entries 0 and 1 checked (the
+ * media byte, FAT[1]'s clean-shutdown and hard-error bits), and each
+ * entry of clusters 2 .. count+1 counted as free or set in the used set
+ * (bad clusters are neither).  Pass 4 compares the used set with what the
+ * tree walk claimed (lost clusters) and the FSInfo sector with the FAT.
+ *
+ * Consumes: struct fvol with its geometry.  Produces: findings, the used
+ * set (one bit per cluster), the free count.  Memory: two chunks of FAT
+ * whatever the volume's size.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/fat_check.h"
+#include "fat/fat.h"
+
+/* FAT read at a time (FAT12 is read whole: its entries straddle bytes). */
+#define FAT_CHUNK (1u << 20)
+
+uint32_t fv_next(void *ctx, uint32_t c)
+{
+	struct fvol *v = ctx;
+	uint32_t n = fatreader_next(&v->fr, c);
+
+	return n == LAYOUT_UNREADABLE || n == LAYOUT_END ? CK_END : n == LAYOUT_BAD ? CK_BAD : n;
+}
+
+const struct ck_chain_ids fv_chain_ids = {
+	.range = FSC_PR_FAT_CHAIN_RANGE, .loop = FSC_PR_FAT_CHAIN_LOOP,
+	.cross = FSC_PR_FAT_CROSS_LINK, .free = FSC_PR_FAT_CHAIN_FREE,
+	.bad = FSC_PR_FAT_CHAIN_BAD, .shorter = FSC_PR_FAT_CHAIN_SHORT,
+	.longer = FSC_PR_FAT_CHAIN_LONG,
+};
+
+/* Entry i of a FAT whose bytes from entry base on are in buf. */
+static uint32_t entry_at(const uint8_t *buf, unsigned bits, uint64_t base, uint64_t i)
+{
+	if (bits == 32)
+		return get_le32(buf, 4 * (i - base));
+	if (bits == 16)
+		return get_le16(buf, 2 * (i - base));
+	uint16_t two = get_le16(buf, (size_t)(i * 3 / 2));	/* FAT12: base is 0 */
+
+	return i & 1 ? two >> 4 : two & 0xFFF;
+}
+
+static uint64_t copy_byte(const struct fvol *v, unsigned k)
+{
+	return (uint64_t)v->b->reserved * v->b->bytes_per_sector +
+	       (uint64_t)k * v->b->fat_size * v->b->bytes_per_sector;
+}
+
+struct scan {
+	uint64_t bytes;			/* FAT bytes holding entries 0 .. cc + 1 */
+	uint64_t chunk;
+	uint8_t *act, *other;
+	uint64_t differ[16];		/* entries differing, per copy */
+	uint32_t first_diff[16];
+};
+
+/* Entries 0 and 1 (fatgen103 "FAT Data Structure"). */
+static void check_head(struct fvol *v, const uint8_t *buf)
+{
+	unsigned bits = v->lay.fat_bits;
+	uint32_t mask = bits == 12 ? 0xFFF : bits == 16 ? 0xFFFF : 0x0FFFFFFF;
+	uint32_t e0 = entry_at(buf, bits, 0, 0) & mask, want = (mask & ~0xFFu) | v->b->media;
+	uint32_t clean = bits == 16 ? 0x8000 : 0x08000000, hard = bits == 16 ? 0x4000 : 0x04000000;
+	struct fsc_finding *f;
+
+	v->fat1 = entry_at(buf, bits, 0, 1);
+	if (e0 != want && (f = ck_add(&v->ck, FSC_PR_FAT_FAT0, FSC_LOC_BYTE, copy_byte(v, v->active), "FAT[0]"))) {
+		finding_actual(f, "0x%0*x", bits / 4, e0);
+		finding_expected(f, "0x%02x", v->b->media);
+	}
+	if (bits == 12 || ((v->fat1 & clean) && (v->fat1 & hard)))
+		return;
+	f = ck_add(&v->ck, FSC_PR_FAT_FAT1_FLAGS, FSC_LOC_BYTE, copy_byte(v, v->active) + bits / 8, "FAT[1]");
+	if (!f)
+		return;
+	finding_actual(f, "0x%0*x", bits / 4, v->fat1 & mask);
+	finding_detail(f, "%s%s%s", !(v->fat1 & clean) ? "not cleanly dismounted" : "",
+		       !(v->fat1 & clean) && !(v->fat1 & hard) ? ", " : "",
+		       !(v->fat1 & hard) ? "a disk error was recorded" : "");
+}
+
+/* The entries of one chunk of the active copy: free count and used set. */
+static void count_chunk(struct fvol *v, const uint8_t *buf, uint64_t first, uint64_t last, uint64_t base)
+{
+	for (uint64_t c = first < 2 ? 2 : first; c <= last; c++) {
+		uint32_t val = layout_fat_value(&v->lay, entry_at(buf, v->lay.fat_bits, base, c));
+
+		if (val == LAYOUT_FREE)
+			v->free_clusters++;
+		else if (val != LAYOUT_BAD)
+			bit_set(v->used, c - 2);
+	}
+}
+
+/* Copy k's chunk against the active one's: differing entries counted. */
+static void compare_chunk(struct fvol *v, struct scan *s, unsigned k, uint64_t first, uint64_t last, uint64_t base,
+			  size_t len)
+{
+	unsigned bits = v->lay.fat_bits;
+
+	if (memcmp(s->act, s->other, len) == 0)
+		return;
+	for (uint64_t c = first; c <= last; c++) {
+		if (entry_at(s->act, bits, base, c) == entry_at(s->other, bits, base, c))
+			continue;
+		if (!s->differ[k]++)
+			s->first_diff[k] = (uint32_t)c;
+	}
+}
+
+static int unreadable(struct fvol *v, unsigned k, uint64_t off, uint64_t len)
+{
+	struct fsc_finding *f = ck_add(&v->ck, FSC_PR_FAT_FAT_UNREADABLE, FSC_LOC_BYTE, off, NULL);
+
+	finding_detail(f, "copy %u, %llu bytes at byte %llu, the image has %llu", k, (unsigned long long)len,
+		       (unsigned long long)off, (unsigned long long)fsc_dev_size(v->dev));
+	return -EIO;
+}
+
+static int scan_chunks(struct fvol *v, struct scan *s)
+{
+	unsigned bits = v->lay.fat_bits;
+
+	for (uint64_t off = 0; off < s->bytes; off += s->chunk) {
+		size_t len = (size_t)(s->bytes - off < s->chunk ? s->bytes - off : s->chunk);
+		uint64_t base = off * 8 / bits, last = (off + len) * 8 / bits - 1;
+
+		if (last > (uint64_t)v->cc + 1)
+			last = (uint64_t)v->cc + 1;
+		if (fsc_dev_read(v->dev, copy_byte(v, v->active) + off, s->act, len) < 0)
+			return unreadable(v, v->active, copy_byte(v, v->active) + off, len);
+		if (off == 0)
+			check_head(v, s->act);
+		count_chunk(v, s->act, base, last, bits == 12 ? 0 : base);
+		for (unsigned k = 0; v->mirrored && k < v->b->num_fats && k < 16; k++) {
+			if (k == v->active)
+				continue;
+			if (fsc_dev_read(v->dev, copy_byte(v, k) + off, s->other, len) < 0)
+				return unreadable(v, k, copy_byte(v, k) + off, len);
+			compare_chunk(v, s, k, base, last, bits == 12 ? 0 : base, len);
+		}
+		ck_progress(&v->ck, len);
+	}
+	return 0;
+}
+
+int fv_scan_fats(struct fvol *v)
+{
+	struct scan s = { 0 };
+	struct fsc_finding *f;
+	int r;
+
+	s.bytes = layout_fat_bytes(&v->lay, (uint64_t)v->cc + 2);
+	s.chunk = v->lay.fat_bits == 12 ? s.bytes : FAT_CHUNK;
+	ck_pass(&v->ck, 2, s.bytes);
+	v->used = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
+	s.act = malloc(s.chunk + 4);
+	s.other = malloc(s.chunk + 4);
+	r = v->used && s.act && s.other ? scan_chunks(v, &s) : -ENOMEM;
+	for (unsigned k = 0; r == 0 && k < v->b->num_fats && k < 16; k++) {
+		if (!s.differ[k] || !(f = ck_add(&v->ck, FSC_PR_FAT_COPIES_DIFFER, FSC_LOC_BYTE, copy_byte(v, k), NULL)))
+			continue;
+		finding_actual(f, "%llu", (unsigned long long)s.differ[k]);
+		finding_expected(f, "%u", s.first_diff[k]);
+		finding_detail(f, "%u", k + 1);
+	}
+	free(s.act);
+	free(s.other);
+	return r;
+}
+
+/* FSInfo (and its backup) against the FAT, when the whole volume is there to count. */
+static void check_fsinfo(struct fvol *v)
+{
+	const struct fsc_fat_bpb *b = v->b;
+	struct fat_fsinfo fi;
+	struct fsc_finding *f;
+	uint8_t s[512];
+
+	if (!b->bpb32 || !b->fsinfo_read || b->fsinfo_lead != 0x41615252 || b->fsinfo_struc != 0x61417272 ||
+	    fsc_dev_read(v->dev, (uint64_t)b->fsinfo_sector * b->bytes_per_sector, s, sizeof(s)) < 0)
+		return;
+	fat_fsinfo_decode(s, &fi);
+	if (v->cc == v->lay.clusters && fi.free_count != 0xFFFFFFFFu && fi.free_count != v->free_clusters &&
+	    (f = ck_add(&v->ck, FSC_PR_FAT32_FSINFO_FREE_COUNT, FSC_LOC_SECTOR, b->fsinfo_sector, "FSI_Free_Count"))) {
+		finding_actual(f, "%u", fi.free_count);
+		finding_expected(f, "%llu", (unsigned long long)v->free_clusters);
+	}
+	if (fi.next_free != 0xFFFFFFFFu && (fi.next_free < 2 || fi.next_free > v->lay.clusters + 1) &&
+	    (f = ck_add(&v->ck, FSC_PR_FAT32_FSINFO_NEXT_FREE, FSC_LOC_SECTOR, b->fsinfo_sector, "FSI_Nxt_Free"))) {
+		finding_actual(f, "%u", fi.next_free);
+		finding_expected(f, "%u", v->lay.clusters + 1);
+	}
+	/* The backup FSInfo, in the backup boot region at the same distance. */
+	uint32_t bk = (uint32_t)b->backup_sector + b->fsinfo_sector;
+
+	if (!b->backup_sector || b->backup_sector == 0xFFFF || bk >= b->reserved ||
+	    fsc_dev_read(v->dev, (uint64_t)bk * b->bytes_per_sector, s, sizeof(s)) < 0)
+		return;
+	fat_fsinfo_decode(s, &fi);
+	if ((fi.lead_sig != 0x41615252 || fi.struc_sig != 0x61417272 || fi.trail_sig != 0xAA550000) &&
+	    (f = ck_add(&v->ck, FSC_PR_FAT32_FSINFO_SIGNATURE, FSC_LOC_SECTOR, bk, "FSInfo")))
+		finding_detail(f, "%u", bk);
+}
+
+void fv_compare(struct fvol *v)
+{
+	struct ck_runs lost = { 0 };
+	uint64_t words = ((uint64_t)v->cc + 63) / 64;
+
+	for (uint64_t w = 0; w < words; w++) {
+		uint64_t x = v->used[w] & ~v->ck.claimed[w];
+
+		v->ck.sum->clusters_used += (uint64_t)__builtin_popcountll(v->ck.claimed[w]);
+		v->ck.sum->clusters_marked += (uint64_t)__builtin_popcountll(v->used[w]);
+		while (x) {
+			unsigned bit = (unsigned)__builtin_ctzll(x);
+
+			x &= x - 1;
+			ck_runs_add(&lost, w * 64 + bit + 2);
+		}
+	}
+	v->ck.sum->lost_clusters = lost.count;
+	ck_runs_report(&v->ck, FSC_PR_FAT_LOST_CLUSTERS, &lost);
+	check_fsinfo(v);
+}

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_tree.c - pass 3 of the FAT check: the directory tree, walked with an
+ * explicit stack from the root (the fixed root area of FAT12/16, the root
+ * cluster chain of FAT32).  Every byte of each directory is read; each
+ * entry is checked where it stands: . and .., 8.3 names, long-name parts
+ * (order, checksum, orphans, UTF-16), volume labels, attributes, dates,
+ * directory sizes, what follows the end marker; each file's and
+ * directory's chain is claimed through the engine (range, loops, free and
+ * bad links, cross-links, length against the size).  Duplicate names are
+ * found per directory once it is read.
+ *
+ * Consumes: struct fvol with the FAT scanned.  Produces: findings, counts,
+ * the claimed set.  A directory whose first cluster was claimed already is
+ * not read again, so cycles end; memory is one node per directory and the
+ * names of the directory being read.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/fat_check.h"
+#include "fat/fat.h"
+
+struct job {
+	size_t node;
+	uint32_t first;			/* 0: the FAT12/16 root area */
+	uint32_t parent;		/* the parent's first cluster as .. holds it (0: the root) */
+	uint32_t cl, ent;		/* the directory's entry in its parent */
+	uint64_t byte;			/* ... when the parent is the FAT12/16 root area */
+};
+
+/* A name of the directory being read, for duplicates. */
+struct dent {
+	uint8_t raw[11];
+	uint32_t cl, ent;
+	uint64_t byte;
+	uint64_t hash;			/* of the folded display name */
+	size_t off;			/* its units in the arena */
+	uint16_t len;
+};
+
+struct ftree {
+	struct fvol *v;
+	struct pathtab nodes;
+	struct job *stack;
+	size_t nstack, capstack;
+	/* the directory being read */
+	struct job cur;
+	bool is_root, end_seen;
+	char path[4096];
+	uint64_t index;			/* entries read so far */
+	uint32_t cl, ent;		/* where the entry lies: cluster and index, */
+	uint64_t byte;			/* or its byte in the root area (cl 0) */
+	uint64_t after_end;		/* entries in use after the end marker */
+	struct owner after_at;
+	unsigned labels;
+	/* the long name being assembled */
+	struct fat_lfn lfn;
+	bool lfn_on;
+	unsigned lfn_next, lfn_parts;
+	uint8_t lfn_sum;
+	struct owner lfn_at;
+	struct dent *names;
+	size_t nnames, capnames;
+	uint16_t *arena;
+	size_t alen, acap;
+};
+
+/* ---- findings at the current entry ---- */
+
+static struct owner here(const struct ftree *t, const char *name)
+{
+	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte };
+}
+
+static struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const char *name)
+{
+	struct owner who = here(t, name);
+
+	return ck_add_owner(&t->v->ck, id, &who);
+}
+
+/* ---- long names (fatgen103 section 7) ---- */
+
+static void lfn_orphan(struct ftree *t)
+{
+	struct fsc_finding *f;
+
+	if (t->lfn_on && (f = ck_add_owner(&t->v->ck, FSC_PR_FAT_LFN_ORPHAN, &t->lfn_at)))
+		finding_actual(f, "%u", t->lfn_parts);
+	t->lfn_on = false;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
+{
+	struct fsc_finding *f = at_entry(t, FSC_PR_FAT_LFN_SEQUENCE, NULL);
+	va_list ap;
+
+	if (f) {
+		finding_actual(f, "%u", seq);
+		va_start(ap, fmt);
+		vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
+		va_end(ap);
+	}
+	t->lfn_on = false;
+}
+
+static void lfn_part(struct ftree *t, const uint8_t *e)
+{
+	unsigned seq = e[0] & 0x1F;
+
+	if (e[0] & 0x40) {
+		lfn_orphan(t);
+		if (seq < 1 || seq > 20)
+			return lfn_broken(t, seq, "a name has parts 1 to 20 (last part 0x%02x)", e[0]);
+		fat_lfn_reset(&t->lfn);
+		t->lfn_on = true;
+		t->lfn_next = seq - 1;
+		t->lfn_parts = 1;
+		t->lfn_sum = e[13];
+		t->lfn_at = here(t, NULL);
+	} else if (!t->lfn_on) {
+		return lfn_broken(t, seq, "no last part (0x4%u) before it", seq);
+	} else if (seq != t->lfn_next || e[13] != t->lfn_sum) {
+		if (seq != t->lfn_next)
+			return lfn_broken(t, seq, "part %u was expected", t->lfn_next);
+		return lfn_broken(t, seq, "its checksum differs from the name's last part (0x%02x)", t->lfn_sum);
+	} else {
+		t->lfn_next--;
+		t->lfn_parts++;
+	}
+	fat_lfn_add(&t->lfn, e);
+}
+
+/* The long name of the 8.3 entry raw: its length (units in *u), or 0. */
+static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **u)
+{
+	struct fsc_finding *f;
+	unsigned n;
+
+	if (!t->lfn_on)
+		return 0;
+	t->lfn_on = false;
+	if (t->lfn_next) {
+		lfn_broken(t, t->lfn_next, "part %u is missing before the 8.3 entry", t->lfn_next);
+		return 0;
+	}
+	if (fat_sfn_checksum(raw) != t->lfn_sum) {
+		if ((f = at_entry(t, FSC_PR_FAT_LFN_CHECKSUM, NULL))) {
+			finding_actual(f, "0x%02x", t->lfn_sum);
+			finding_expected(f, "0x%02x", fat_sfn_checksum(raw));
+		}
+		return 0;
+	}
+	n = fat_lfn_name(&t->lfn, raw, false, u);
+	for (unsigned i = 0; i < n; i++) {
+		bool hi = (*u)[i] >= 0xD800 && (*u)[i] <= 0xDBFF, lo = (*u)[i] >= 0xDC00 && (*u)[i] <= 0xDFFF;
+
+		if (lo || (hi && (i + 1 >= n || (*u)[i + 1] < 0xDC00 || (*u)[i + 1] > 0xDFFF))) {
+			if ((f = at_entry(t, FSC_PR_FAT_LFN_UTF16, NULL)))
+				finding_actual(f, "%04x", (*u)[i]);
+			break;
+		}
+		i += hi;
+	}
+	return n;
+}
+
+/* ---- names kept for duplicates ---- */
+
+static uint64_t fold_hash(const uint16_t *u, unsigned n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ u[i]) * 1099511628211ull;
+	return h;
+}
+
+static void keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n)
+{
+	struct dent *d;
+
+	if (!grow((void **)&t->names, &t->capnames, t->nnames + 1, sizeof(*t->names)) ||
+	    !grow((void **)&t->arena, &t->acap, t->alen + n, sizeof(*t->arena)))
+		return;
+	d = &t->names[t->nnames++];
+	memcpy(d->raw, raw, 11);
+	if (d->raw[0] == 0x05)
+		d->raw[0] = 0xE5;
+	d->cl = t->cl;
+	d->ent = t->ent;
+	d->byte = t->byte;
+	d->off = t->alen;
+	d->len = (uint16_t)n;
+	for (unsigned i = 0; i < n; i++)
+		t->arena[t->alen++] = t->v->upcase[u[i]];
+	d->hash = fold_hash(t->arena + d->off, n);
+}
+
+static int cmp_raw(const void *a, const void *b)
+{
+	int c = memcmp(((const struct dent *)a)->raw, ((const struct dent *)b)->raw, 11);
+
+	return c ? c : ((const struct dent *)a)->off < ((const struct dent *)b)->off ? -1 : 1;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->off < y->off ? -1 : 1;
+}
+
+static void dup_finding(struct ftree *t, const struct dent *d, const char *what)
+{
+	uint8_t le[510];
+	char name[766];
+	struct fsc_finding *f;
+
+	for (unsigned i = 0; i < d->len && i < 255; i++)
+		put_le16(le, 2 * i, t->arena[d->off + i]);
+	utf16le_to_utf8(le, d->len < 255 ? d->len : 255, name, sizeof(name));
+	t->cl = d->cl;
+	t->ent = d->ent;
+	t->byte = d->byte;
+	if ((f = at_entry(t, FSC_PR_FAT_NAME_DUPLICATE, NULL))) {
+		finding_actual(f, "%s", name);
+		finding_detail(f, "%s", what);
+	}
+}
+
+/* Equal 8.3 names, then equal names as shown (long, or 8.3) but for case; the later entry is named. */
+static void check_duplicates(struct ftree *t)
+{
+	struct dent *v = t->names;
+	size_t n = t->nnames;
+
+	if (n < 2) {
+		t->nnames = t->alen = 0;
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_raw);
+	for (size_t i = 1; i < n; i++)
+		if (!memcmp(v[i].raw, v[i - 1].raw, 11))
+			dup_finding(t, &v[i], "8.3 names");
+	qsort(v, n, sizeof(*v), cmp_hash);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n && v[j].hash == v[i].hash; j++)
+			if (v[j].len == v[i].len && memcmp(v[j].raw, v[i].raw, 11) &&
+			    !memcmp(t->arena + v[j].off, t->arena + v[i].off, 2u * v[i].len))
+				dup_finding(t, &v[j], "names that differ only in case");
+	t->nnames = t->alen = 0;
+}
+
+/* ---- entries ---- */
+
+static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
+{
+	return get_le16(e, 26) | (v->lay.fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+}
+
+static void dot_entry(struct ftree *t, const uint8_t *e)
+{
+	bool dotdot = e[1] == '.';
+	uint32_t want = dotdot ? t->cur.parent : t->cur.first, got = first_cluster(t->v, e);
+	struct fsc_finding *f;
+
+	bool placed = !t->is_root && t->index == dotdot;
+
+	if (!placed || memcmp(e + 2 - !dotdot, "          ", 9 + !dotdot)) {
+		/* (a misplaced one among the first two: check_dots_present said so) */
+		if ((placed || t->is_root || t->index >= 2) && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
+			finding_detail(f, "%s entry %s", dotdot ? "a .." : "a .", t->is_root ? "in the root directory" :
+				       placed ? "with a malformed name" : "where it does not belong");
+		return;
+	}
+	if ((got != want || !(e[11] & 0x10)) && (f = at_entry(t, FSC_PR_FAT_DOT_CLUSTER, NULL))) {
+		finding_actual(f, "%u%s", got, e[11] & 0x10 ? "" : " (not a directory)");
+		finding_expected(f, "%u", want);
+		finding_detail(f, "%s", dotdot ? "the .." : "the .");
+	}
+}
+
+static void label_entry(struct ftree *t, const uint8_t *e)
+{
+	struct fsc_finding *f;
+	const char *why = !t->is_root ? "outside the root directory" : t->labels++ ? "after the first one" :
+			  first_cluster(t->v, e) || get_le32(e, 28) ? "with a cluster or a size" : NULL;
+	char root[12], boot[12];
+
+	if (why) {
+		if ((f = at_entry(t, FSC_PR_FAT_LABEL_ENTRY, NULL)))
+			finding_detail(f, "%s", why);
+		return;
+	}
+	fat_label_text(e, root);
+	if (t->v->b->boot_sig != 0x29)
+		return;
+	snprintf(boot, sizeof(boot), "%s", t->v->b->boot_label);
+	fat_text_trim(boot);
+	if (strcmp(root, boot) && (f = at_entry(t, FSC_PR_FAT_LABEL_MISMATCH, NULL))) {
+		finding_actual(f, "%s", root);
+		finding_expected(f, "%s", boot);
+	}
+}
+
+static void check_times(struct ftree *t, const uint8_t *e, const char *name)
+{
+	static const struct { unsigned off; bool date; const char *what; } ts[] = {
+		{ 24, true, "write date" }, { 22, false, "write time" }, { 16, true, "creation date" },
+		{ 14, false, "creation time" }, { 18, true, "access date" },
+	};
+	struct fsc_finding *f;
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		uint16_t x = get_le16(e, ts[i].off);
+		const char *bad = ts[i].date ? fv_date_problem(x) : fv_time_problem(x);
+
+		if (!bad)
+			continue;
+		if ((f = at_entry(t, FSC_PR_FAT_TIMESTAMP, name))) {
+			finding_actual(f, "0x%04x, %s", x, bad);
+			finding_detail(f, "%s", ts[i].what);
+		}
+		return;
+	}
+}
+
+/* The 8.3 name's own rules; false when the entry is no file or directory at all. */
+static bool check_short(struct ftree *t, const uint8_t *e, const char *name)
+{
+	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
+	enum fsc_problem id = bad ? FSC_PR_FAT_SHORT_NAME : FSC_PR_FAT_SHORT_NAME_UNUSUAL;
+	struct fsc_finding *f;
+	char sfn[40];
+
+	if ((bad || odd) && (f = at_entry(t, id, name))) {
+		fv_sfn_text(e, sfn);
+		finding_actual(f, "%s", sfn);
+		finding_detail(f, "%s", bad ? bad : odd);
+	}
+	if ((e[11] & 0x18) == 0x18 || (e[11] & 0xC0)) {
+		if ((f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, name))) {
+			finding_actual(f, "%02x", e[11]);
+			finding_detail(f, "%s", (e[11] & 0x18) == 0x18 ? "a directory and a volume label at once" :
+				       "reserved bits set");
+		}
+		return (e[11] & 0x18) != 0x18;
+	}
+	return true;
+}
+
+static void push_job(struct ftree *t, const struct job *j)
+{
+	if (j->node == SIZE_MAX || !grow((void **)&t->stack, &t->capstack, t->nstack + 1, sizeof(*t->stack)))
+		return;
+	t->stack[t->nstack++] = *j;
+}
+
+static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_t size)
+{
+	struct fsc_finding *f;
+	struct job j;
+
+	if (size && (f = at_entry(t, FSC_PR_FAT_DIR_SIZE, name)))
+		finding_actual(f, "%u", size);
+	if (!first) {
+		at_entry(t, FSC_PR_FAT_DIR_NO_CLUSTER, name);
+		return;
+	}
+	j = (struct job){ pathtab_add(&t->nodes, t->cur.node, name), first, t->is_root ? 0 : t->cur.first,
+			  t->cl, t->ent, t->cl ? 0 : t->byte };
+	push_job(t, &j);
+}
+
+static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32_t size)
+{
+	struct owner who = here(t, name);
+	struct fvol *v = t->v;
+	struct chain_res res;
+	struct fsc_finding *f;
+
+	v->ck.sum->files++;
+	if (!first) {
+		if (size && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_SHORT, &who))) {
+			finding_actual(f, "0");
+			finding_expected(f, "%llu", ((unsigned long long)size + v->cb - 1) / v->cb);
+		}
+		return;
+	}
+	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
+	if (!res.contiguous)
+		v->ck.sum->fragmented++;
+	if (!size && res.ended && res.clusters && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_LONG, &who))) {
+		finding_actual(f, "%llu", (unsigned long long)res.clusters);
+		finding_expected(f, "0");
+	}
+}
+
+static void file_entry(struct ftree *t, const uint8_t *e)
+{
+	const uint16_t *lu = NULL;
+	unsigned n = lfn_close(t, e, &lu);
+	uint16_t su[12];
+	uint8_t le[510];
+	char name[766];
+	bool dir = e[11] & 0x10;
+	uint32_t first = first_cluster(t->v, e), size = get_le32(e, 28);
+
+	if (!n) {
+		n = fat_sfn_units(e, e[12], su);
+		lu = su;
+	}
+	for (unsigned i = 0; i < n; i++)
+		put_le16(le, 2 * i, lu[i]);
+	utf16le_to_utf8(le, n, name, sizeof(name));
+	keep_name(t, e, lu, n);
+	if (!check_short(t, e, name))
+		return;
+	check_times(t, e, name);
+	if (dir)
+		dir_entry(t, name, first, size);
+	else
+		claim_file(t, name, first, size);
+}
+
+/* . and .. first in every subdirectory. */
+static void check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
+{
+	struct fsc_finding *f;
+
+	if (t->index == 0 && (k != FAT_E_DOT || e[1] == '.')) {
+		if ((f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
+			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
+				       "the first entry is not .");
+	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
+		finding_detail(f, "the second entry is not ..");
+	}
+}
+
+static void one_entry(struct ftree *t, const uint8_t *e)
+{
+	enum fat_kind k = fat_entry_kind(e);
+
+	if (t->end_seen) {
+		if (e[0] && !t->after_end++)
+			t->after_at = here(t, NULL);
+		return;
+	}
+	if (!t->is_root && t->index < 2)
+		check_dots_present(t, e, k);
+	switch (k) {
+	case FAT_E_END:
+		lfn_orphan(t);
+		t->end_seen = true;
+		break;
+	case FAT_E_LFN:
+		lfn_part(t, e);
+		break;
+	case FAT_E_LFN_DELETED:
+	case FAT_E_DELETED:
+		lfn_orphan(t);
+		break;
+	case FAT_E_DOT:
+		lfn_orphan(t);
+		dot_entry(t, e);
+		break;
+	case FAT_E_LABEL:
+		lfn_orphan(t);
+		label_entry(t, e);
+		break;
+	case FAT_E_FILE:
+		file_entry(t, e);
+		break;
+	}
+	t->index++;
+}
+
+/* ---- reading directories ---- */
+
+static void unreadable(struct ftree *t, const struct owner *who, uint64_t byte, uint64_t len)
+{
+	struct fsc_finding *f = ck_add_owner(&t->v->ck, FSC_PR_FAT_DIR_UNREADABLE, who);
+
+	finding_detail(f, "%llu bytes at byte %llu, the image has %llu", (unsigned long long)len,
+		       (unsigned long long)byte, (unsigned long long)fsc_dev_size(t->v->dev));
+}
+
+/* One cluster of a directory, whole. */
+static bool dir_cluster(void *ctx, uint32_t c)
+{
+	struct ftree *t = ctx;
+	struct fvol *v = t->v;
+	uint32_t chunk = v->cb < FV_DIR_CHUNK ? v->cb : FV_DIR_CHUNK;
+
+	for (uint32_t at = 0; at < v->cb; at += chunk) {
+		uint32_t len = v->cb - at < chunk ? v->cb - at : chunk;
+		uint64_t byte = layout_cluster_byte(&v->lay, c) + at;
+
+		if (fsc_dev_read(v->dev, byte, v->dirbuf, len) < 0) {
+			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0 };
+
+			unreadable(t, &who, byte, len);
+			return false;
+		}
+		for (uint32_t i = 0; i < len / 32; i++) {
+			t->cl = c;
+			t->ent = at / 32 + i;
+			one_entry(t, v->dirbuf + 32 * i);
+		}
+	}
+	ck_progress(&v->ck, 1);
+	return true;
+}
+
+/* The FAT12/16 root: a fixed area after the FATs. */
+static void read_root_area(struct ftree *t)
+{
+	struct fvol *v = t->v;
+	uint64_t base = v->lay.root_byte, len = v->lay.root_bytes;
+	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0 };
+
+	for (uint64_t o = 0; o < len; o += FV_DIR_CHUNK) {
+		size_t n = (size_t)(len - o < FV_DIR_CHUNK ? len - o : FV_DIR_CHUNK);
+
+		if (fsc_dev_read(v->dev, base + o, v->dirbuf, n) < 0) {
+			unreadable(t, &who, base + o, n);
+			return;
+		}
+		for (size_t i = 0; i < n / 32; i++) {
+			t->cl = 0;
+			t->byte = base + o + 32 * i;
+			t->ent = (uint32_t)(o / 32 + i);
+			one_entry(t, v->dirbuf + 32 * i);
+		}
+	}
+}
+
+static void read_dir(struct ftree *t, const struct job *j)
+{
+	struct fvol *v = t->v;
+	struct owner who = { t->path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte };
+	struct chain_res res;
+	struct fsc_finding *f;
+
+	t->cur = *j;
+	t->is_root = j->node == 0;
+	t->end_seen = t->lfn_on = false;
+	t->index = t->after_end = 0;
+	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
+	if (t->is_root && v->lay.fat_bits != 32) {
+		read_root_area(t);
+	} else {
+		if (t->is_root) {
+			who.name = "root directory";
+			who.chain_told = fsc_findings_has(&v->p->findings, FSC_PR_FAT32_ROOT_CLUSTER);
+		} else {
+			v->ck.sum->dirs++;
+		}
+		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
+		if (!res.contiguous)
+			v->ck.sum->fragmented++;
+	}
+	lfn_orphan(t);
+	if (t->after_end && (f = ck_add_owner(&v->ck, FSC_PR_FAT_AFTER_END, &t->after_at)))
+		finding_actual(f, "%llu", (unsigned long long)t->after_end);
+	check_duplicates(t);
+}
+
+int fv_walk_tree(struct fvol *v)
+{
+	struct ftree *t = calloc(1, sizeof(*t));
+	struct job root = { 0, v->lay.fat_bits == 32 ? v->lay.root_cluster : 0, 0, 0, 0, 0 };
+	int r = 0;
+
+	if (!t || pathtab_init(&t->nodes) < 0) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->v = v;
+	push_job(t, &root);
+	while (t->nstack) {
+		struct job j = t->stack[--t->nstack];
+
+		read_dir(t, &j);
+	}
+	pathtab_free(&t->nodes);
+	free(t->stack);
+	free(t->names);
+	free(t->arena);
+	free(t);
+	return r;
+}
