@@ -40,7 +40,7 @@ static void fsck_help(void)
 	fputs("Usage:\n"
 	      " fatscope fsck [options] DEVICE|IMAGE\n"
 	      " fatscope fsck --explain PROBLEM-ID\n\n"
-	      "Check and repair an exFAT volume (FAT checking is not available yet).\n\n"
+	      "Check an exFAT or FAT12/16/32 volume, and repair an exFAT one (FAT repair is not available yet).\n\n"
 	      "Options:\n"
 	      " -n, --no              check only, answer no to every repair (default without a terminal)\n"
 	      " -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
@@ -175,8 +175,9 @@ static void summary_text(const char *path, const struct fsc_check_summary *s, bo
 {
 	uint64_t objects = s->files + s->dirs + 1;
 
-	printf("%s: %s%llu files, %llu directories, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
-	       path, before ? "before the repair: " : "", (unsigned long long)s->files, (unsigned long long)s->dirs,
+	printf("%s: %s%llu file%s, %llu director%s, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
+	       path, before ? "before the repair: " : "", (unsigned long long)s->files, s->files == 1 ? "" : "s",
+	       (unsigned long long)s->dirs, s->dirs == 1 ? "y" : "ies",
 	       (unsigned long long)s->clusters_marked, (unsigned long long)s->clusters_total,
 	       100.0 * (double)s->fragmented / (double)objects);
 }
@@ -629,7 +630,7 @@ static int cmd_fsck(int argc, char **argv)
 
 /* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
 const struct cmd_desc fsck_cmd = {
-	.name = "fsck", .summary = "check and repair an exFAT volume (fsck(8) options and exit codes)",
+	.name = "fsck", .summary = "check exFAT and FAT volumes, repair exFAT ones (fsck(8) options and exit codes)",
 	.run = cmd_fsck, .help = fsck_help,
 	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
 };

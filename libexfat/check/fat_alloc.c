@@ -76,7 +76,8 @@ static void check_head(struct fvol *v, const uint8_t *buf)
 	struct fsc_finding *f;
 
 	v->fat1 = entry_at(buf, bits, 0, 1);
-	if (e0 != want && (f = ck_add(&v->ck, FSC_PR_FAT_FAT0, FSC_LOC_BYTE, copy_byte(v, v->active), "FAT[0]"))) {
+	/* (an invalid BPB_Media is FAT_BOOT_MEDIA already: FAT[0] may well hold the right one) */
+	if (e0 != want && !fsc_findings_has(&v->p->findings, FSC_PR_FAT_BOOT_MEDIA) && (f = ck_add(&v->ck, FSC_PR_FAT_FAT0, FSC_LOC_BYTE, copy_byte(v, v->active), "FAT[0]"))) {
 		finding_actual(f, "0x%0*x", bits / 4, e0);
 		finding_expected(f, "0x%02x", v->b->media);
 	}

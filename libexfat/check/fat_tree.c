@@ -62,6 +62,7 @@ struct ftree {
 	/* the long name being assembled */
 	struct fat_lfn lfn;
 	bool lfn_on;
+	bool lfn_skip;			/* the rest of a name found broken: its parts are not reported again */
 	unsigned lfn_next, lfn_parts;
 	uint8_t lfn_sum;
 	struct owner lfn_at;
@@ -109,6 +110,7 @@ static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
 		va_end(ap);
 	}
 	t->lfn_on = false;
+	t->lfn_skip = true;
 }
 
 static void lfn_part(struct ftree *t, const uint8_t *e)
@@ -117,6 +119,7 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 
 	if (e[0] & 0x40) {
 		lfn_orphan(t);
+		t->lfn_skip = false;
 		if (seq < 1 || seq > 20)
 			return lfn_broken(t, seq, "a name has parts 1 to 20 (last part 0x%02x)", e[0]);
 		fat_lfn_reset(&t->lfn);
@@ -126,7 +129,9 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 		t->lfn_sum = e[13];
 		t->lfn_at = here(t, NULL);
 	} else if (!t->lfn_on) {
-		return lfn_broken(t, seq, "no last part (0x4%u) before it", seq);
+		if (!t->lfn_skip)
+			lfn_broken(t, seq, "no last part (0x%02x) before it", 0x40 | seq);
+		return;
 	} else if (seq != t->lfn_next || e[13] != t->lfn_sum) {
 		if (seq != t->lfn_next)
 			return lfn_broken(t, seq, "part %u was expected", t->lfn_next);
@@ -458,6 +463,8 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 	}
 	if (!t->is_root && t->index < 2)
 		check_dots_present(t, e, k);
+	if (k != FAT_E_LFN)
+		t->lfn_skip = false;
 	switch (k) {
 	case FAT_E_END:
 		lfn_orphan(t);
@@ -554,7 +561,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 
 	t->cur = *j;
 	t->is_root = j->node == 0;
-	t->end_seen = t->lfn_on = false;
+	t->end_seen = t->lfn_on = t->lfn_skip = false;
 	t->index = t->after_end = 0;
 	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
 	if (t->is_root && v->lay.fat_bits != 32) {

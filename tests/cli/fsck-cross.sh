@@ -22,7 +22,7 @@ tmp="$SCRATCH"
 ours_sane() {
 	local img="$1.img" rc=$2 out=$3 finding summary n body errors warnings
 	finding='^(info|warning|error|fatal) +[A-Z][A-Z0-9_]+: '
-	summary="^$img: [0-9]+ files, [0-9]+ directories, [0-9]+/[0-9]+ clusters used \([0-9.]+% non-contiguous\)\$"
+	summary="^$img: [0-9]+ files?, [0-9]+ director(y|ies), [0-9]+/[0-9]+ clusters used \([0-9.]+% non-contiguous\)\$"
 	case $rc in
 	0|4) body=$(head -n -2 <<< "$out") ;;
 	*) return 1 ;;

@@ -147,10 +147,13 @@ grep -q "fsck.exfat never reports them" <<< "$out" && ok || bad "--explain lacks
 
 # JSON errors carry an error member, and nothing that looks like success.
 if command -v jq > /dev/null; then
-	out=$("$FATSCOPE" fsck -J fat16.img 2> /dev/null); rc=$?
-	check "fsck -J on FAT: exit" 8 "$rc"
-	check "fsck -J on FAT: error" "FAT checking is not available yet false 8" \
+	out=$("$FATSCOPE" fsck -J ntfs.img 2> /dev/null); rc=$?
+	check "fsck -J on NTFS: exit" 8 "$rc"
+	check "fsck -J on NTFS: error" "not an exFAT or FAT volume false 8" \
 		"$(jq -r '"\(.error) \(.checked) \(.exit_code)"' <<< "$out")"
+	out=$("$FATSCOPE" fsck -J fat16.img 2> /dev/null); rc=$?
+	check "fsck -J on FAT: checked" "null true 0 fat16 0" \
+		"$(jq -r '"\(.error) \(.checked) \(.exit_code) \(.type)"' <<< "$out") $rc"
 	out=$("$FATSCOPE" dump -J --path /missing exfat.img 2> /dev/null); rc=$?
 	check "dump -J --path /missing: exit" 8 "$rc"
 	check "dump -J --path /missing: error" "no such file or directory on the volume" "$(jq -r .error <<< "$out")"
@@ -165,11 +168,9 @@ if command -v jq > /dev/null; then
 	check "JSON parses" 4 "$(jq .exit_code <<< "$out")"
 fi
 
-# Not exFAT: one line, exit 8.
-err=$("$FATSCOPE" fsck fat16.img 2>&1 > /dev/null); rc=$?
-check "FAT refused" "8 fatscope: fat16.img: FAT16 volume: FAT checking is not available yet; use fsck.fat(8)" "$rc $err"
+# Neither exFAT nor FAT: one line, exit 8.
 err=$("$FATSCOPE" fsck ntfs.img 2>&1 > /dev/null); rc=$?
-check "NTFS refused" "8 fatscope: ntfs.img: not an exFAT volume (ntfs); see fatscope probe" "$rc $err"
+check "NTFS refused" "8 fatscope: ntfs.img: not an exFAT or FAT volume (ntfs); see fatscope probe" "$rc $err"
 err=$("$FATSCOPE" fsck "$SCRATCH/nope.img" 2>&1 > /dev/null); rc=$?
 check "missing" "8 fatscope: $SCRATCH/nope.img: No such file or directory" "$rc $err"
 "$FATSCOPE" fsck > /dev/null 2>&1; check "no device" 16 $?
@@ -177,7 +178,7 @@ check "missing" "8 fatscope: $SCRATCH/nope.img: No such file or directory" "$rc 
 "$FATSCOPE" fsck -C x exfat.img > /dev/null 2>&1; check "bad -C" 16 $?
 # A partition of a whole-disk image.
 "$FATSCOPE" fsck -n --partition 1 mbr-disk.img > /dev/null; check "--partition 1 (exFAT)" 0 $?
-"$FATSCOPE" fsck -n --partition 2 mbr-disk.img > /dev/null 2>&1; check "--partition 2 (FAT32)" 8 $?
+"$FATSCOPE" fsck -n --partition 2 mbr-disk.img > /dev/null 2>&1; check "--partition 2 (FAT32): checked" 0 $?
 
 # FATSCOPE_THREADS=1 (no second thread) gives the same report and exit status
 # on every exFAT fixture; pop-c32m (32 MiB directory clusters) and the

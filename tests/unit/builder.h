@@ -44,6 +44,29 @@ void build_fat(struct img *im, int bits);
 void build_fat_custom(struct img *im, int bits, uint32_t total, uint8_t spc, uint16_t rsvd,
 		      uint16_t root_entries, uint32_t fat_size);
 
+/*
+ * builder_fat.c: a populated FAT volume of the given width (build_fat's
+ * geometry; the tree is described at build_fat_tree in builder_fat.c).
+ * fsck finds nothing on it.
+ */
+void build_fat_tree(struct img *im, int bits);
+/* Directory entry slot n of cluster c (0: the FAT12/16 root area). */
+uint8_t *fat_dirent(struct img *im, uint32_t c, unsigned n);
+/* The root's cluster for fat_dirent: 0 (FAT12/16) or 2 (FAT32). */
+uint32_t fat_root(const struct img *im);
+/* The end-of-chain value of the volume's FAT width. */
+uint32_t fat_eoc(const struct img *im);
+/* FAT entry of cluster c in both copies, or in copy k only. */
+void fat_set(struct img *im, uint32_t c, uint32_t v);
+void fat_set_copy(struct img *im, unsigned k, uint32_t c, uint32_t v);
+/*
+ * Long-name parts for lfn (ASCII; NULL: none) and the 8.3 entry sfn (11
+ * bytes as stored) from slot n of dir, dated 2024-01-01; the entries
+ * written.
+ */
+unsigned fat_put_entry(struct img *im, uint32_t dir, unsigned n, const char *sfn, const char *lfn, uint8_t attr,
+		       uint32_t first, uint32_t size);
+
 void build_ntfs(struct img *im);
 /* An MBR with boot code in bytes 0..445 (byte 16 = b16) and one partition. */
 void build_mbr(struct img *im, uint8_t b16);

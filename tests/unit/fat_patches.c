@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fat_patches.c - one patch of the populated FAT16 volume (build_fat_tree)
+ * per FAT check problem; FAT12 and FAT32 where the problem is theirs.
+ * test_problems.c lists what each must give.
+ */
+#include <string.h>
+
+#include "fat_patches.h"
+#include "base/bytes.h"
+
+static void t16(struct img *im) { build_fat_tree(im, 16); }
+static uint8_t *hello(struct img *im) { return fat_dirent(im, 0, 2); }
+static uint8_t *sub(struct img *im, unsigned n) { return fat_dirent(im, 4, n); }
+
+void pf_fat_unreadable(struct img *im) { t16(im); im->len = 512 + 2; }
+void pf_fat0(struct img *im) { t16(im); fat_set(im, 0, 0xFFF0); }
+void pf_fat1_flags(struct img *im) { t16(im); fat_set(im, 1, 0x7FFF); }
+void pf_copies_differ(struct img *im) { t16(im); fat_set_copy(im, 1, 9, 0xFFFF); }
+void pf_chain_range(struct img *im) { t16(im); fat_set(im, 7, 60000); }
+void pf_chain_loop(struct img *im) { t16(im); fat_set(im, 8, 7); }
+void pf_cross_link(struct img *im) { t16(im); put_le16(hello(im), 26, 7); put_le32(hello(im), 28, 600); }
+void pf_chain_free(struct img *im) { t16(im); fat_set(im, 8, 0); }
+void pf_chain_bad(struct img *im) { t16(im); fat_set(im, 8, 0xFFF7); }
+void pf_chain_short(struct img *im) { t16(im); fat_set(im, 7, 0xFFFF); }
+void pf_chain_long(struct img *im) { t16(im); fat_set(im, 3, 9); fat_set(im, 9, 0xFFFF); }
+void pf_chain_zero_size(struct img *im) { t16(im); put_le32(hello(im), 28, 0); }
+void pf_lost(struct img *im) { t16(im); fat_set(im, 20, 21); fat_set(im, 21, 0xFFFF); fat_set(im, 30, 0xFFFF); }
+void pf_fsinfo_free(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 512 + 488, 5); }
+void pf_fsinfo_next(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 512 + 492, 0x0FFFFFF0); }
+void pf_fsinfo_backup(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 7 * 512, 0); }
+void pf_dot_missing(struct img *im) { t16(im); sub(im, 0)[0] = 0xE5; }
+void pf_dot_cluster(struct img *im) { t16(im); put_le16(sub(im, 1), 26, 5); }
+void pf_short_name(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "A*B        ", NULL, 0x20, 0, 0); }
+void pf_short_unusual(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "abc     TXT", NULL, 0x20, 0, 0); }
+void pf_name_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO   TXT", NULL, 0x20, 0, 0); }
+void pf_name_case_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO~1 TXT", "HELLO.txt", 0x20, 0, 0); }
+void pf_lfn_sequence(struct img *im) { t16(im); fat_dirent(im, 0, 5)[0] = 0x03; }
+void pf_lfn_checksum(struct img *im) { t16(im); fat_dirent(im, 0, 4)[13] ^= 1; fat_dirent(im, 0, 5)[13] ^= 1; }
+
+void pf_lfn_orphan(struct img *im)
+{
+	t16(im);
+	fat_put_entry(im, 0, 7, "ORPHAN     ", "orphan", 0x20, 0, 0);
+	fat_dirent(im, 0, 8)[0] = 0xE5;		/* its 8.3 entry deleted */
+}
+
+void pf_lfn_utf16(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 1), 1, 0xD800); }
+void pf_after_end(struct img *im) { t16(im); fat_put_entry(im, 0, 8, "STRAY   TXT", NULL, 0x20, 0, 0); }
+void pf_dir_size(struct img *im) { t16(im); put_le32(fat_dirent(im, 0, 3), 28, 512); }
+void pf_dir_no_cluster(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "EMPTY      ", NULL, 0x10, 0, 0); }
+void pf_label_entry(struct img *im) { t16(im); fat_put_entry(im, 4, 4, "SUBLABEL   ", NULL, 0x08, 0, 0); }
+void pf_label_mismatch(struct img *im) { t16(im); memcpy(im->buf + 43, "OTHER      ", 11); }
+void pf_attributes(struct img *im) { t16(im); hello(im)[11] = 0x60; }
+void pf_timestamp(struct img *im) { t16(im); put_le16(hello(im), 24, (uint16_t)(44 << 9 | 13 << 5 | 1)); }
+/* The image ends inside the root area. */
+void pf_dir_unreadable(struct img *im) { t16(im); im->len = im->root_byte + 1024; }
+
+/* FAT12: chains through odd clusters (entries straddling bytes) and a short one. */
+void pf_fat12_odd(struct img *im)
+{
+	build_fat_tree(im, 12);
+	fat_set(im, 7, 9);
+	fat_set(im, 9, 11);
+	fat_set(im, 11, 0xFFF);
+	fat_set(im, 8, 0);
+}
+
+void pf_f32_tree(struct img *im) { build_fat_tree(im, 32); }
+void pf_f12_tree(struct img *im) { build_fat_tree(im, 12); }
+
+/* FAT32 with mirroring off and FAT 2 active: the copies may differ, FAT 2 is read. */
+void pf_inactive_copy(struct img *im)
+{
+	build_fat_tree(im, 32);
+	put_le16(im->buf, 40, 0x81);
+	memcpy(im->buf + 6 * 512, im->buf, 512);
+	fat_set_copy(im, 0, 20, 0x0FFFFFFF);	/* a lost cluster in the inactive copy: not reported */
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fat_patches.h - the patches of a populated FAT volume that trigger each
+ * FAT check problem (fat_patches.c), for test_problems.c's table.
+ */
+#ifndef FSC_TEST_FAT_PATCHES_H
+#define FSC_TEST_FAT_PATCHES_H
+
+#include "builder.h"
+
+#define FAT_PATCHES(X) \
+	X(fat_unreadable) X(fat0) X(fat1_flags) X(copies_differ) X(chain_range) X(chain_loop) X(cross_link) \
+	X(chain_free) X(chain_bad) X(chain_short) X(chain_long) X(chain_zero_size) X(lost) X(fsinfo_free) \
+	X(fsinfo_next) X(fsinfo_backup) X(dot_missing) X(dot_cluster) X(short_name) X(short_unusual) \
+	X(name_dup) X(name_case_dup) X(lfn_sequence) X(lfn_checksum) X(lfn_orphan) X(lfn_utf16) X(after_end) \
+	X(dir_size) X(dir_no_cluster) X(label_entry) X(label_mismatch) X(attributes) X(timestamp) \
+	X(dir_unreadable) X(fat12_odd) X(f32_tree) X(f12_tree) X(inactive_copy)
+
+#define FAT_PATCH_DECL(n) void pf_##n(struct img *im);
+FAT_PATCHES(FAT_PATCH_DECL)
+
+#endif
