@@ -164,7 +164,7 @@ int fv_scan_fats(struct fvol *v)
 	int r;
 
 	s.bytes = layout_fat_bytes(&v->lay, (uint64_t)v->cc + 2);
-	s.chunk = v->lay.fat_bits == 12 ? s.bytes : FAT_CHUNK;
+	s.chunk = v->lay.fat_bits == 12 || s.bytes < FAT_CHUNK ? s.bytes : FAT_CHUNK;
 	ck_pass(&v->ck, 2, s.bytes);
 	v->used = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
 	s.act = malloc(s.chunk + 4);

@@ -479,16 +479,6 @@ stamp_ok tiny || build_tiny
 
 # ---------------------------------------------------------------- measure
 
-median() { # numbers on stdin -> median (mean of the middle two if even)
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f\n", m }'
-}
-fmt_ms() { awk -v us="$1" 'BEGIN { printf (us < 1000 ? "%.2f" : "%.1f"), us / 1000 }'; }
-fmt_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2f" : "nan"), (b > 0 ? a / b : 0) }'; }
-verdict() { awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN { print (b > 0 && a / b <= l + 0) ? "PASS" : "FAIL" }'; }
 
 fs_rc_ok=0		# fatscope exit codes seen in the warm-up, per image
 # Called as "run_$1 IMAGE [WRAPPER...]".

@@ -89,3 +89,16 @@ alternate() {
 		timed "$t1" "$@"; _u1=$_us
 	fi
 }
+
+# Figures: the median of numbers on stdin, microseconds as ms, KiB as
+# MiB, a ratio, and PASS when a / b is at most the limit.
+median() { # numbers on stdin -> median (mean of the middle two if even)
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f\n", m }'
+}
+fmt_ms() { awk -v us="$1" 'BEGIN { printf (us < 1000 ? "%.2f" : "%.1f"), us / 1000 }'; }
+fmt_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf (b > 0 ? "%.2f" : "nan"), (b > 0 ? a / b : 0) }'; }
+verdict() { awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN { print (b > 0 && a / b <= l + 0) ? "PASS" : "FAIL" }'; }

@@ -208,12 +208,6 @@ cmp -s "$tmpd/all" "$tmpd/b.list" || die "blkid -p reported on $nb of $count ima
 
 # ---------------------------------------------------------------- measure
 
-median() { # numbers on stdin -> median (mean of the middle two if even)
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f\n", m }'
-}
 
 # Called as "run_$1" (see timed and rss below).
 # shellcheck disable=SC2317
