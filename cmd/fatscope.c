@@ -45,7 +45,7 @@ static int run_command(const struct cmd_desc *c, int argc, char **argv)
 static void usage(FILE *out)
 {
 	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
-	      " fatscope help COMMAND\n\nInspect and check exFAT and FAT12/16/32 volumes; repair exFAT volumes.\n"
+	      " fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
 	      "\nCommands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);

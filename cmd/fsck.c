@@ -40,7 +40,7 @@ static void fsck_help(void)
 	fputs("Usage:\n"
 	      " fatscope fsck [options] DEVICE|IMAGE\n"
 	      " fatscope fsck --explain PROBLEM-ID\n\n"
-	      "Check an exFAT or FAT12/16/32 volume, and repair an exFAT one (FAT repair is not available yet).\n\n"
+	      "Check and repair an exFAT or FAT12/16/32 volume (FAT repair covers part of the checks so far).\n\n"
 	      "Options:\n"
 	      " -n, --no              check only, answer no to every repair (default without a terminal)\n"
 	      " -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
@@ -630,7 +630,7 @@ static int cmd_fsck(int argc, char **argv)
 
 /* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
 const struct cmd_desc fsck_cmd = {
-	.name = "fsck", .summary = "check exFAT and FAT volumes, repair exFAT ones (fsck(8) options and exit codes)",
+	.name = "fsck", .summary = "check and repair exFAT and FAT volumes (fsck(8) options and exit codes)",
 	.run = cmd_fsck, .help = fsck_help,
 	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
 };

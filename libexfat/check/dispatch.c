@@ -55,7 +55,7 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST))
 		return 0;
 	if (fsc_type_is_fat(p->type))
-		return fix ? -ENOTSUP : fat_check(dev, p, o, out, sum);
+		return fix ? -ENOTSUP : fat_check(dev, p, o, out, sum, NULL);
 	return -EINVAL;
 }
 

@@ -9,6 +9,17 @@
 #include "probe/probe.h"
 #include "check/engine.h"
 
+/*
+ * What a repair planner learns from a check of the volume as its plan
+ * leaves it: each lost cluster (lost may be NULL), and the free count.
+ */
+struct fat_after {
+	void (*lost)(void *ctx, uint32_t c);
+	void *ctx;
+	uint64_t free_clusters;
+	uint32_t clusters;		/* the clusters checked */
+};
+
 struct fvol {
 	struct fsc_dev *dev;
 	const struct fsc_probe *p;
@@ -25,6 +36,7 @@ struct fvol {
 	uint32_t fat1;			/* FAT[1] as stored */
 	uint16_t *upcase;		/* 65536 entries: long names compared without case */
 	uint8_t *dirbuf;		/* one chunk of a directory */
+	struct fat_after *after;	/* or NULL */
 };
 
 #define FV_NPASSES 4
@@ -57,8 +69,11 @@ const char *fv_time_problem(uint16_t time);
 /* An 8.3 name as UTF-8 for findings ("NAME.EXT", code page 850, bytes below 0x20 as '?'). */
 void fv_sfn_text(const uint8_t raw[11], char out[40]);
 
-/* fat_check.c: the checker, for fsc_check (out holds the probe's findings already). */
+/*
+ * fat_check.c: the checker, for fsc_check (out holds the probe's findings
+ * already); after (may be NULL) hears of lost clusters and the free count.
+ */
 int fat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-	      struct fsc_findings *out, struct fsc_check_summary *sum);
+	      struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_after *after);
 
 #endif

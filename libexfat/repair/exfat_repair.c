@@ -646,8 +646,8 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	uint8_t f2[2];
 	int ret;
 
-	if (fsc_type_is_fat(p->type))	/* no FAT repair yet: the check alone, an empty plan */
-		return check_with(dev, p, co, out, sum, NULL);
+	if (fsc_type_is_fat(p->type))
+		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
 	if (p->type != FSC_TYPE_EXFAT && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		memset(sum, 0, sizeof(*sum));
 		return -EINVAL;

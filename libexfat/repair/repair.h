@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * repair/repair.h - a repair being planned beside the exFAT checker
- * (exfat_repair.c) and the saving of lost clusters (exfat_lost.c); not
- * installed.
+ * (exfat_repair.c) and the saving of lost clusters (exfat_lost.c), and the
+ * FAT repair planner (fat_repair.c, which uses struct rp's ledger part);
+ * not installed.
  */
 #ifndef FSC_REPAIR_H
 #define FSC_REPAIR_H
@@ -212,5 +213,10 @@ void lost_export(struct rp *r, struct xvol *v);
 void upcase_choose(struct xvol *v);
 void upcase_prepare(struct rp *r, struct xvol *v);
 void upcase_link(struct rp *r, struct xvol *v);
+
+/* fat_repair.c: fsc_plan_repair for a FAT12/16/32 volume. */
+int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		    struct fsc_plan *plan);
 
 #endif

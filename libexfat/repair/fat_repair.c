@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_repair.c - the FAT12/16/32 repair planner.  The check runs first
+ * (fat_check.c); each finding the level and the caller allow is then
+ * answered by edits, read and written through the plan so that two fixes
+ * of one entry or one FAT byte compose:
+ *
+ *   FAT_DIR_SIZE, FAT_DOT_CLUSTER     the entry's field set
+ *   FAT_FAT0                           FAT[0] from the media byte, every copy
+ *   FAT_COPIES_DIFFER                  the other copies made the active one
+ *   FAT_CHAIN_*                        a chain ended before its break, its
+ *                                      loop or where the size ends; a size
+ *                                      cut to the chain (no cluster freed:
+ *                                      what is cut off stays allocated, lost)
+ *   FAT_LOST_CLUSTERS                  with --lost=free only: freed
+ *   FAT32_FSINFO_*                     from the FAT as the plan leaves it
+ *
+ * The volume is checked again through the plan (plan_overlay) to learn
+ * the lost clusters and the free count the plan leaves, and whether an
+ * error is left.  The fixes are bracketed by the dirty bits (the state
+ * byte's bit 0, FAT[1]'s ClnShutBit on FAT16/32), set and synced before
+ * the first and cleared after the last only when no error is left.
+ * Cross-linked chains, names, long names, labels and lost chains to save
+ * are left (and said so by their findings).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+#include "check/fat_check.h"
+#include "fat/fat.h"
+
+struct frp {
+	struct rp r;
+	const struct fsc_fat_bpb *b;
+	struct layout lay;
+	unsigned active;
+	bool mirrored;
+	uint32_t cc;			/* clusters checked */
+	uint32_t *lost;			/* the lost clusters of the check through the plan */
+	size_t nlost, caplost;
+};
+
+static uint64_t copy_byte(const struct frp *f, unsigned k)
+{
+	return (uint64_t)f->b->reserved * f->b->bytes_per_sector + (uint64_t)k * f->b->fat_size * f->b->bytes_per_sector;
+}
+
+static uint32_t eoc(const struct frp *f)
+{
+	return f->lay.fat_bits == 32 ? 0x0FFFFFFF : f->lay.fat_bits == 16 ? 0xFFFF : 0xFFF;
+}
+
+/* The byte of FAT entry c and its width in bytes (FAT12: the two bytes holding it). */
+static uint64_t entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w)
+{
+	*w = f->lay.fat_bits == 12 ? 2 : f->lay.fat_bits / 8;
+	return copy_byte(f, k) + (f->lay.fat_bits == 12 ? (uint64_t)c * 3 / 2 : (uint64_t)c * *w);
+}
+
+/* FAT entry c of the active copy as the plan leaves it (raw). */
+static uint32_t fat_get(struct frp *f, uint32_t c)
+{
+	uint8_t e[4] = { 0 };
+	size_t w;
+	uint64_t off = entry_off(f, f->active, c, &w);
+
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0)
+		return 0xFFFFFFFF;
+	if (f->lay.fat_bits == 12)
+		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
+	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+}
+
+/* FAT entry c set to v in every copy (the active one only when mirroring is off); FAT32 keeps its top 4 bits. */
+static void fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
+{
+	for (unsigned k = 0; k < f->b->num_fats; k++) {
+		uint8_t e[4] = { 0 };
+		size_t w;
+		uint64_t off = entry_off(f, k, c, &w);
+
+		if (!f->mirrored && k != f->active)
+			continue;
+		if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0) {
+			f->r.err = -EIO;
+			return;
+		}
+		if (f->lay.fat_bits == 12)
+			put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
+							  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
+		else if (f->lay.fat_bits == 16)
+			put_le16(e, 0, (uint16_t)v);
+		else
+			put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+		put(&f->r, off, e, w, why, false);
+	}
+}
+
+/* ---- entries ---- */
+
+/* The 8.3 entry a finding is about: its byte (false: the FAT32 root, or no entry). */
+static bool entry_of(const struct frp *f, const struct fsc_finding *x, uint64_t *off)
+{
+	if (x->loc_kind == FSC_LOC_ENTRY) {
+		*off = layout_cluster_byte(&f->lay, (uint32_t)x->loc) + 32ull * x->entry;
+		return true;
+	}
+	if (x->loc_kind == FSC_LOC_BYTE && x->path && x->loc >= f->lay.root_byte &&
+	    x->loc < f->lay.root_byte + f->lay.root_bytes) {
+		*off = x->loc;
+		return true;
+	}
+	return false;
+}
+
+static bool read_entry(struct frp *f, uint64_t off, uint8_t e[32])
+{
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, 32) == 0)
+		return true;
+	f->r.err = -EIO;
+	return false;
+}
+
+static uint32_t entry_first(const struct frp *f, const uint8_t *e)
+{
+	return get_le16(e, 26) | (f->lay.fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+}
+
+static void set_first(const struct frp *f, uint8_t *e, uint32_t c)
+{
+	put_le16(e, 26, (uint16_t)c);
+	if (f->lay.fat_bits == 32)
+		put_le16(e, 20, (uint16_t)(c >> 16));
+}
+
+/* FAT_DIR_SIZE and FAT_DOT_CLUSTER: one field of the entry. */
+static void fix_field(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!entry_of(f, x, &off) || !read_entry(f, off, e))
+		return;
+	if (x->id == FSC_PR_FAT_DIR_SIZE) {
+		put_le32(e, 28, 0);
+	} else {
+		set_first(f, e, (uint32_t)strtoul(x->expected, NULL, 10));
+		e[11] |= 0x10;
+	}
+	put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
+	x->planned = true;
+}
+
+/* ---- chains ---- */
+
+struct cwalk {
+	uint64_t n;			/* clusters before the end, the break or the loop back */
+	uint32_t last;			/* the last of them */
+	uint32_t at_need;		/* the need'th (0: not reached) */
+	bool ended;			/* at an end mark */
+};
+
+static uint32_t step(struct frp *f, uint32_t c)
+{
+	uint32_t v = layout_fat_value(&f->lay, fat_get(f, c));
+
+	return v >= 2 && v <= f->cc + 1 ? v : 0;
+}
+
+/* The chain from first as the plan leaves it, its loop found with Floyd's two pointers (no memory). */
+static void chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w)
+{
+	uint32_t slow = first, fast = first, c = first;
+	uint64_t total = UINT64_MAX, mu = 0, lam = 1;
+
+	while ((fast = step(f, fast)) && (fast = step(f, fast)) && (slow = step(f, slow)) != fast)
+		;
+	if (fast) {			/* a loop: where it starts (mu), its length (lam) */
+		for (slow = first; slow != fast; mu++) {
+			slow = step(f, slow);
+			fast = step(f, fast);
+		}
+		for (fast = step(f, slow); fast != slow; lam++)
+			fast = step(f, fast);
+		total = mu + lam;
+	}
+	memset(w, 0, sizeof(*w));
+	for (w->n = 1; ; w->n++) {
+		if (w->n == need)
+			w->at_need = c;
+		w->last = c;
+		if (w->n == total)
+			return;
+		uint32_t next = step(f, c);
+
+		if (!next) {
+			w->ended = layout_fat_value(&f->lay, fat_get(f, c)) == LAYOUT_END;
+			return;
+		}
+		c = next;
+	}
+}
+
+/* A cross-link at the same entry: its chain is left whole (the exFAT repair's rule: copy, never cut). */
+static bool crossed(const struct frp *f, const struct fsc_finding *x)
+{
+	for (size_t i = 0; i < f->r.out->n; i++) {
+		const struct fsc_finding *y = &f->r.out->v[i];
+
+		if (y->id == FSC_PR_FAT_CROSS_LINK && y->loc_kind == x->loc_kind && y->loc == x->loc &&
+		    y->entry == x->entry)
+			return true;
+	}
+	return false;
+}
+
+/* End the chain after its last good cluster; a file's size no longer than what it keeps. */
+static void cut_chain(struct frp *f, uint8_t *e, uint32_t first, bool dir, uint64_t need)
+{
+	struct cwalk w;
+	uint64_t cb = f->lay.cluster_bytes;
+
+	chain_walk(f, first, need, &w);
+	if (need && w.at_need && w.n > need) {	/* longer than the size: it ends where the size does */
+		fat_set(f, w.at_need, eoc(f), "end the chain where the file ends");
+		w.n = need;
+	} else if (!w.ended) {			/* a break or a loop (else an earlier fix cut it) */
+		fat_set(f, w.last, eoc(f), "end the chain before its break");
+	}
+	if (!dir && e && get_le32(e, 28) > w.n * cb)
+		put_le32(e, 28, (uint32_t)(w.n * cb));
+}
+
+static void fix_fat_chain(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off = 0, cb = f->lay.cluster_bytes;
+	bool root = !entry_of(f, x, &off), dir;
+	uint8_t e[32], before[32];
+	uint32_t first;
+
+	if (crossed(f, x) || (root && (f->lay.fat_bits != 32 || !x->path || strcmp(x->path, "/ (root directory)"))))
+		return;
+	if (!root && !read_entry(f, off, e))
+		return;
+	memcpy(before, e, 32);
+	dir = root || (e[11] & 0x10);
+	first = root ? f->lay.root_cluster : entry_first(f, e);
+	if (first < 2 || first > f->cc + 1) {	/* no cluster of its own: a file keeps nothing */
+		if (dir)
+			return;
+		set_first(f, e, 0);
+		put_le32(e, 28, 0);
+	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && get_le32(e, 28) == 0) {
+		set_first(f, e, 0);		/* size 0: the clusters become lost ones, not the file's */
+	} else {
+		cut_chain(f, root ? NULL : e, first, dir, dir ? 0 : (get_le32(e, 28) + cb - 1) / cb);
+	}
+	if (!root && memcmp(before, e, 32))
+		put(&f->r, off, e, 32, "the entry's size or first cluster", false);
+	x->planned = true;
+}
+
+/* ---- the FAT itself ---- */
+
+static void fix_fat0(struct frp *f)
+{
+	uint32_t mask = f->lay.fat_bits == 12 ? 0xFFF : f->lay.fat_bits == 16 ? 0xFFFF : 0x0FFFFFFF;
+
+	if (take(&f->r, FSC_PR_FAT_FAT0))
+		fat_set(f, 0, (mask & ~0xFFu) | f->b->media, "FAT[0] from the media byte");
+}
+
+/* Every other copy made the active one, sector by sector where they differ. */
+static void fix_copies(struct frp *f)
+{
+	uint32_t ss = f->b->bytes_per_sector;
+	uint64_t bytes = layout_fat_bytes(&f->lay, (uint64_t)f->cc + 2);
+	uint8_t *a = malloc(ss), *o = malloc(ss);
+
+	if (a && o && f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER))
+		for (unsigned k = 0; k < f->b->num_fats && !f->r.err; k++)
+			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += ss) {
+				if (plan_view_read(f->r.dev, f->r.plan, copy_byte(f, f->active) + at, a, ss) < 0 ||
+				    plan_view_read(f->r.dev, f->r.plan, copy_byte(f, k) + at, o, ss) < 0) {
+					f->r.err = -EIO;
+					break;
+				}
+				if (memcmp(a, o, ss))
+					put(&f->r, copy_byte(f, k) + at, a, ss, "FAT copy made the active one", false);
+			}
+	if (!a || !o)
+		f->r.err = -ENOMEM;
+	free(a);
+	free(o);
+}
+
+/* ---- the volume as the plan leaves it ---- */
+
+static void note_lost(void *ctx, uint32_t c)
+{
+	struct frp *f = ctx;
+
+	if (!grow((void **)&f->lost, &f->caplost, f->nlost + 1, sizeof(*f->lost)))
+		f->r.err = -ENOMEM;
+	else
+		f->lost[f->nlost++] = c;
+}
+
+/* Check through the plan: the lost clusters, the free count; whether an error is left. */
+static bool recheck(struct frp *f, struct fat_after *after)
+{
+	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
+	struct fsc_check_opts o = { .max_per_problem = 1, .threads = 1 };
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary s;
+	bool errors = false;
+
+	after->lost = note_lost;
+	after->ctx = f;
+	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, after) < 0)
+		f->r.err = f->r.err ? f->r.err : -ENOMEM;
+	for (size_t i = 0; i < fs.n; i++)
+		errors |= fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
+	for (size_t i = 0; i < f->r.p->findings.n; i++)	/* the boot sector's: no fix for them yet */
+		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR;
+	fsc_findings_free(&fs);
+	fsc_dev_close(ov);
+	return errors;
+}
+
+/*
+ * --lost=free: the lost clusters freed (those the check found, and those
+ * the cuts left), only when the repair leaves no error: with one left (a
+ * cross-link, entries after an end marker, an entry no longer a file),
+ * the lost clusters may well be the data a damaged entry still names.
+ */
+static uint64_t free_lost(struct frp *f, bool errors)
+{
+	struct fsc_finding *x = find(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
+
+	if (errors || !f->nlost || !f->r.o->free_lost || f->r.o->level != FSC_REPAIR_ALL ||
+	    (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
+		return 0;
+	for (size_t i = 0; i < f->nlost; i++)
+		fat_set(f, f->lost[i], 0, "free a lost cluster (--lost=free)");
+	return f->nlost;
+}
+
+/* FSInfo from the FAT as the plan leaves it (when the whole volume was there to count). */
+static void fix_fsinfo(struct frp *f, const struct fat_after *after, uint64_t freed)
+{
+	const struct fsc_fat_bpb *b = f->b;
+	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
+	bool count = take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed;
+	bool next = take(&f->r, FSC_PR_FAT32_FSINFO_NEXT_FREE);
+	uint8_t s[8];
+
+	if (!b->bpb32 || !b->fsinfo_read || b->fsinfo_lead != 0x41615252 || b->fsinfo_struc != 0x61417272 ||
+	    plan_view_read(f->r.dev, f->r.plan, off + 488, s, 8) < 0)
+		return;
+	if (count && after->clusters == f->lay.clusters && get_le32(s, 0) != 0xFFFFFFFFu)
+		put_le32(s, 0, (uint32_t)(after->free_clusters + freed));
+	if (next)
+		put_le32(s, 4, 0xFFFFFFFFu);	/* "no hint": drivers search from the start */
+	put(&f->r, off + 488, s, 8, "FSInfo free count and next-free hint", false);
+}
+
+/*
+ * The dirty bits: the state byte's bit 0 (with an extended BPB) and, on
+ * FAT16/32, FAT[1]'s ClnShutBit (clear: dirty); cleaning also sets the
+ * hard-error bit when its finding is fixed.
+ */
+static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
+{
+	uint64_t at = f->b->bpb32 ? 65 : 37;
+	uint32_t clean = f->lay.fat_bits == 16 ? 0x8000 : 0x08000000, v;
+	uint8_t s;
+
+	if ((f->b->boot_sig == 0x29 || f->b->boot_sig == 0x28) &&
+	    plan_view_read(f->r.dev, f->r.plan, at, &s, 1) == 0) {
+		s = (uint8_t)(dirty ? s | 1 : s & ~1);
+		put(&f->r, at, &s, 1, why, false);
+	}
+	if (f->lay.fat_bits == 12)
+		return;
+	v = fat_get(f, 1);
+	v = dirty ? v & ~clean : v | clean | (hard ? clean >> 1 : 0);
+	fat_set(f, 1, v, why);
+}
+
+/* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
+static void plan_fixes(struct frp *f, bool *errors)
+{
+	struct fat_after after = { 0 };
+	uint64_t freed;
+
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+
+		if (!wanted(&f->r, x))
+			continue;
+		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER)
+			fix_field(f, x);
+		else if (x->id >= FSC_PR_FAT_CHAIN_RANGE && x->id <= FSC_PR_FAT_CHAIN_LONG &&
+			 x->id != FSC_PR_FAT_CROSS_LINK)
+			fix_fat_chain(f, x);
+	}
+	fix_fat0(f);
+	fix_copies(f);
+	*errors = recheck(f, &after);
+	freed = free_lost(f, *errors);	/* (in every copy: they stay equal) */
+	fix_fsinfo(f, &after, freed);
+}
+
+static bool geometry(struct frp *f)
+{
+	char why[96];
+
+	if (fat_layout(&f->lay, f->r.dev, f->b, why, sizeof(why)) < 0 || !f->b->num_fats || !f->b->fat_size)
+		return false;
+	f->mirrored = !(f->b->bpb32 && (f->b->ext_flags & 0x80));
+	f->active = f->mirrored || (f->b->ext_flags & 0xF) >= f->b->num_fats ? 0 : f->b->ext_flags & 0xF;
+	f->cc = f->lay.held;
+	if ((uint64_t)f->cc + 2 > (uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits)
+		f->cc = (uint32_t)((uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits - 2);
+	return true;
+}
+
+int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		    struct fsc_plan *plan)
+{
+	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
+	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
+	size_t start = fsc_plan_count(plan), marked, fixes;
+	bool errors = true;
+	int ret;
+
+	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
+	ret = check_with(dev, p, &o, out, sum, NULL);
+	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f))
+		return ret;	/* nothing can be planned without the FAT */
+	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
+	marked = fsc_plan_count(plan) - start;
+	plan_fixes(&f, &errors);
+	fixes = fsc_plan_count(plan) - start - marked;
+	/* A fix the dirty mark made already (copies that differed in FAT[1] alone) is a fix all the same. */
+	for (size_t i = 0; i < out->n && !fixes; i++)
+		fixes = out->v[i].planned;
+	if (!fixes)
+		plan_truncate(plan, start);
+	else if (marked)
+		plan_sync_before(plan, start + marked);
+	/* Clean again only when no error is left: after a sync, the last writes. */
+	if (!errors && !f.r.err) {
+		bool dirty = take(&f.r, FSC_PR_FAT_DIRTY), hard = take(&f.r, FSC_PR_FAT_FAT1_FLAGS);
+		size_t at = fsc_plan_count(plan);
+
+		if (fixes || dirty || hard)
+			dirty_bits(&f, false, hard, "mark the volume clean");
+		if (fixes && fsc_plan_count(plan) > at)
+			plan_sync_before(plan, at);
+	}
+	free(f.lost);
+	return f.r.err ? f.r.err : ret;
+}

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fat-repair.sh - fatscope fsck -y on every fbad-* FAT fixture
+# (make-corrupt-fat.sh), e2fsprogs style: the transcript of -y
+# --lost=free --recheck and of a second -y against the reviewed ones in
+# tests/cli/expected/fat-repair/ (the second writes nothing); plain -y
+# --lost=free writes the same bytes; when the repair left no error, fsck -n
+# exits 0, so does fsck.fat -n (dosfstools, where installed), and every
+# file of the fixture's manifest that no finding named reads back through
+# mtools (where installed) with its original bytes.
+# FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
+. "$(dirname "$0")/lib.sh"
+
+prepare_fixtures
+cd "$SCRATCH" || hard_error "no $SCRATCH"
+
+# The manifest of the populated image a fixture was made from.
+manifest_of() {
+	case "$1" in
+	fbad-fat12-*) echo "$top_srcdir/tests/fixtures/pop-fat12.manifest" ;;
+	fbad-fat16-*) echo "$top_srcdir/tests/fixtures/pop-fat16.manifest" ;;
+	*) echo "$top_srcdir/tests/fixtures/pop-fat32.manifest" ;;
+	esac
+}
+
+# Files the findings did not name read back with the bytes they were written with.
+contents_kept() {	# contents_kept NAME IMG TRANSCRIPT
+	local path type size sum got n=0
+	while IFS=$'\t' read -r path type size sum; do
+		[ "$type" = f ] || continue
+		grep -qF ": $path]" <<< "$3" && continue
+		case "$path" in *[][*?]*|*[!\ -~]*) continue ;; esac	# (wildcards to mtools; names beyond ASCII under LC_ALL=C)
+		got=$(MTOOLS_SKIP_CHECK=1 mtype -i "$2" "::$path" 2> /dev/null | sha256sum | cut -d' ' -f1)
+		if [ "$got" != "$sum" ]; then
+			bad "$1: $path reads back differently after the repair"
+			return
+		fi
+		n=$((n + 1))
+	done < <(grep -v '^#' "$(manifest_of "$1")")
+	[ "$n" -gt 0 ] && ok || bad "$1: no file of the manifest was compared"
+}
+
+have_mtools=0
+command -v mtype > /dev/null && have_mtools=1
+[ "$have_mtools" = 1 ] || echo "mtools not installed: contents are not compared"
+command -v fsck.fat > /dev/null || echo "fsck.fat (dosfstools) not installed: its verdict after the repair is not asked"
+count=0
+for name in $(fixture_names); do
+	case "$name" in fbad-fat*) ;; *) continue ;; esac
+	count=$((count + 1))
+	cp "$WORK/img/$name.img" "$name.img"
+	cp "$WORK/img/$name.img" plain.img
+	run1=$("$FATSCOPE" fsck -y --lost=free --recheck "$name.img" 2>&1; echo "exit status: $?")
+	run2=$("$FATSCOPE" fsck -y "$name.img" 2>&1; echo "exit status: $?")
+	golden "$name (-y)" "$EXPECTED/fat-repair/$name.txt" "$run1
+--- a second -y:
+$run2"
+	[[ $run2 == *"changes written"* ]] && bad "$name: a second -y wrote: $run2" || ok
+	"$FATSCOPE" fsck -y --lost=free plain.img > /dev/null 2>&1
+	cmp -s plain.img "$name.img" && ok || bad "$name: -y and -y --recheck wrote different bytes"
+	if [[ $run1 =~ "exit status: "[01]$ ]]; then
+		"$FATSCOPE" fsck -n "$name.img" > /dev/null 2>&1; rc=$?
+		[ "$rc" = 0 ] && ok || bad "$name: the repair said no error is left, fsck -n exits $rc"
+		if command -v fsck.fat > /dev/null; then
+			fsck.fat -n "$name.img" > fsck-fat.log 2>&1; rc=$?
+			[ "$rc" = 0 ] && ok || bad "$name: after the repair fsck.fat -n exits $rc: $(head -3 fsck-fat.log | tr '\n' '|')"
+		fi
+		[ "$have_mtools" = 1 ] && contents_kept "$name" "$name.img" "$run1"
+	fi
+	rm -f "$name.img" plain.img
+done
+[ "$count" -eq 20 ] && ok || bad "$count FAT fixtures repaired, 20 expected"
+finish
