@@ -240,16 +240,8 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 		entry_json(&t->ctl->j, d);
 		return 0;
 	}
-	if (need >= t->ndirs) {
-		size_t n = 2 * need + 16;
-		struct libscols_line **v = realloc(t->dirs, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		memset(v + t->ndirs, 0, (n - t->ndirs) * sizeof(*v));
-		t->dirs = v;
-		t->ndirs = n;
-	}
+	if (!grow_array((void **)&t->dirs, &t->ndirs, need + 1, sizeof(*t->dirs)))
+		return -ENOMEM;
 	parent = d->parent_id ? t->dirs[d->parent_id] : NULL;
 	ln = scols_table_new_line(t->tb, parent);
 	if (!ln)
@@ -346,8 +338,7 @@ static void extent(void *vctx, uint32_t first, uint32_t count)
 /* fsc_lookup's error for --path, said once (and in the JSON object): DUMP_OPERROR; 0 for none. */
 static int lookup_error(struct dump_ctl *ctl, int r)
 {
-	const char *what = r == -ENOENT ? "no such file or directory on the volume" :
-			   r == -ENOTDIR ? "a file where the path needs a directory" : strerror(-r);
+	const char *what = lookup_text(r);
 
 	if (r == 0)
 		return 0;
