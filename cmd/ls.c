@@ -95,7 +95,7 @@ static int collect(void *vctx, const struct fsc_dirent *d)
 {
 	struct ls_ctl *ctl = vctx;
 	struct ls_ent *e;
-	char *slash;
+	size_t cut;
 
 	if (d->label)
 		return 0;
@@ -110,13 +110,13 @@ static int collect(void *vctx, const struct fsc_dirent *d)
 	e->d = *d;
 	e->path = strdup(d->path);
 	e->name = strdup(d->name);
-	e->parent = strdup(d->path);
+	/* the path less "/name" (a name may hold a '/' of its own): "/a/b" -> "/a", "/a" -> "/" */
+	cut = strlen(d->path) > strlen(d->name) + 1 ? strlen(d->path) - strlen(d->name) - 1 : 1;
+	e->parent = strndup(d->path, cut);
 	if (!e->path || !e->name || !e->parent) {
 		free(e->path), free(e->name), free(e->parent);
 		return ctl->err = -ENOMEM;
 	}
-	slash = strrchr(e->parent, '/');
-	slash[slash == e->parent] = '\0';	/* "/a/b" -> "/a", "/a" -> "/" */
 	ctl->n++;
 	return 0;
 }
