@@ -40,6 +40,23 @@ int usage_error(const struct cmd_desc *d, const char *fmt, ...)
 	return d->usage;
 }
 
+bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *v;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	if (!(v = realloc(*p, n * elem)))
+		return false;
+	memset((char *)v + *cap * elem, 0, (n - *cap) * elem);
+	*p = v;
+	*cap = n;
+	return true;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	static const struct { const char *suf; unsigned shift; } sufs[] = {

@@ -24,12 +24,19 @@ struct cmd_desc {
 	int too_small;			/* a volume shorter than a boot sector */
 };
 
-extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd;
+extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd, ls_cmd, cat_cmd, extract_cmd;
 
 /* "fatscope: WHAT: message" on stderr, one line. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A usage mistake: "fatscope CMD: message", "Try 'fatscope CMD --help' ...", returns d->usage. */
 int usage_error(const struct cmd_desc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Make room in *p (an array of *cap elements of elem bytes) for index
+ * need - 1: at least doubles, the new elements zeroed.  false when out of
+ * memory (*p unchanged).
+ */
+bool grow_array(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Parse a byte count with an optional K/M/G/KiB/MiB/GiB suffix; -1 on error. */
 int parse_size(const char *s, uint64_t *out);
@@ -103,6 +110,17 @@ void volume_close(struct volume *v);
 
 /* The probe of volume_open, on dev's current window: same messages and codes. */
 int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev, struct fsc_probe **p);
+
+/* The volume must be exFAT or FAT: 0, or after one line "fatscope: PATH: not an exFAT or FAT volume" notfs. */
+int volume_need_fs(const char *path, const struct volume *v, int notfs);
+/* What fsc_lookup's error means, for messages and JSON "error" members. */
+const char *lookup_text(int err);
+/*
+ * fsc_lookup of path on v (flags FSC_LOOKUP_*): 0, or after one line
+ * "fatscope: IMAGE: PATH: what is wrong" d->operror.
+ */
+int volume_lookup(const struct cmd_desc *d, const char *image, const struct volume *v, const char *path,
+		  unsigned flags, struct fsc_dirent *out, char *buf, size_t len);
 
 /* Refuse a mounted volume before writing: 0, or d->operror after one line. */
 int volume_refuse_busy(const struct cmd_desc *d, const char *path);

@@ -12,6 +12,7 @@
 #include <libsmartcols.h>
 
 #include "dump.h"
+#include "entry.h"
 #include "report.h"
 
 static uint32_t volume_sector_size(struct dump_ctl *ctl)
@@ -205,28 +206,6 @@ static void section_summary(struct dump_ctl *ctl)
 	       s.largest_free_run);
 }
 
-/* "2020-01-02 03:04:06.00 +01:00" from a DOS timestamp, 10 ms units and a UTC offset. */
-static void timestamp(uint32_t ts, unsigned ms10, int utc, char *buf, size_t len)
-{
-	int n;
-
-	if (!ts) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	n = snprintf(buf, len, "%04u-%02u-%02u %02u:%02u:%02u.%02u", 1980 + (ts >> 25), (ts >> 21) & 0xF,
-		     (ts >> 16) & 0x1F, (ts >> 11) & 0x1F, (ts >> 5) & 0x3F, 2 * (ts & 0x1F) + ms10 / 100,
-		     ms10 % 100);
-	if (utc != INT16_MIN && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " %c%02d:%02d", utc < 0 ? '-' : '+', abs(utc) / 60, abs(utc) % 60);
-}
-
-static void attr_text(const struct fsc_dirent *d, char *buf, size_t len)
-{
-	snprintf(buf, len, "%c%c%c%c%c", d->attr & 0x01 ? 'R' : '-', d->attr & 0x02 ? 'H' : '-',
-		 d->attr & 0x04 ? 'S' : '-', d->attr & 0x10 ? 'D' : '-', d->attr & 0x20 ? 'A' : '-');
-}
-
 struct tree_ctx {
 	struct dump_ctl *ctl;
 	struct libscols_table *tb;
@@ -241,36 +220,11 @@ static const char *const tree_cols_long[] = {
 
 static const char *recover_text(const struct fsc_dirent *d)
 {
-	return d->recoverable > 0 ? "deleted,recoverable" : d->recoverable == 0 ? "deleted,overwritten" :
-	       "deleted,unknown";
-}
+	static const char *const text[] = {
+		"deleted", "deleted,intact", "deleted,partial", "deleted,overwritten", "deleted,unknown",
+	};
 
-static void dirent_json(struct json *j, const struct fsc_dirent *d)
-{
-	char buf[64];
-
-	json_open(j, NULL, '{');
-	json_str(j, "path", d->path);
-	json_str(j, "name", d->name);
-	json_str(j, "short_name", d->short_name[0] ? d->short_name : NULL);
-	json_str(j, "kind", d->label ? "label" : d->dir ? "directory" : "file");
-	json_bool(j, "deleted", d->deleted);
-	if (d->deleted)
-		json_str(j, "recoverable", d->recoverable > 0 ? "yes" : d->recoverable == 0 ? "no" : "unknown");
-	json_u64(j, "attributes", d->attr);
-	json_u64(j, "size", d->size);
-	json_u64(j, "valid_size", d->valid_size);
-	json_u64(j, "first_cluster", d->first_cluster);
-	json_bool(j, "no_fat_chain", d->nofat);
-	timestamp(d->mtime, d->mtime_10ms, d->mtime_utc, buf, sizeof(buf));
-	json_str(j, "modified", d->mtime ? buf : NULL);
-	timestamp(d->ctime, d->ctime_10ms, d->ctime_utc, buf, sizeof(buf));
-	json_str(j, "created", d->ctime ? buf : NULL);
-	timestamp(d->atime, 0, d->atime_utc, buf, sizeof(buf));
-	json_str(j, "accessed", d->atime ? buf : NULL);
-	json_u64(j, "entry_cluster", d->entry_cluster);
-	json_u64(j, "entry_offset", d->entry_offset);
-	json_close(j, '}');
+	return (unsigned)d->recovery < sizeof(text) / sizeof(text[0]) ? text[d->recovery] : "deleted";
 }
 
 static int tree_entry(void *vctx, const struct fsc_dirent *d)
@@ -283,19 +237,11 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 	t->entries++;
 	t->deleted += d->deleted;
 	if (t->ctl->json) {
-		dirent_json(&t->ctl->j, d);
+		entry_json(&t->ctl->j, d);
 		return 0;
 	}
-	if (need >= t->ndirs) {
-		size_t n = 2 * need + 16;
-		struct libscols_line **v = realloc(t->dirs, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		memset(v + t->ndirs, 0, (n - t->ndirs) * sizeof(*v));
-		t->dirs = v;
-		t->ndirs = n;
-	}
+	if (!grow_array((void **)&t->dirs, &t->ndirs, need + 1, sizeof(*t->dirs)))
+		return -ENOMEM;
 	parent = d->parent_id ? t->dirs[d->parent_id] : NULL;
 	ln = scols_table_new_line(t->tb, parent);
 	if (!ln)
@@ -309,7 +255,7 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 			scols_line_set_data(ln, 1, recover_text(d));
 		return 0;
 	}
-	attr_text(d, buf[0], sizeof(buf[0]));
+	entry_attr(d, buf[0], sizeof(buf[0]));
 	scols_line_set_data(ln, 1, d->label ? "" : buf[0]);
 	snprintf(buf[1], sizeof(buf[1]), "%" PRIu64, d->size);
 	scols_line_set_data(ln, 2, d->label ? "" : buf[1]);
@@ -318,9 +264,9 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 	snprintf(buf[3], sizeof(buf[3]), "%s%s%s", d->nofat ? "nofatchain" : "",
 		 d->nofat && d->deleted ? "," : "", d->deleted ? recover_text(d) : "");
 	scols_line_set_data(ln, 4, buf[3]);
-	timestamp(d->mtime, d->mtime_10ms, d->mtime_utc, buf[0], sizeof(buf[0]));
+	entry_timestamp(d->mtime, d->mtime_10ms, d->mtime_utc, buf[0], sizeof(buf[0]));
 	scols_line_set_data(ln, 5, buf[0]);
-	timestamp(d->ctime, d->ctime_10ms, d->ctime_utc, buf[1], sizeof(buf[1]));
+	entry_timestamp(d->ctime, d->ctime_10ms, d->ctime_utc, buf[1], sizeof(buf[1]));
 	scols_line_set_data(ln, 6, buf[1]);
 	snprintf(buf[2], sizeof(buf[2]), "%u:%" PRIu64, d->entry_cluster, d->entry_offset);
 	scols_line_set_data(ln, 7, buf[2]);
@@ -358,24 +304,6 @@ static int section_tree(struct dump_ctl *ctl)
 	return r;
 }
 
-struct find_ctx {
-	const char *want;
-	struct fsc_dirent found;
-	bool ok;
-};
-
-static int find_entry(void *vctx, const struct fsc_dirent *d)
-{
-	struct find_ctx *f = vctx;
-
-	if (d->label || d->deleted || strcasecmp(d->path, f->want) != 0)
-		return 0;
-	f->found = *d;
-	f->found.path = f->found.name = NULL;
-	f->ok = true;
-	return 1;
-}
-
 struct ext_ctx {
 	struct dump_ctl *ctl;
 	struct libscols_table *tb;
@@ -407,14 +335,27 @@ static void extent(void *vctx, uint32_t first, uint32_t count)
 		scols_line_set_data(ln, (size_t)i, b[i]);
 }
 
+/* fsc_lookup's error for --path, said once (and in the JSON object): DUMP_OPERROR; 0 for none. */
+static int lookup_error(struct dump_ctl *ctl, int r)
+{
+	const char *what = lookup_text(r);
+
+	if (r == 0)
+		return 0;
+	errmsg(ctl->image, "%s: %s", ctl->path, what);
+	if (ctl->json)	/* the object says so too: nothing in it may look like success */
+		json_str(&ctl->j, "error", what);
+	return DUMP_OPERROR;
+}
+
 static int section_extents(struct dump_ctl *ctl)
 {
 	static const char *const cols[] = { "FIRST", "CLUSTERS", "BYTE" };
 	const struct fsc_probe *p = ctl->p;
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
-	struct find_ctx f = { 0 };
+	struct fsc_dirent f;
 	struct fsc_geometry g;
-	char want[4200], broken[128];
+	char want[4400], broken[128];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;
 	bool nofat = false;
@@ -425,33 +366,30 @@ static int section_extents(struct dump_ctl *ctl)
 		e.cb = g.cluster_size;
 	}
 	if (ctl->path) {
-		snprintf(want, sizeof(want), "%s%s", ctl->path[0] == '/' ? "" : "/", ctl->path);
-		while (strlen(want) > 1 && want[strlen(want) - 1] == '/')
-			want[strlen(want) - 1] = '\0';
-		f.want = want;
-		if (fsc_walk_tree(ctl->dev, ctl->p, 0, find_entry, &f) < 0 || !f.ok) {
-			errmsg(ctl->image, "%s: no such file or directory on the volume", want);
-			if (ctl->json)	/* the object says so too: nothing in it may look like success */
-				json_str(&ctl->j, "error", "no such file or directory on the volume");
-			return DUMP_OPERROR;
-		}
-		first = f.found.first_cluster;
-		size = f.found.dir && fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT ? 0 : f.found.size;
-		nofat = f.found.nofat;
+		if ((n = lookup_error(ctl, fsc_lookup(ctl->dev, ctl->p, ctl->path, 0, &f, want, sizeof(want)))))
+			return (int)n;
+		first = f.first_cluster;
+		size = f.dir && fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT ? 0 : f.size;
+		nofat = f.nofat;
 		if (!first) {
-			if (!ctl->json)
-				printf("%s: no clusters (empty)\n\n", want);
+			if (!ctl->json) {
+				report_escaped(stdout, f.path);
+				printf(": %s\n\n", f.depth ? "no clusters (empty)" :
+				       "the fixed root directory area, not in clusters");
+			}
 			return 0;
 		}
 	}
 	if (ctl->json) {
 		json_open(&ctl->j, "extents", '{');
-		json_str(&ctl->j, "path", ctl->path ? want : NULL);
+		json_str(&ctl->j, "path", ctl->path ? f.path : NULL);
 		json_u64(&ctl->j, "first_cluster", first);
 		json_bool(&ctl->j, "no_fat_chain", nofat);
 		json_open(&ctl->j, "runs", '[');
 	} else {
-		printf("%s%s: first cluster %u, %s\n", ctl->path ? want : "chain", ctl->path ? "" : " from cluster",
+		if (ctl->path)
+			report_escaped(stdout, f.path);
+		printf("%s: first cluster %u, %s\n", ctl->path ? "" : "chain from cluster",
 		       first, nofat ? "contiguous (NoFatChain)" : "FAT chain");
 		e.tb = table(cols, 3);
 	}

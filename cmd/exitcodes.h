@@ -52,6 +52,34 @@ enum label_exit {
 	LABEL_USAGE = 16,
 };
 
+/* fatscope ls: fatscope-ls(8). */
+enum ls_exit {
+	LS_OK = 0,
+	LS_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
+	LS_OPERROR = 8,			/* also: no such path on the volume */
+	LS_USAGE = 16,
+};
+
+/* fatscope cat: fatscope-cat(8). */
+enum cat_exit {
+	CAT_OK = 0,
+	CAT_PARTIAL = 1,		/* a deleted file only partly recovered (zeros written for the rest) */
+	CAT_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
+	CAT_DAMAGED = 4,		/* the file's chain is damaged (loop, cross-link, cut), or nothing is left */
+	CAT_OPERROR = 8,		/* also: no such path, a directory */
+	CAT_USAGE = 16,
+};
+
+/* fatscope extract: fatscope-extract(8). */
+enum extract_exit {
+	EXTRACT_OK = 0,
+	EXTRACT_PARTIAL = 1,		/* deleted files partly recovered, or not at all */
+	EXTRACT_NOTFS = 2,		/* not exFAT or FAT, or too small for a boot sector */
+	EXTRACT_DAMAGED = 4,		/* some file's chain is damaged: that file not written */
+	EXTRACT_OPERROR = 8,		/* also: a path missing, a file that exists, a write failing */
+	EXTRACT_USAGE = 16,
+};
+
 /* fatscope undo: fatscope-label(8). */
 enum undo_exit {
 	UNDO_OK = 0,

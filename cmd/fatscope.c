@@ -14,7 +14,7 @@
 #include "common.h"
 
 static const struct cmd_desc *const commands[] = {
-	&probe_cmd, &dump_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
+	&probe_cmd, &dump_cmd, &ls_cmd, &cat_cmd, &extract_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

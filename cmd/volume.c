@@ -110,6 +110,37 @@ void volume_close(struct volume *v)
 	memset(v, 0, sizeof(*v));
 }
 
+int volume_need_fs(const char *path, const struct volume *v, int notfs)
+{
+	enum fsc_type t = fsc_probe_type(v->p);
+
+	if (t == FSC_TYPE_EXFAT || fsc_type_is_fat(t))
+		return 0;
+	errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(t));
+	return notfs;
+}
+
+const char *lookup_text(int err)
+{
+	switch (err) {
+	case -ENOENT: return "no such file or directory on the volume";
+	case -ENOTDIR: return "a file where the path needs a directory";
+	case -ENAMETOOLONG: return "a name too long, or not UTF-8";
+	default: return strerror(-err);
+	}
+}
+
+int volume_lookup(const struct cmd_desc *d, const char *image, const struct volume *v, const char *path,
+		  unsigned flags, struct fsc_dirent *out, char *buf, size_t len)
+{
+	int r = fsc_lookup(v->dev, v->p, path, flags, out, buf, len);
+
+	if (r == 0)
+		return 0;
+	errmsg(image, "%s: %s", path, lookup_text(r));
+	return d->operror;
+}
+
 int volume_refuse_busy(const struct cmd_desc *d, const char *path)
 {
 	char why[2200];

@@ -59,6 +59,34 @@ static int open_fat(struct fatreader *fr, struct fsc_dev *dev, const struct fsc_
 	return 0;
 }
 
+int vol_src_open(struct vol_src *s, struct fsc_dev *dev, const struct fsc_probe *p)
+{
+	const struct layout *l = &s->fr.l;
+	int r = open_fat(&s->fr, dev, p);
+
+	s->bitmap = NULL;
+	if (r < 0)
+		return r;
+	/* A fragmented bitmap (rare) is not read: no bitmap then. */
+	if (l->type == FSC_TYPE_EXFAT && p->root.bitmap_found && layout_cluster_valid(l, p->root.bitmap_cluster) &&
+	    fsc_dev_map(dev, layout_cluster_byte(l, p->root.bitmap_cluster), ((size_t)l->held + 7) / 8, &s->bitmap) < 0)
+		s->bitmap = NULL;
+	return 0;
+}
+
+void vol_src_close(struct vol_src *s)
+{
+	fatreader_free(&s->fr);
+	s->bitmap = NULL;
+}
+
+bool vol_cluster_free(struct vol_src *s, uint32_t c)
+{
+	if (s->fr.l.type == FSC_TYPE_EXFAT)
+		return s->bitmap && !((s->bitmap[(c - 2) / 8] >> ((c - 2) % 8)) & 1);
+	return fatreader_next(&s->fr, c) == LAYOUT_FREE;
+}
+
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 			       bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen)
 {
@@ -136,32 +164,27 @@ static void count_run(struct fsc_alloc_summary *s, uint64_t *run)
 
 FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *s)
 {
-	struct fatreader fr;
-	const struct layout *l = &fr.l;
-	const uint8_t *bm = NULL;
+	struct vol_src src;
+	const struct layout *l = &src.fr.l;
 	uint64_t run = 0;
-	int r = open_fat(&fr, dev, p);
+	int r = vol_src_open(&src, dev, p);
 
 	memset(s, 0, sizeof(*s));
 	if (r < 0)
 		return r;
 	s->clusters = l->held;
 	s->cluster_bytes = l->cluster_bytes;
-	if (l->type == FSC_TYPE_EXFAT) {
-		const struct fsc_exfat_root *rt = &p->root;
-
-		if (!rt->bitmap_found || !layout_cluster_valid(l, rt->bitmap_cluster) ||
-		    fsc_dev_map(dev, layout_cluster_byte(l, rt->bitmap_cluster), ((size_t)l->held + 7) / 8, &bm) < 0) {
-			fatreader_free(&fr);
-			return -EIO;	/* a fragmented bitmap: rare; not summarised */
-		}
+	if (l->type == FSC_TYPE_EXFAT && !src.bitmap) {
+		vol_src_close(&src);
+		return -EIO;	/* a fragmented bitmap: rare; not summarised */
 	}
 	for (uint32_t c = 2; (uint64_t)c < (uint64_t)l->held + 2; c++) {
-		uint32_t next = fatreader_next(&fr, c);
+		uint32_t next = fatreader_next(&src.fr, c);
+		const uint8_t *bm = src.bitmap;
 		bool used = bm ? (bm[(c - 2) / 8] >> ((c - 2) % 8)) & 1 : next != LAYOUT_FREE;
 
 		if (next == LAYOUT_UNREADABLE) {
-			r = fr.err;
+			r = src.fr.err;
 			break;
 		}
 		if (next == LAYOUT_BAD) {
@@ -176,7 +199,7 @@ FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p,
 		}
 	}
 	count_run(s, &run);
-	fatreader_free(&fr);
+	vol_src_close(&src);
 	return r;
 }
 

@@ -4,7 +4,10 @@
  * entries (struct fsc_dirent), deleted ones included on request: exFAT
  * entry sets with InUse clear, FAT 0xE5 entries with their long-name
  * fragments (the lost first character found through the LFN checksum).
- * For deleted entries it says whether their clusters are still free.
+ * For deleted entries it says how much of their data is left (read.c),
+ * and with deleted entries asked for, it reads the deleted directories
+ * whose clusters are intact.  The walk starts at the root or at any
+ * directory, and may stop at that directory's own entries.
  *
  * Consumes: a probe and the device.  Produces: callbacks, parents before
  * children.  Explicit stack; a directory cluster seen twice is not read
@@ -24,19 +27,21 @@ struct wjob {
 	uint32_t first;
 	uint64_t size;		/* 0: by the chain */
 	bool nofat;
+	bool root;		/* the volume's root (FAT12/16: the fixed area) */
+	bool deleted;		/* a deleted directory: all it holds is deleted */
 	unsigned depth;
 };
 
 struct wk {
-	struct fatreader fr;	/* the FAT, and in fr.l the layout */
-	const struct layout *l;	/* &fr.l */
+	struct vol_src src;	/* the FAT (its layout in src.fr.l) and the bitmap */
+	const struct layout *l;	/* &src.fr.l */
 	const struct fsc_probe *p;
 	unsigned flags;
 	fsc_dirent_fn fn;
 	void *ctx;
 	int stop;
 	uint64_t *seen;		/* directory clusters already read */
-	const uint8_t *bitmap;	/* exFAT allocation bitmap, or NULL */
+	char prefix[4096];	/* the path of the directory the walk started at, "" for the root */
 	struct pathtab nodes;
 	struct wjob *stack;
 	size_t nstack, capstack;
@@ -47,7 +52,7 @@ struct wk {
 	struct fat_lfn lfn;	/* FAT long name being assembled */
 };
 
-static void push(struct wk *w, size_t node, uint32_t first, uint64_t size, bool nofat, unsigned depth)
+static void push(struct wk *w, size_t node, const struct wjob *j)
 {
 	if (node == SIZE_MAX)
 		return;
@@ -60,56 +65,47 @@ static void push(struct wk *w, size_t node, uint32_t first, uint64_t size, bool 
 		w->stack = v;
 		w->capstack = cap;
 	}
-	w->stack[w->nstack++] = (struct wjob){ node, first, size, nofat, depth };
+	w->stack[w->nstack] = *j;
+	w->stack[w->nstack++].node = node;
 }
 
-static bool cluster_free(struct wk *w, uint32_t c)
+/* A deleted entry's recovery (read.c); for a directory, how to read it when intact. */
+static void recovery(struct wk *w, struct fsc_dirent *d, struct wjob *j)
 {
-	if (w->l->type == FSC_TYPE_EXFAT)
-		return w->bitmap && !((w->bitmap[(c - 2) / 8] >> ((c - 2) % 8)) & 1);
-	return fatreader_next(&w->fr, c) == LAYOUT_FREE;
-}
+	struct vol_runs r;
 
-/*
- * Deleted entry: are the clusters it pointed at still free?  (Contiguous
- * guess; a FAT directory records no size: its first cluster at least.)
- */
-static int recoverable(struct wk *w, uint32_t first, uint64_t size, bool dir)
-{
-	uint64_t n = (size + w->l->cluster_bytes - 1) / w->l->cluster_bytes;
-
-	if (!n && dir && first)
-		n = 1;
-	if (!n)
-		return 1;
-	if (!layout_cluster_valid(w->l, first) || (w->l->type == FSC_TYPE_EXFAT && !w->bitmap))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (!layout_cluster_valid(w->l, (uint32_t)(first + i)))
-			return -1;
-		if (!cluster_free(w, (uint32_t)(first + i)))
-			return 0;
-	}
-	return 1;
+	if (vol_runs_of(&w->src, d, &r) < 0)
+		r.state = FSC_REC_UNKNOWN;
+	d->recovery = r.state;
+	d->recoverable = r.state == FSC_REC_INTACT ? 1 : r.state == FSC_REC_UNKNOWN ? -1 : 0;
+	j->nofat = d->nofat || r.contiguous;
+	j->size = d->size ? d->size : w->l->type == FSC_TYPE_EXFAT ? 0 : w->l->cluster_bytes;
+	vol_runs_free(&r);
 }
 
 static void emit(struct wk *w, struct fsc_dirent *d)
 {
 	char path[4096 + 800];
+	struct wjob j = { 0, d->first_cluster, d->size, d->nofat, false, true, w->cur.depth + 1 };
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dir, strcmp(w->dir, "/") ? "/" : "", d->name);
 	d->path = path;
 	d->depth = w->cur.depth + 1;
 	d->parent_id = w->cur.node;
+	d->deleted |= w->cur.deleted;
+	d->recovery = FSC_REC_LIVE;
+	d->recoverable = -1;
 	if (d->deleted)
-		d->recoverable = recoverable(w, d->first_cluster, d->size, d->dir);
-	else
-		d->recoverable = -1;
-	if (d->dir && !d->deleted && d->first_cluster) {
+		recovery(w, d, &j);
+	if (d->dir && d->first_cluster && !(w->flags & FSC_WALK_ONE) &&
+	    (!d->deleted || d->recovery == FSC_REC_INTACT)) {
 		size_t node = pathtab_add(&w->nodes, w->cur.node, d->name);
 
 		d->id = node == SIZE_MAX ? 0 : node;
-		push(w, node, d->first_cluster, d->size, d->nofat, w->cur.depth + 1);
+		j.deleted = d->deleted;
+		if (!d->deleted)
+			j.size = d->size;
+		push(w, node, &j);
 	}
 	if (!w->stop)
 		w->stop = w->fn(w->ctx, d);
@@ -211,7 +207,7 @@ static bool exfat_entry(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off
 		return false;
 	if (ev == EXA_SET)
 		exfat_set_done(w);
-	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_LABEL && w->cur.node == 0)
+	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_LABEL && w->cur.root)
 		exfat_label(w, e, c, off);
 	return true;
 }
@@ -286,7 +282,7 @@ static bool fat_entry(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 		return true;	/* . and .. */
 	case FAT_E_LABEL:
 		fat_lfn_reset(&w->lfn);
-		if (w->cur.node == 0) {
+		if (w->cur.root) {
 			fat_label_text(e, name);
 			emit_label(w, name, c, off);
 		}
@@ -310,6 +306,26 @@ static bool area(struct wk *w, const uint8_t *d, size_t len, uint32_t c, uint64_
 	return true;
 }
 
+/* The path of the directory being read: the start's, then the walk's own below it. */
+static void dir_path(struct wk *w)
+{
+	char rel[sizeof(w->dir)];
+
+	size_t a = strlen(w->prefix), b;
+
+	pathtab_path(&w->nodes, w->cur.node, rel, sizeof(rel));
+	if (a <= 1) {	/* "" or "/": the walk's own paths */
+		memcpy(w->dir, rel, sizeof(rel));
+		return;
+	}
+	b = strcmp(rel, "/") ? strlen(rel) : 0;
+	if (a + b >= sizeof(w->dir))
+		b = a < sizeof(w->dir) ? sizeof(w->dir) - 1 - a : 0;	/* cut, as pathtab_path does */
+	memcpy(w->dir, w->prefix, a);
+	memcpy(w->dir + a, rel, b);
+	w->dir[a + b] = '\0';
+}
+
 static void read_dir(struct wk *w)
 {
 	const struct wjob *j = &w->cur;
@@ -319,8 +335,8 @@ static void read_dir(struct wk *w)
 
 	exfat_asm_init(&w->as, (w->flags & FSC_WALK_DELETED) ? EXA_DELETED : 0, 18);
 	fat_lfn_reset(&w->lfn);
-	pathtab_path(&w->nodes, j->node, w->dir, sizeof(w->dir));
-	if (j->node == 0 && w->l->type != FSC_TYPE_EXFAT && w->l->fat_bits != 32) {
+	dir_path(w);
+	if (j->root && w->l->type != FSC_TYPE_EXFAT && w->l->fat_bits != 32) {
 		if (fsc_dev_map(w->l->dev, w->l->root_byte, w->l->root_bytes, &d) == 0)
 			area(w, d, w->l->root_bytes, 0, w->l->root_byte);
 		return;
@@ -331,24 +347,50 @@ static void read_dir(struct wk *w)
 		if (fsc_dev_map(w->l->dev, layout_cluster_byte(w->l, c), w->l->cluster_bytes, &d) < 0 ||
 		    !area(w, d, w->l->cluster_bytes, c, layout_cluster_byte(w->l, c)))
 			return;
-		c = j->nofat ? c + 1 : fatreader_next(&w->fr, c);
+		c = j->nofat ? c + 1 : fatreader_next(&w->src.fr, c);
 	}
 }
 
-FSC_EXPORT int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags,
-			     fsc_dirent_fn fn, void *ctx)
+/* The first job: the root, or dir (a directory, read as its recovery says when deleted). */
+static int start_job(struct wk *w, const struct fsc_dirent *dir, struct wjob *j)
+{
+	memset(j, 0, sizeof(*j));
+	if (!dir || dir->depth == 0) {
+		j->first = w->l->root_cluster;
+		j->root = true;
+		return 0;
+	}
+	if (!dir->dir || dir->label)
+		return -ENOTDIR;
+	snprintf(w->prefix, sizeof(w->prefix), "%s", dir->path ? dir->path : "/");
+	j->first = dir->first_cluster;
+	j->size = dir->size;
+	j->nofat = dir->nofat;
+	j->depth = dir->depth;
+	if (dir->deleted) {
+		struct fsc_dirent copy = *dir;
+
+		recovery(w, &copy, j);
+		j->deleted = true;
+		if (copy.recovery != FSC_REC_INTACT)
+			j->first = 0;	/* nothing to read */
+	}
+	return 0;
+}
+
+FSC_EXPORT int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_dirent *dir,
+			    unsigned flags, fsc_dirent_fn fn, void *ctx)
 {
 	struct wk *w = calloc(1, sizeof(*w));
-	struct layout l;
+	struct wjob j;
 	int r;
 
 	if (!w)
 		return -ENOMEM;
-	r = vol_layout(&l, dev, p);
+	r = vol_src_open(&w->src, dev, p);
 	if (r < 0)
 		goto out;
-	fatreader_init(&w->fr, &l);
-	w->l = &w->fr.l;
+	w->l = &w->src.fr.l;
 	w->p = p;
 	w->flags = flags;
 	w->fn = fn;
@@ -358,22 +400,25 @@ FSC_EXPORT int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, uns
 		r = -ENOMEM;
 		goto out;
 	}
-	if (w->l->type == FSC_TYPE_EXFAT && p->root.bitmap_found &&
-	    layout_cluster_valid(w->l, p->root.bitmap_cluster) &&
-	    fsc_dev_map(dev, layout_cluster_byte(w->l, p->root.bitmap_cluster),
-			((size_t)w->l->held + 7) / 8, &w->bitmap) < 0)
-		w->bitmap = NULL;
-	push(w, 0, w->l->root_cluster, 0, false, 0);
+	if ((r = start_job(w, dir, &j)) < 0)
+		goto out;
+	push(w, 0, &j);
 	while (w->nstack && !w->stop) {
 		w->cur = w->stack[--w->nstack];
 		read_dir(w);
 	}
 	r = w->stop;
 out:
-	fatreader_free(&w->fr);
+	vol_src_close(&w->src);
 	pathtab_free(&w->nodes);
 	free(w->stack);
 	free(w->seen);
 	free(w);
 	return r;
+}
+
+FSC_EXPORT int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags,
+			     fsc_dirent_fn fn, void *ctx)
+{
+	return fsc_walk_dir(dev, p, NULL, flags & ~(unsigned)FSC_WALK_ONE, fn, ctx);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# common-options.sh - every command (probe, fsck, dump, label, undo, and
-# label with a change, which opens for writing) takes --offset,
+# common-options.sh - every command (probe, fsck, dump, label, undo, ls,
+# cat, extract, and label with a change, which opens for writing) takes --offset,
 # --partition, --sector-size, -h and -V and rejects the same mistakes the
 # same way: a usage mistake is "fatscope CMD: ..." plus "Try 'fatscope CMD
 # --help' for more information." and exit 16; a file that cannot be used is
@@ -34,12 +34,12 @@ cp "$WORK/img/mbr-disk.img" disk.img
 	{ echo "cannot make and apply v.undo" >&2; exit 99; }
 
 # The commands, as a word list each: CMD then the arguments before FILE.
-commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo")
+commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo" ls cat "extract -o $dir/xo")
 
 # The command's exit code for a volume too small to hold a boot sector.
 too_small_code() {
 	case $1 in
-	probe|dump|label*) echo 2 ;;
+	probe|dump|label*|ls|cat|extract*) echo 2 ;;
 	*) echo 8 ;;
 	esac
 }
@@ -92,30 +92,32 @@ fails() {
 for words in "${commands[@]}"; do
 	name=${words%% *}
 	p="fatscope $name: "
-	usage "$words" "${p}invalid offset '-1'" --offset=-1 v.img
-	usage "$words" "${p}invalid offset '12Q'" --offset 12Q v.img
-	usage "$words" "${p}invalid partition number '0'" --partition 0 v.img
-	usage "$words" "${p}invalid partition number 'x'" --partition x v.img
-	usage "$words" "${p}invalid sector size '1000'" --sector-size 1000 v.img
-	usage "$words" "${p}invalid sector size '8192'" --sector-size 8192 v.img
-	usage "$words" "${p}--offset and --partition are mutually exclusive" --offset 0 --partition 1 v.img
+	t=()	# operands after FILE: cat's PATH
+	[ "$name" = cat ] && t=(/README.TXT)
+	usage "$words" "${p}invalid offset '-1'" --offset=-1 v.img "${t[@]}"
+	usage "$words" "${p}invalid offset '12Q'" --offset 12Q v.img "${t[@]}"
+	usage "$words" "${p}invalid partition number '0'" --partition 0 v.img "${t[@]}"
+	usage "$words" "${p}invalid partition number 'x'" --partition x v.img "${t[@]}"
+	usage "$words" "${p}invalid sector size '1000'" --sector-size 1000 v.img "${t[@]}"
+	usage "$words" "${p}invalid sector size '8192'" --sector-size 8192 v.img "${t[@]}"
+	usage "$words" "${p}--offset and --partition are mutually exclusive" --offset 0 --partition 1 v.img "${t[@]}"
 	# getopt_long's own words (they vary with the C library): the command, then the option.
-	usage "$words" "${p}[^[:cntrl:]]*--bogus[^[:cntrl:]]*" --bogus v.img
-	usage "$words" "${p}[^[:cntrl:]]*--sector-size[^[:cntrl:]]*" v.img --sector-size
+	usage "$words" "${p}[^[:cntrl:]]*--bogus[^[:cntrl:]]*" --bogus v.img "${t[@]}"
+	usage "$words" "${p}[^[:cntrl:]]*--sector-size[^[:cntrl:]]*" v.img "${t[@]}" --sector-size
 
-	fails "$words" 8 "fatscope: $dir/missing.img: No such file or directory" "$dir/missing.img"
-	fails "$words" 8 "fatscope: $dir/adir: is a directory" "$dir/adir"
-	fails "$words" 8 "fatscope: /dev/null: not a regular file or block device" /dev/null
-	fails "$words" 8 "fatscope: short.img: offset 1048576 is beyond the end (600 bytes)" --offset 1M short.img
-	fails "$words" 8 "fatscope: short.img: no partition 1: no partition table found" --partition 1 short.img
+	fails "$words" 8 "fatscope: $dir/missing.img: No such file or directory" "$dir/missing.img" "${t[@]}"
+	fails "$words" 8 "fatscope: $dir/adir: is a directory" "$dir/adir" "${t[@]}"
+	fails "$words" 8 "fatscope: /dev/null: not a regular file or block device" /dev/null "${t[@]}"
+	fails "$words" 8 "fatscope: short.img: offset 1048576 is beyond the end (600 bytes)" --offset 1M short.img "${t[@]}"
+	fails "$words" 8 "fatscope: short.img: no partition 1: no partition table found" --partition 1 short.img "${t[@]}"
 	if [ "$name" = undo ]; then
 		# undo does not probe: the undo file, made for another size, says no.
-		fails "$words" 8 "fatscope: v.undo: not an undo file for this volume, or damaged" empty.img
+		fails "$words" 8 "fatscope: v.undo: not an undo file for this volume, or damaged" empty.img "${t[@]}"
 	else
 		fails "$words" "$(too_small_code "$words")" \
-			"fatscope: empty.img: too small to hold a boot sector (0 bytes)" empty.img
+			"fatscope: empty.img: too small to hold a boot sector (0 bytes)" empty.img "${t[@]}"
 		fails "$words" "$(too_small_code "$words")" \
-			"fatscope: short.img: too small to hold a boot sector (88 bytes)" --offset 512 short.img
+			"fatscope: short.img: too small to hold a boot sector (88 bytes)" --offset 512 short.img "${t[@]}"
 	fi
 
 	# -V, --help: exit 0, the version line, the same common option lines.

@@ -15,9 +15,9 @@
 #       man/problems-section.sh generates from problems.def now (--all for
 #       fatscope-fsck.8, --probe for fatscope-probe.8), so that a changed
 #       problems.def fails until the pages are regenerated;
-#   (e) man/fatscope-dump.8, man/fatscope-label.8 and man/fatscope-undo.8
-#       document every long option of `fatscope dump --help',
-#       `fatscope label --help' and `fatscope undo --help' (a help without
+#   (e) man/fatscope-dump.8, man/fatscope-label.8, man/fatscope-undo.8,
+#       man/fatscope-ls.8, man/fatscope-cat.8 and man/fatscope-extract.8
+#       document every long option of their command's --help (a help without
 #       an "Options:" list: the options of its "Usage:" lines);
 #   (f) every command listed under "Commands:" by `fatscope --help' has its
 #       page man/fatscope-CMD.8, except those that share another command's
@@ -60,6 +60,9 @@ fsck_help=$("$FATSCOPE" fsck --help) || fail_hard "'$FATSCOPE fsck --help' faile
 dump_help=$("$FATSCOPE" dump --help) || fail_hard "'$FATSCOPE dump --help' failed"
 label_help=$("$FATSCOPE" label --help) || fail_hard "'$FATSCOPE label --help' failed"
 undo_help=$("$FATSCOPE" undo --help) || fail_hard "'$FATSCOPE undo --help' failed"
+ls_help=$("$FATSCOPE" ls --help) || fail_hard "'$FATSCOPE ls --help' failed"
+cat_help=$("$FATSCOPE" cat --help) || fail_hard "'$FATSCOPE cat --help' failed"
+extract_help=$("$FATSCOPE" extract --help) || fail_hard "'$FATSCOPE extract --help' failed"
 main_help=$("$FATSCOPE" --help) || fail_hard "'$FATSCOPE --help' failed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-sync.XXXXXX") || fail_hard "cannot create a temporary directory"
@@ -207,7 +210,7 @@ for opt in $fsck_options; do
 done
 
 # (e) the options of dump, label and undo in their pages
-ndo=0 nlo=0 nuo=0
+ndo=0 nlo=0 nuo=0 nno=0
 dump_options=$(help_options "$dump_help")
 label_options=$(help_options "$label_help")
 undo_options=$(help_options "$undo_help")
@@ -215,11 +218,15 @@ undo_options=$(help_options "$undo_help")
 [ -n "$dump_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE dump --help'"
 [ -n "$label_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE label --help'"
 [ -n "$undo_options" ] || fail_hard "no long options in '$FATSCOPE undo --help'"
-for which in dump label undo; do
+for which in dump label undo ls cat extract; do
 	case $which in
 	dump) page=$dump_page opts=$dump_options ;;
 	label) page=$label_page opts=$label_options ;;
 	undo) page=$undo_page opts=$undo_options ;;
+	ls|cat|extract)
+		page=$srcdir/man/fatscope-$which.8
+		eval "opts=\$(help_options \"\$${which}_help\")"
+		[ -n "$opts" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE $which --help'" ;;
 	esac
 	name=man/$(basename "$page")
 	if [ ! -r "$page" ]; then
@@ -233,6 +240,7 @@ for which in dump label undo; do
 		dump) ndo=$((ndo + 1)) ;;
 		label) nlo=$((nlo + 1)) ;;
 		undo) nuo=$((nuo + 1)) ;;
+		*) nno=$((nno + 1)) ;;
 		esac
 		if ! has_option "$opt" "$tmp/$which.txt"; then
 			echo "man-sync: option $opt of 'fatscope $which' is not documented in $name"
@@ -311,5 +319,5 @@ if [ $((missing + stale)) -gt 0 ]; then
 	echo "man-sync: $missing item(s) missing or misplaced, $stale PROBLEMS section(s) out of date"
 	exit 1
 fi
-echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe, $nfo fsck, $ndo dump, $nlo label and $nuo undo options, $nc commands documented; PROBLEMS sections up to date"
+echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe, $nfo fsck, $ndo dump, $nlo label, $nuo undo and $nno ls, cat and extract options, $nc commands documented; PROBLEMS sections up to date"
 exit 0

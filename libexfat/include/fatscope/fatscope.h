@@ -467,7 +467,24 @@ uint64_t fsc_field_uint(const struct fsc_field *f, const uint8_t *s);
 void fsc_field_value(const struct fsc_field *f, const uint8_t *s, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Reading the tree (dump): exFAT and FAT alike                         */
+/* Reading the tree (dump, ls): exFAT and FAT alike                     */
+
+/*
+ * How much of a deleted file or directory can still be read (struct
+ * fsc_dirent's recovery, fsc_file_recovery).  A cluster counts as gone
+ * when it is in use again (exFAT: set in the allocation bitmap; FAT: a
+ * non-free FAT entry); a free cluster may still have been written and
+ * freed since, which no volume records.
+ */
+enum fsc_recovery {
+	FSC_REC_LIVE,			/* not deleted */
+	FSC_REC_INTACT,			/* every cluster it had is still free (or it had none) */
+	FSC_REC_PARTIAL,		/* some are in use again: those bytes read as zeros */
+	FSC_REC_OVERWRITTEN,		/* every one is in use again */
+	FSC_REC_UNKNOWN,		/* cannot tell: no allocation bitmap, a first cluster outside the volume */
+};
+/* "live", "intact", "partial", "overwritten", "unknown". */
+const char *fsc_recovery_name(enum fsc_recovery r);
 
 struct fsc_dirent {
 	const char *path;		/* of the entry, "/DCIM/IMG_0001.JPG" */
@@ -485,13 +502,16 @@ struct fsc_dirent {
 	int16_t ctime_utc, mtime_utc, atime_utc;	/* minutes east of UTC; INT16_MIN: none */
 	uint32_t entry_cluster;		/* where the entry (set) lies; 0: FAT12/16 root area */
 	uint64_t entry_offset;		/* byte offset in the volume of its primary (exFAT) or 8.3 (FAT) entry */
-	int recoverable;		/* deleted: 1 clusters still free, 0 reused, -1 unknown */
+	int recoverable;		/* deleted: 1 clusters still free, 0 reused (some or all), -1 unknown */
+	enum fsc_recovery recovery;	/* deleted: how much is left (FSC_REC_LIVE otherwise) */
 };
 
 /* Return non-zero to stop the walk (that value is returned by the walk). */
 typedef int (*fsc_dirent_fn)(void *ctx, const struct fsc_dirent *d);
 
-#define FSC_WALK_DELETED	0x1	/* also deleted entries (sets with InUse clear, 0xE5) */
+#define FSC_WALK_DELETED	0x1	/* also deleted entries (sets with InUse clear, 0xE5), and the
+					   entries of deleted directories whose clusters are intact */
+#define FSC_WALK_ONE		0x2	/* fsc_walk_dir: only the directory's own entries */
 
 /*
  * Walk the directory tree of an exFAT or FAT volume, depth first, parents
@@ -503,6 +523,82 @@ typedef int (*fsc_dirent_fn)(void *ctx, const struct fsc_dirent *d);
  */
 int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags,
 		  fsc_dirent_fn fn, void *ctx);
+
+/*
+ * The same below one directory: dir as fsc_lookup or a walk gave it (NULL,
+ * or depth 0: the root); the entries' paths and depths are those of the
+ * whole tree.  With FSC_WALK_ONE only dir's own entries.  A deleted
+ * directory is read as its recovery says.  fsc_walk_tree's returns, and
+ * -ENOTDIR when dir is not a directory.
+ */
+int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_dirent *dir,
+		 unsigned flags, fsc_dirent_fn fn, void *ctx);
+
+#define FSC_LOOKUP_DELETED	0x1	/* a deleted entry may match (a live one is preferred) */
+
+/*
+ * Find path on the volume: components separated by '/', a leading '/'
+ * optional, empty components ignored, "/" or "" the root.  A component
+ * matches a name as the drivers compare them: exFAT through the volume's
+ * up-case table (the specification's recommended table when the volume's
+ * is missing or damaged), FAT long names through the recommended table
+ * too, and a FAT 8.3 name ("LONGFI~1.TXT") in any case.  A live entry is
+ * preferred to a deleted one of the same name.  On success *out is the
+ * entry (the root: depth 0, dir, path "/", name ""), its path (the names
+ * as the volume spells them) and name stored in buf (len bytes).
+ * Returns 0, -ENOENT, -ENOTDIR (a file where a directory is needed),
+ * -ENAMETOOLONG (buf too small, a component over 255 characters or not
+ * UTF-8), -EINVAL (not exFAT or FAT), -ENOMEM, -EIO.
+ */
+int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const char *path, unsigned flags,
+	       struct fsc_dirent *out, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Reading files (cat, extract): exFAT and FAT alike                    */
+
+struct fsc_reader;
+struct fsc_file;
+
+#define FSC_READER_CROSSLINKS	0x1	/* refuse a file that shares a cluster with one opened before */
+
+/*
+ * A reader of the files of the volume probed as p (read-only: nothing is
+ * ever written).  With FSC_READER_CROSSLINKS it remembers the clusters of
+ * every live file it opens (one bit per cluster).  Returns 0 and *out
+ * (free with fsc_reader_close), -EINVAL (not exFAT or FAT, unusable
+ * geometry), -EIO (the FAT lies beyond the device), -ENOMEM.
+ */
+int fsc_reader_open(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags, struct fsc_reader **out);
+void fsc_reader_close(struct fsc_reader *r);
+
+/*
+ * Open the file (or directory) d, as a walk or fsc_lookup gave it: its
+ * clusters are found now, the chain bounded by the file's size and by the
+ * volume (a loop is found, however long).  exFAT's NoFatChain and
+ * ValidDataLength are honoured (bytes past ValidDataLength read as zero).
+ * A deleted file is recovered as fsc_recovery says: exFAT by its chain
+ * while that is whole and free, else (and always on FAT) the contiguous
+ * clusters from its first; clusters in use again read as zeros.
+ * Returns 0 and *out (free with fsc_file_close, before the reader);
+ * -ELOOP (a live file's chain comes back to itself, within the file or
+ * right after its end), -EUCLEAN (the chain leaves the data area, meets a
+ * free or bad cluster, ends early; with FSC_READER_CROSSLINKS a cluster
+ * an earlier file has), -ENOMEM; why (may be NULL) says what is wrong.
+ */
+int fsc_file_open(struct fsc_reader *r, const struct fsc_dirent *d, struct fsc_file **out,
+		  char *why, size_t whylen);
+/* Bytes the file has (exFAT DataLength, FAT FileSize; a FAT directory: its clusters). */
+uint64_t fsc_file_size(const struct fsc_file *f);
+/* FSC_REC_LIVE for a live file; for a deleted one, how much is left. */
+enum fsc_recovery fsc_file_recovery(const struct fsc_file *f);
+/* Clusters of a deleted file that are in use again (read as zeros), and in all. */
+uint64_t fsc_file_clusters(const struct fsc_file *f, uint64_t *reused);
+/*
+ * Up to len bytes from byte off of the file into buf: the count (0 at or
+ * past the end), or -errno from the device.
+ */
+int64_t fsc_file_read(struct fsc_file *f, uint64_t off, void *buf, size_t len);
+void fsc_file_close(struct fsc_file *f);
 
 /* One run of an allocation: count clusters from first. */
 typedef void (*fsc_extent_fn)(void *ctx, uint32_t first, uint32_t count);

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* entry.h - one directory entry as text and JSON, for dump and ls (entry.c). */
+#ifndef FSC_ENTRY_H
+#define FSC_ENTRY_H
+
+#include "common.h"
+#include "json.h"
+
+/* "2020-01-02 03:04:06.00 +01:00" from a DOS timestamp, 10 ms units and a UTC offset; "-" for none. */
+void entry_timestamp(uint32_t ts, unsigned ms10, int utc, char *buf, size_t len);
+/* "RHSDA" with '-' for each attribute not set. */
+void entry_attr(const struct fsc_dirent *d, char *buf, size_t len);
+/* The entry as a JSON object: path, names, kind, deletion and recovery, sizes, clusters, times. */
+void entry_json(struct json *j, const struct fsc_dirent *d);
+
+#endif
