@@ -59,6 +59,16 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 	return -EINVAL;
 }
 
+int fat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		   struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_hooks *hooks)
+{
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	r = findings_append(out, &p->findings);
+	return r < 0 ? r : fat_check(dev, p, o, out, sum, hooks);
+}
+
 FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 			 struct fsc_findings *out, struct fsc_check_summary *sum)
 {

@@ -231,14 +231,14 @@ void fv_compare(struct fvol *v)
 
 			x &= x - 1;
 			ck_runs_add(&lost, w * 64 + bit + 2);
-			if (v->after && v->after->lost)
-				v->after->lost(v->after->ctx, (uint32_t)(w * 64 + bit + 2));
+			if (v->hooks && v->hooks->lost)
+				v->hooks->lost(v->hooks->ctx, (uint32_t)(w * 64 + bit + 2));
 		}
 	}
 	v->ck.sum->lost_clusters = lost.count;
-	if (v->after) {
-		v->after->free_clusters = v->free_clusters;
-		v->after->clusters = v->cc;
+	if (v->hooks) {
+		v->hooks->free_clusters = v->free_clusters;
+		v->hooks->clusters = v->cc;
 	}
 	ck_runs_report(&v->ck, FSC_PR_FAT_LOST_CLUSTERS, &lost);
 	check_fsinfo(v);

@@ -97,7 +97,7 @@ static int passes(struct fvol *v)
 }
 
 int fat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-	      struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_after *after)
+	      struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_hooks *after)
 {
 	struct fvol v = { 0 };
 	int r;
@@ -108,7 +108,7 @@ int fat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_c
 	v.dev = dev;
 	v.p = p;
 	v.b = &p->fat;
-	v.after = after;
+	v.hooks = after;
 	ck_init(&v.ck, out, sum, o, FV_NPASSES);
 	ck_pass(&v.ck, 1, 1);
 	if (!geometry_usable(p) || geometry(&v) < 0)

@@ -10,10 +10,19 @@
 #include "check/engine.h"
 
 /*
- * What a repair planner learns from a check of the volume as its plan
- * leaves it: each lost cluster (lost may be NULL), and the free count.
+ * What a repair planner hears from a check (repair/fat_repair.c): during
+ * the walk, long-name parts to re-attach to their 8.3 entry (sum >= 0: the
+ * checksum to write into each) or to mark deleted (sum < 0), and the 0x00
+ * entries before entries in use past a directory's end marker, with the
+ * first byte each should have (0xE5, deleted; or a long-name part's
+ * sequence number where the rest of the part and the next entry say
+ * which): they let those entries be seen again; at the end, each lost
+ * cluster and the free count.  finding: the index in the findings list of
+ * the finding that says why.  Any callback may be NULL.
  */
-struct fat_after {
+struct fat_hooks {
+	void (*lfn)(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum);
+	void (*revive)(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n);
 	void (*lost)(void *ctx, uint32_t c);
 	void *ctx;
 	uint64_t free_clusters;
@@ -36,7 +45,7 @@ struct fvol {
 	uint32_t fat1;			/* FAT[1] as stored */
 	uint16_t *upcase;		/* 65536 entries: long names compared without case */
 	uint8_t *dirbuf;		/* one chunk of a directory */
-	struct fat_after *after;	/* or NULL */
+	struct fat_hooks *hooks;	/* or NULL */
 };
 
 #define FV_NPASSES 4
@@ -66,6 +75,14 @@ const char *fv_sfn_unusual(const uint8_t raw[11]);
 /* A DOS date or time that is not a real one: its description, or NULL. */
 const char *fv_date_problem(uint16_t date);
 const char *fv_time_problem(uint16_t time);
+/*
+ * Long-name parts e[0..n) (as read, last part first) that make one whole
+ * name (sequence numbers n..1, the first with 0x40) whose 8.3 alias raw
+ * could be: the 8.3 base a prefix of the long name upper-cased without
+ * spaces and dots ('_' and a '~' tail standing for what 8.3 cannot hold),
+ * and its extension the long name's first three after its last dot.
+ */
+bool fv_lfn_fits(const uint8_t (*e)[32], unsigned n, const uint8_t raw[11]);
 /* An 8.3 name as UTF-8 for findings ("NAME.EXT", code page 850, bytes below 0x20 as '?'). */
 void fv_sfn_text(const uint8_t raw[11], char out[40]);
 
@@ -74,6 +91,10 @@ void fv_sfn_text(const uint8_t raw[11], char out[40]);
  * already); after (may be NULL) hears of lost clusters and the free count.
  */
 int fat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-	      struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_after *after);
+	      struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_hooks *after);
+
+/* dispatch.c: fsc_check of a FAT volume with a repair planner's hooks (may be NULL). */
+int fat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		   struct fsc_findings *out, struct fsc_check_summary *sum, struct fat_hooks *hooks);
 
 #endif

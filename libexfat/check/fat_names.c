@@ -85,3 +85,61 @@ void fv_sfn_text(const uint8_t raw[11], char out[40])
 		put_le16(le, 2 * i, u[i]);
 	utf16le_to_utf8(le, n, out, 40);
 }
+
+/* The long name of whole parts e[0..n) (last part first) into u: its length, or 0. */
+static unsigned lfn_units(const uint8_t (*e)[32], unsigned n, uint16_t *u)
+{
+	static const uint8_t pos[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
+	unsigned len = 0;
+
+	if (!n || n > 20 || !(e[0][0] & 0x40))
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if ((e[i][0] & 0x1F) != n - i || (e[i][11] & 0x3F) != 0x0F)
+			return 0;
+	for (unsigned p = n; p-- > 0;)		/* part 1 (the last read) holds units 0..12 */
+		for (unsigned k = 0; k < 13; k++) {
+			uint16_t x = get_le16(e[p], pos[k]);
+
+			if (x == 0x0000 || x == 0xFFFF)
+				return len;
+			u[len++] = x;
+		}
+	return len;
+}
+
+/* Does 8.3 character c stand for long-name unit x (upper-cased)? '_' for what 8.3 cannot hold. */
+static bool sfn_char_fits(uint8_t c, uint16_t x)
+{
+	if (x >= 'a' && x <= 'z')
+		x = (uint16_t)(x - 0x20);
+	return c == x || (c == '_' && !((x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9')));
+}
+
+bool fv_lfn_fits(const uint8_t (*e)[32], unsigned n, const uint8_t raw[11])
+{
+	uint16_t u[260], base[260];
+	unsigned len = lfn_units(e, n, u), nb = 0, dot = len, b = 0;
+
+	if (!len)
+		return false;
+	for (unsigned i = 0; i < len; i++)
+		if (u[i] == '.')
+			dot = i;
+	for (unsigned i = 0; i < dot; i++)	/* the base without spaces and dots */
+		if (u[i] != ' ' && u[i] != '.')
+			base[nb++] = u[i];
+	for (; b < 8 && raw[b] != ' ' && raw[b] != '~'; b++)
+		if (b >= nb || !sfn_char_fits(raw[b], base[b]))
+			return false;
+	if (b < 8 && raw[b] == ' ' && b != nb)
+		return false;			/* no ~n tail: the whole base */
+	for (unsigned k = 0; k < 3; k++) {
+		unsigned i = dot + 1 + k;
+		bool have = dot < len && i < len;
+
+		if (raw[8 + k] == ' ' ? have && k == 0 : !have || !sfn_char_fits(raw[8 + k], u[i]))
+			return false;
+	}
+	return true;
+}

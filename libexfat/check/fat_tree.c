@@ -66,6 +66,21 @@ struct ftree {
 	unsigned lfn_next, lfn_parts;
 	uint8_t lfn_sum;
 	struct owner lfn_at;
+	/* the long-name parts read since the last other entry, for a repair */
+	struct {
+		uint64_t *off;
+		size_t n, cap;
+		uint8_t e[20][32];	/* the first 20 */
+		size_t finding;		/* the finding about them, or SIZE_MAX */
+	} run;
+	/* the 0x00 entries past the end marker before one in use (revive), and those after the last */
+	uint64_t *zeros;
+	uint8_t *zfirst;		/* the first byte each should have */
+	size_t nzeros, capzeros, capzfirst, zeros_kept;
+	size_t zlfn;			/* the last entry read was a 0x00 one with a long-name part's body (its index) */
+	int prev_seq;			/* the last entry read past the marker was a part: its number, and checksum */
+	uint8_t prev_sum;
+	bool revive_bad;		/* an entry past the marker that is no plausible one */
 	struct dent *names;
 	size_t nnames, capnames;
 	uint16_t *arena;
@@ -86,7 +101,46 @@ static struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const 
 	return ck_add_owner(&t->v->ck, id, &who);
 }
 
+static uint64_t cur_byte(const struct ftree *t)
+{
+	return t->cl ? layout_cluster_byte(&t->v->lay, t->cl) + 32ull * t->ent : t->byte;
+}
+
+static bool hooked(const struct ftree *t)
+{
+	return t->v->hooks && !t->v->ck.owners_pass;
+}
+
 /* ---- long names (fatgen103 section 7) ---- */
+
+static void run_add(struct ftree *t, const uint8_t *e)
+{
+	if (!hooked(t) || !grow((void **)&t->run.off, &t->run.cap, t->run.n + 1, sizeof(*t->run.off)))
+		return;
+	if (t->run.n < 20)
+		memcpy(t->run.e[t->run.n], e, 32);
+	t->run.off[t->run.n++] = cur_byte(t);
+}
+
+/* The run of parts has a finding: the first one says why they will be changed. */
+static void run_flag(struct ftree *t, const struct fsc_finding *f)
+{
+	if (f && t->run.finding == SIZE_MAX)
+		t->run.finding = (size_t)(f - t->v->ck.out->v);
+}
+
+/* The parts end (at the 8.3 entry raw, or NULL): a run with a finding is offered to the repair. */
+static void run_flush(struct ftree *t, const uint8_t *raw)
+{
+	const struct fat_hooks *h = t->v->hooks;
+
+	if (hooked(t) && h->lfn && t->run.n && t->run.finding != SIZE_MAX)
+		h->lfn(h->ctx, t->run.finding, t->run.off, t->run.n,
+		       raw && t->run.n <= 20 && fv_lfn_fits((const uint8_t (*)[32])t->run.e, (unsigned)t->run.n, raw) ?
+		       fat_sfn_checksum(raw) : -1);
+	t->run.n = 0;
+	t->run.finding = SIZE_MAX;
+}
 
 static void lfn_orphan(struct ftree *t)
 {
@@ -94,6 +148,8 @@ static void lfn_orphan(struct ftree *t)
 
 	if (t->lfn_on && (f = ck_add_owner(&t->v->ck, FSC_PR_FAT_LFN_ORPHAN, &t->lfn_at)))
 		finding_actual(f, "%u", t->lfn_parts);
+	if (t->lfn_on)
+		run_flag(t, f);
 	t->lfn_on = false;
 }
 
@@ -109,6 +165,7 @@ static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
 		vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
 		va_end(ap);
 	}
+	run_flag(t, f);
 	t->lfn_on = false;
 	t->lfn_skip = true;
 }
@@ -119,7 +176,11 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 
 	if (e[0] & 0x40) {
 		lfn_orphan(t);
+		run_flush(t, NULL);
 		t->lfn_skip = false;
+	}
+	run_add(t, e);
+	if (e[0] & 0x40) {
 		if (seq < 1 || seq > 20)
 			return lfn_broken(t, seq, "a name has parts 1 to 20 (last part 0x%02x)", e[0]);
 		fat_lfn_reset(&t->lfn);
@@ -161,6 +222,7 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 			finding_actual(f, "0x%02x", t->lfn_sum);
 			finding_expected(f, "0x%02x", fat_sfn_checksum(raw));
 		}
+		run_flag(t, f);
 		return 0;
 	}
 	n = fat_lfn_name(&t->lfn, raw, false, u);
@@ -421,6 +483,7 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	bool dir = e[11] & 0x10;
 	uint32_t first = first_cluster(t->v, e), size = get_le32(e, 28);
 
+	run_flush(t, e);
 	if (!n) {
 		n = fat_sfn_units(e, e[12], su);
 		lu = su;
@@ -452,41 +515,93 @@ static void check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind 
 	}
 }
 
+/* Could e be an entry of the directory, once the end marker before it is gone? */
+static bool plausible(const uint8_t *e)
+{
+	enum fat_kind k = fat_entry_kind(e);
+
+	if (k == FAT_E_LFN || k == FAT_E_LFN_DELETED || k == FAT_E_DELETED)
+		return true;
+	return k == FAT_E_FILE && !fv_sfn_invalid(e) && !(e[11] & 0xC0) && (e[11] & 0x18) != 0x18;
+}
+
+/*
+ * A 0x00 entry with a long-name part's body just before e: the number its
+ * first byte had, when e says it (the next part of the same name, or the
+ * 8.3 entry the name's checksum is of); else 0xE5.
+ */
+static uint8_t lost_part_byte(const struct ftree *t, const uint8_t *e, uint8_t sum)
+{
+	unsigned seq = (e[11] & 0x3F) == 0x0F && e[0] != 0xE5 && e[13] == sum && !(e[0] & 0x40) ? (e[0] & 0x1F) + 1u :
+		       (e[11] & 0x3F) != 0x0F && fat_sfn_checksum(e) == sum ? 1u : 0u;
+
+	if (seq < 1 || seq > 20)
+		return 0xE5;
+	/* the last part of its name (0x40) unless a part of the same name came before it */
+	return (uint8_t)(seq | (t->prev_seq == (int)seq + 1 && t->prev_sum == sum ? 0 : 0x40));
+}
+
+/* Past the end marker: counted, and for a repair the 0x00 entries before each one in use. */
+static void past_end(struct ftree *t, const uint8_t *e)
+{
+	size_t z = t->zlfn;
+
+	t->zlfn = SIZE_MAX;
+	if (z != SIZE_MAX)
+		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : 0xE5;
+	if (!e[0]) {
+		if (hooked(t) && grow((void **)&t->zeros, &t->capzeros, t->nzeros + 1, sizeof(*t->zeros)) &&
+		    grow((void **)&t->zfirst, &t->capzfirst, t->nzeros + 1, 1)) {
+			bool body = (e[11] & 0x3F) == 0x0F && !bytes_all(e, 1, 31, 0);
+
+			t->zfirst[t->nzeros] = body ? e[13] : 0xE5;	/* (the checksum, until the next entry says) */
+			t->zlfn = body ? t->nzeros : SIZE_MAX;
+			t->zeros[t->nzeros++] = cur_byte(t);
+		}
+		t->prev_seq = -1;
+		return;
+	}
+	t->prev_seq = (e[11] & 0x3F) == 0x0F && e[0] != 0xE5 ? e[0] & 0x1F : -1;
+	t->prev_sum = e[13];
+	if (!t->after_end++)
+		t->after_at = here(t, NULL);
+	t->zeros_kept = t->nzeros;
+	t->revive_bad |= !plausible(e);
+}
+
 static void one_entry(struct ftree *t, const uint8_t *e)
 {
 	enum fat_kind k = fat_entry_kind(e);
 
-	if (t->end_seen) {
-		if (e[0] && !t->after_end++)
-			t->after_at = here(t, NULL);
-		return;
-	}
+	if (t->end_seen)
+		return past_end(t, e);
 	if (!t->is_root && t->index < 2)
 		check_dots_present(t, e, k);
 	if (k != FAT_E_LFN)
 		t->lfn_skip = false;
+	if (k != FAT_E_LFN && k != FAT_E_FILE) {
+		lfn_orphan(t);
+		/* (a label entry with a cluster may be a file whose attributes say label: its name may fit) */
+		run_flush(t, k == FAT_E_LABEL && first_cluster(t->v, e) ? e : NULL);
+	}
 	switch (k) {
 	case FAT_E_END:
-		lfn_orphan(t);
 		t->end_seen = true;
+		past_end(t, e);
 		break;
 	case FAT_E_LFN:
 		lfn_part(t, e);
 		break;
-	case FAT_E_LFN_DELETED:
-	case FAT_E_DELETED:
-		lfn_orphan(t);
-		break;
 	case FAT_E_DOT:
-		lfn_orphan(t);
 		dot_entry(t, e);
 		break;
 	case FAT_E_LABEL:
-		lfn_orphan(t);
 		label_entry(t, e);
 		break;
 	case FAT_E_FILE:
 		file_entry(t, e);
+		break;
+	default:
 		break;
 	}
 	t->index++;
@@ -561,8 +676,11 @@ static void read_dir(struct ftree *t, const struct job *j)
 
 	t->cur = *j;
 	t->is_root = j->node == 0;
-	t->end_seen = t->lfn_on = t->lfn_skip = false;
+	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = false;
 	t->index = t->after_end = 0;
+	t->nzeros = t->zeros_kept = 0;
+	t->zlfn = SIZE_MAX;
+	t->prev_seq = -1;
 	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
 	if (t->is_root && v->lay.fat_bits != 32) {
 		read_root_area(t);
@@ -578,8 +696,13 @@ static void read_dir(struct ftree *t, const struct job *j)
 			v->ck.sum->fragmented++;
 	}
 	lfn_orphan(t);
-	if (t->after_end && (f = ck_add_owner(&v->ck, FSC_PR_FAT_AFTER_END, &t->after_at)))
+	run_flush(t, NULL);
+	if (t->after_end && (f = ck_add_owner(&v->ck, FSC_PR_FAT_AFTER_END, &t->after_at))) {
 		finding_actual(f, "%llu", (unsigned long long)t->after_end);
+		if (hooked(t) && v->hooks->revive && !t->revive_bad)
+			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->zeros, t->zfirst,
+					 t->zeros_kept);
+	}
 	check_duplicates(t);
 }
 
@@ -594,6 +717,7 @@ int fv_walk_tree(struct fvol *v)
 		return -ENOMEM;
 	}
 	t->v = v;
+	t->run.finding = SIZE_MAX;
 	push_job(t, &root);
 	while (t->nstack) {
 		struct job j = t->stack[--t->nstack];
@@ -604,6 +728,9 @@ int fv_walk_tree(struct fvol *v)
 	free(t->stack);
 	free(t->names);
 	free(t->arena);
+	free(t->run.off);
+	free(t->zeros);
+	free(t->zfirst);
 	free(t);
 	return r;
 }

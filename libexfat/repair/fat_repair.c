@@ -34,8 +34,19 @@
 #include "check/fat_check.h"
 #include "fat/fat.h"
 
+/* Entries the walk offered to change: long-name parts (sum >= 0: re-attach), or 0x00 entries to revive. */
+struct ent_req {
+	size_t finding;
+	uint64_t *off;
+	uint8_t *first;			/* revive: the first byte each gets */
+	size_t n;
+	int sum;			/* -1: mark deleted; -2: revive */
+};
+
 struct frp {
 	struct rp r;
+	struct ent_req *reqs;
+	size_t nreqs, capreqs;
 	const struct fsc_fat_bpb *b;
 	struct layout lay;
 	unsigned active;
@@ -153,6 +164,89 @@ static void fix_field(struct frp *f, struct fsc_finding *x)
 		e[11] |= 0x10;
 	}
 	put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
+	x->planned = true;
+}
+
+/* ---- entries the walk offered ---- */
+
+static void note_req(struct frp *f, size_t finding, const uint64_t *off, const uint8_t *first, size_t n, int sum)
+{
+	struct ent_req q = { finding, malloc((n ? n : 1) * sizeof(*off)), first ? malloc(n ? n : 1) : NULL, n, sum };
+
+	if (!q.off || (first && !q.first) ||
+	    !grow((void **)&f->reqs, &f->capreqs, f->nreqs + 1, sizeof(*f->reqs))) {
+		free(q.off);
+		free(q.first);
+		f->r.err = -ENOMEM;
+		return;
+	}
+	memcpy(q.off, off, n * sizeof(*off));
+	if (first)
+		memcpy(q.first, first, n);
+	f->reqs[f->nreqs++] = q;
+}
+
+static void hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum)
+{
+	note_req(ctx, finding, off, NULL, n, sum);
+}
+
+static void hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n)
+{
+	note_req(ctx, finding, off, first, n, -2);
+}
+
+/*
+ * Long-name parts re-attached (their checksum the 8.3 entry's: they
+ * were whole and name an alias of it) or marked deleted (bytes kept: the
+ * file keeps its 8.3 name); 0x00 entries before entries in use marked
+ * deleted, so that what follows them counts again.
+ */
+static void apply_reqs(struct frp *f)
+{
+	static const char *const why[] = { "revive the entries after the end marker", "long-name part left unused",
+					   "long-name part re-attached to its 8.3 entry" };
+
+	for (size_t i = 0; i < f->nreqs && !f->r.err; i++) {
+		struct ent_req *q = &f->reqs[i];
+		struct fsc_finding *x = &f->r.out->v[q->finding];
+
+		if (!wanted(&f->r, x))
+			continue;
+		for (size_t k = 0; k < q->n; k++) {
+			uint8_t b[14];
+
+			if (plan_view_read(f->r.dev, f->r.plan, q->off[k], b, sizeof(b)) < 0) {
+				f->r.err = -EIO;
+				return;
+			}
+			if (q->sum >= 0)
+				b[13] = (uint8_t)q->sum;
+			else
+				b[0] = q->first ? q->first[k] : 0xE5;
+			put(&f->r, q->off[k], b, sizeof(b), why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
+		}
+		x->planned = true;
+	}
+}
+
+/*
+ * FAT_LABEL_ENTRY: an entry with a cluster is a file whose attributes say
+ * label (ATTR_ARCHIVE again: its cluster and long name count again); one
+ * without, a stray label, is marked deleted.
+ */
+static void fix_label(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!entry_of(f, x, &off) || !read_entry(f, off, e))
+		return;
+	if (entry_first(f, e) >= 2 && entry_first(f, e) <= f->cc + 1)
+		e[11] = 0x20;
+	else
+		e[0] = 0xE5;
+	put(&f->r, off, e, 32, e[0] == 0xE5 ? "stray volume label entry left unused" : "a file again, not a label", false);
 	x->planned = true;
 }
 
@@ -312,20 +406,30 @@ static void note_lost(void *ctx, uint32_t c)
 }
 
 /* Check through the plan: the lost clusters, the free count; whether an error is left. */
-static bool recheck(struct frp *f, struct fat_after *after)
+static bool recheck(struct frp *f, struct fat_hooks *after)
 {
 	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
 	struct fsc_check_opts o = { .max_per_problem = 1, .threads = 1 };
 	struct fsc_findings fs = { 0 };
 	struct fsc_check_summary s;
-	bool errors = false;
+	bool errors = false, seen[FSC_PR_COUNT] = { false };
 
 	after->lost = note_lost;
 	after->ctx = f;
 	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, after) < 0)
 		f->r.err = f->r.err ? f->r.err : -ENOMEM;
-	for (size_t i = 0; i < fs.n; i++)
+	for (size_t i = 0; i < fs.n; i++) {
 		errors |= fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
+		seen[fs.v[i].id] = true;
+	}
+	/* A problem of the check's the plan leaves none of (lost clusters a revived entry owns, say) is fixed by it. */
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+
+		if (!seen[x->id] && !fsc_findings_has(&f->r.p->findings, x->id) && x->id != FSC_PR_FAT_DIRTY &&
+		    x->id != FSC_PR_FAT_FAT1_FLAGS)
+			x->planned = true;
+	}
 	for (size_t i = 0; i < f->r.p->findings.n; i++)	/* the boot sector's: no fix for them yet */
 		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR;
 	fsc_findings_free(&fs);
@@ -352,7 +456,7 @@ static uint64_t free_lost(struct frp *f, bool errors)
 }
 
 /* FSInfo from the FAT as the plan leaves it (when the whole volume was there to count). */
-static void fix_fsinfo(struct frp *f, const struct fat_after *after, uint64_t freed)
+static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t freed)
 {
 	const struct fsc_fat_bpb *b = f->b;
 	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
@@ -396,9 +500,10 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
 static void plan_fixes(struct frp *f, bool *errors)
 {
-	struct fat_after after = { 0 };
+	struct fat_hooks after = { 0 };
 	uint64_t freed;
 
+	apply_reqs(f);
 	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
@@ -406,6 +511,8 @@ static void plan_fixes(struct frp *f, bool *errors)
 			continue;
 		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER)
 			fix_field(f, x);
+		else if (x->id == FSC_PR_FAT_LABEL_ENTRY)
+			fix_label(f, x);
 		else if (x->id >= FSC_PR_FAT_CHAIN_RANGE && x->id <= FSC_PR_FAT_CHAIN_LONG &&
 			 x->id != FSC_PR_FAT_CROSS_LINK)
 			fix_fat_chain(f, x);
@@ -438,11 +545,12 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
 	size_t start = fsc_plan_count(plan), marked, fixes;
+	struct fat_hooks hooks = { .lfn = hook_lfn, .revive = hook_revive, .ctx = &f };
 	bool errors = true;
 	int ret;
 
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
-	ret = check_with(dev, p, &o, out, sum, NULL);
+	ret = fat_check_with(dev, p, &o, out, sum, &hooks);
 	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f))
 		return ret;	/* nothing can be planned without the FAT */
 	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
@@ -466,6 +574,11 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		if (fixes && fsc_plan_count(plan) > at)
 			plan_sync_before(plan, at);
 	}
+	for (size_t i = 0; i < f.nreqs; i++) {
+		free(f.reqs[i].off);
+		free(f.reqs[i].first);
+	}
+	free(f.reqs);
 	free(f.lost);
 	return f.r.err ? f.r.err : ret;
 }
