@@ -54,7 +54,21 @@ struct frp {
 	uint32_t cc;			/* clusters checked */
 	uint32_t *lost;			/* the lost clusters of the check through the plan */
 	size_t nlost, caplost;
+	const char **emptied;		/* directories made empty: what the walk read in them is gone */
+	size_t nemptied, capemptied;
 };
+
+/* Is x about an entry in (or below) a directory the plan made empty? */
+static bool under_emptied(const struct frp *f, const struct fsc_finding *x)
+{
+	for (size_t i = 0; i < f->nemptied; i++) {
+		size_t n = strlen(f->emptied[i]);
+
+		if (x->path && !strncmp(x->path, f->emptied[i], n) && x->path[n] == '/')
+			return true;
+	}
+	return false;
+}
 
 static uint64_t copy_byte(const struct frp *f, unsigned k)
 {
@@ -211,7 +225,7 @@ static void apply_reqs(struct frp *f)
 		struct ent_req *q = &f->reqs[i];
 		struct fsc_finding *x = &f->r.out->v[q->finding];
 
-		if (!wanted(&f->r, x))
+		if (under_emptied(f, x) || !wanted(&f->r, x))
 			continue;
 		for (size_t k = 0; k < q->n; k++) {
 			uint8_t b[14];
@@ -300,14 +314,20 @@ static void chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwal
 	}
 }
 
-/* A cross-link at the same entry: its chain is left whole (the exFAT repair's rule: copy, never cut). */
+/*
+ * A cross-link on this chain, as its second owner (the same entry) or its
+ * first (named in the finding's detail): the chain is left whole, since a
+ * cut would take clusters from the other file (the exFAT repair's rule).
+ */
 static bool crossed(const struct frp *f, const struct fsc_finding *x)
 {
 	for (size_t i = 0; i < f->r.out->n; i++) {
 		const struct fsc_finding *y = &f->r.out->v[i];
 
-		if (y->id == FSC_PR_FAT_CROSS_LINK && y->loc_kind == x->loc_kind && y->loc == x->loc &&
-		    y->entry == x->entry)
+		if (y->id != FSC_PR_FAT_CROSS_LINK)
+			continue;
+		if ((y->loc_kind == x->loc_kind && y->loc == x->loc && y->entry == x->entry) ||
+		    (x->path && !strcmp(y->detail, x->path)))
 			return true;
 	}
 	return false;
@@ -328,6 +348,74 @@ static void cut_chain(struct frp *f, uint8_t *e, uint32_t first, bool dir, uint6
 	}
 	if (!dir && e && get_le32(e, 28) > w.n * cb)
 		put_le32(e, 28, (uint32_t)(w.n * cb));
+}
+
+/* A dot entry (. or ..) of cluster c, dated now. */
+static void dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c)
+{
+	uint32_t dt = dos_datetime(f->r.o->now);
+
+	memcpy(e, dotdot ? "..         " : ".          ", 11);
+	e[11] = 0x10;
+	set_first(f, e, c);
+	put_le16(e, 14, (uint16_t)dt);
+	put_le16(e, 16, (uint16_t)(dt >> 16));
+	put_le16(e, 18, (uint16_t)(dt >> 16));
+	put_le16(e, 22, (uint16_t)dt);
+	put_le16(e, 24, (uint16_t)(dt >> 16));
+}
+
+/*
+ * A directory whose first cluster was free in the FAT (dosfstools #175,
+ * where fsck.fat makes it an invalid directory the next run deletes):
+ * when that cluster does not start with its . and .. it holds nobody's
+ * entries, and becomes a valid empty directory (.. is set from the walk of
+ * the plan, in the second round).
+ */
+static bool empty_dir(struct frp *f, uint32_t c)
+{
+	uint64_t at = layout_cluster_byte(&f->lay, c);
+	uint8_t head[64], *d = calloc(1, f->lay.cluster_bytes);
+
+	bool garbage;
+
+	if (!d || plan_view_read(f->r.dev, f->r.plan, at, head, sizeof(head)) < 0) {
+		free(d);
+		f->r.err = d ? -EIO : -ENOMEM;
+		return false;
+	}
+	garbage = memcmp(head, ".          ", 11) || memcmp(head + 32, "..         ", 11) || !(head[11] & 0x10) ||
+		  entry_first(f, head) != c;
+	if (garbage) {
+		dot_entry(f, d, false, c);
+		dot_entry(f, d + 32, true, 0);
+		put(&f->r, at, d, f->lay.cluster_bytes, "an empty directory where a free cluster was", false);
+	}
+	free(d);
+	return garbage;
+}
+
+/*
+ * FAT_DOT_MISSING: a . or .. written into the first or second slot when
+ * that slot is free or deleted (.. points to the root until the second
+ * round sets it from the walk of the plan); left when a file is there.
+ */
+static void fix_dots(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[64];
+	bool both = !strcmp(x->detail, "the directory has no . and .. entries");
+
+	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !entry_of(f, x, &off) ||
+	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
+	    (e[0] && e[0] != 0xE5) || (both && e[32] && e[32] != 0xE5))
+		return;
+	if (both || x->entry == 0)
+		dot_entry(f, e, false, (uint32_t)x->loc);
+	if (both || x->entry == 1)
+		dot_entry(f, both ? e + 32 : e, true, 0);
+	put(&f->r, off, e, both ? 64 : 32, "a missing . or .. entry", false);
+	x->planned = true;
 }
 
 static void fix_fat_chain(struct frp *f, struct fsc_finding *x)
@@ -352,7 +440,12 @@ static void fix_fat_chain(struct frp *f, struct fsc_finding *x)
 	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && get_le32(e, 28) == 0) {
 		set_first(f, e, 0);		/* size 0: the clusters become lost ones, not the file's */
 	} else {
+		bool was_free = layout_fat_value(&f->lay, fat_get(f, first)) == LAYOUT_FREE;
+
 		cut_chain(f, root ? NULL : e, first, dir, dir ? 0 : (get_le32(e, 28) + cb - 1) / cb);
+		if (dir && !root && was_free && x->id == FSC_PR_FAT_CHAIN_FREE && empty_dir(f, first) && x->path &&
+		    grow((void **)&f->emptied, &f->capemptied, f->nemptied + 1, sizeof(*f->emptied)))
+			f->emptied[f->nemptied++] = x->path;
 	}
 	if (!root && memcmp(before, e, 32))
 		put(&f->r, off, e, 32, "the entry's size or first cluster", false);
@@ -406,10 +499,11 @@ static void note_lost(void *ctx, uint32_t c)
 }
 
 /* Check through the plan: the lost clusters, the free count; whether an error is left. */
-static bool recheck(struct frp *f, struct fat_hooks *after)
+/* (keep, when not NULL, receives the findings; the caller frees them) */
+static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings *keep)
 {
 	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
-	struct fsc_check_opts o = { .max_per_problem = 1, .threads = 1 };
+	struct fsc_check_opts o = { .max_per_problem = keep ? UINT32_MAX : 1, .threads = 1 };
 	struct fsc_findings fs = { 0 };
 	struct fsc_check_summary s;
 	bool errors = false, seen[FSC_PR_COUNT] = { false };
@@ -429,6 +523,10 @@ static bool recheck(struct frp *f, struct fat_hooks *after)
 		if (!seen[x->id] && !fsc_findings_has(&f->r.p->findings, x->id) && x->id != FSC_PR_FAT_DIRTY &&
 		    x->id != FSC_PR_FAT_FAT1_FLAGS)
 			x->planned = true;
+	}
+	if (keep) {
+		*keep = fs;
+		fs = (struct fsc_findings){ 0 };
 	}
 	for (size_t i = 0; i < f->r.p->findings.n; i++)	/* the boot sector's: no fix for them yet */
 		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR;
@@ -501,25 +599,47 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 static void plan_fixes(struct frp *f, bool *errors)
 {
 	struct fat_hooks after = { 0 };
+	struct fsc_findings again = { 0 };
+	bool redo = false;
 	uint64_t freed;
 
+	/* First the directories whose cluster was free: what the walk read there is nobody's. */
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+
+		if (x->id == FSC_PR_FAT_CHAIN_FREE && !under_emptied(f, x) && wanted(&f->r, x))
+			fix_fat_chain(f, x);
+	}
 	apply_reqs(f);
 	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
-		if (!wanted(&f->r, x))
+		if (x->planned || under_emptied(f, x) || !wanted(&f->r, x))
 			continue;
 		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER)
 			fix_field(f, x);
 		else if (x->id == FSC_PR_FAT_LABEL_ENTRY)
 			fix_label(f, x);
+		else if (x->id == FSC_PR_FAT_DOT_MISSING)
+			fix_dots(f, x);
 		else if (x->id >= FSC_PR_FAT_CHAIN_RANGE && x->id <= FSC_PR_FAT_CHAIN_LONG &&
 			 x->id != FSC_PR_FAT_CROSS_LINK)
 			fix_fat_chain(f, x);
 	}
 	fix_fat0(f);
 	fix_copies(f);
-	*errors = recheck(f, &after);
+	*errors = recheck(f, &after, &again);
+	/* The second round: a field the fixes themselves leave wrong (the .. of a new empty directory). */
+	for (size_t i = 0; i < again.n && !f->r.err; i++)
+		if (again.v[i].id == FSC_PR_FAT_DOT_CLUSTER && f->r.o->level == FSC_REPAIR_ALL) {
+			fix_field(f, &again.v[i]);
+			redo = true;
+		}
+	fsc_findings_free(&again);
+	if (redo) {
+		f->nlost = 0;
+		*errors = recheck(f, &after, NULL);
+	}
 	freed = free_lost(f, *errors);	/* (in every copy: they stay equal) */
 	fix_fsinfo(f, &after, freed);
 }
@@ -580,5 +700,6 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	}
 	free(f.reqs);
 	free(f.lost);
+	free(f.emptied);
 	return f.r.err ? f.r.err : ret;
 }

@@ -77,3 +77,10 @@ void pf_inactive_copy(struct img *im)
 	memcpy(im->buf + 6 * 512, im->buf, 512);
 	fat_set_copy(im, 0, 20, 0x0FFFFFFF);	/* a lost cluster in the inactive copy: not reported */
 }
+
+/* /SUB/INNER points to cluster 9, free in the FAT and all zeros (no . and ..): dosfstools #175. */
+void pf_dir_free_sub(struct img *im)
+{
+	t16(im);
+	fat_put_entry(im, 4, 4, "INNER      ", NULL, 0x10, 9, 0);
+}

@@ -288,6 +288,7 @@ static const struct {
 	{ "FAT32_FSINFO_NEXT_FREE", pf_fsinfo_next, "" },
 	{ "FAT32_FSINFO_SIGNATURE", pf_fsinfo_backup, "" },
 	{ "FAT_DOT_MISSING", pf_dot_missing, "" },
+	{ "FAT_DOT_MISSING", pf_dir_free_sub, "FAT_CHAIN_FREE" },
 	{ "FAT_DOT_CLUSTER", pf_dot_cluster, "" },
 	{ "FAT_SHORT_NAME", pf_short_name, "" },
 	{ "FAT_SHORT_NAME_UNUSUAL", pf_short_unusual, "" },
@@ -687,7 +688,7 @@ static const char *const repaired[] = {
 	"FAT_DIR_SIZE", "FAT_DOT_CLUSTER", "FAT_FAT0", "FAT_FAT1_FLAGS", "FAT_COPIES_DIFFER", "FAT_DIRTY",
 	"FAT_CHAIN_SHORT", "FAT_CHAIN_LONG", "FAT_CHAIN_FREE", "FAT_CHAIN_BAD", "FAT_CHAIN_LOOP", "FAT_CHAIN_RANGE",
 	"FAT32_FSINFO_FREE_COUNT", "FAT32_FSINFO_NEXT_FREE", "FAT_LFN_SEQUENCE", "FAT_LFN_CHECKSUM", "FAT_LFN_ORPHAN",
-	"FAT_AFTER_END", "FAT_LABEL_ENTRY",
+	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING",
 };
 
 /*
