@@ -23,6 +23,14 @@
 struct fat_hooks {
 	void (*lfn)(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum);
 	void (*revive)(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n);
+	/* A file (its 8.3 entry at off) that claimed clusters another allocation had: how its chain went. */
+	void (*cross)(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res);
+	/*
+	 * A subdirectory (its 8.3 entry at off) with no first cluster, or whose
+	 * first cluster another allocation has (a cycle): parent is the first
+	 * cluster its .. should hold.
+	 */
+	void (*dir_astray)(void *ctx, size_t finding, uint64_t off, uint32_t parent);
 	void (*lost)(void *ctx, uint32_t c);
 	void *ctx;
 	uint64_t free_clusters;

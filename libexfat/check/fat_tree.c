@@ -441,12 +441,30 @@ static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_
 	if (size && (f = at_entry(t, FSC_PR_FAT_DIR_SIZE, name)))
 		finding_actual(f, "%u", size);
 	if (!first) {
-		at_entry(t, FSC_PR_FAT_DIR_NO_CLUSTER, name);
+		f = at_entry(t, FSC_PR_FAT_DIR_NO_CLUSTER, name);
+		if (f && hooked(t) && t->v->hooks->dir_astray)
+			t->v->hooks->dir_astray(t->v->hooks->ctx, (size_t)(f - t->v->ck.out->v), cur_byte(t),
+						t->is_root ? 0 : t->cur.first);
 		return;
 	}
 	j = (struct job){ pathtab_add(&t->nodes, t->cur.node, name), first, t->is_root ? 0 : t->cur.first,
 			  t->cl, t->ent, t->cl ? 0 : t->byte };
 	push_job(t, &j);
+}
+
+/* The cross-link finding the claim of the entry here just made (its index), or SIZE_MAX. */
+static size_t cross_finding(const struct ftree *t, const struct owner *who)
+{
+	const struct fsc_findings *out = t->v->ck.out;
+
+	for (size_t i = out->n, k = 0; i-- > 0 && k < 8; k++) {
+		const struct fsc_finding *x = &out->v[i];
+
+		if (x->id == FSC_PR_FAT_CROSS_LINK && x->loc == (who->cluster ? who->cluster : who->byte) &&
+		    (!who->cluster || x->entry == who->entry))
+			return i;
+	}
+	return SIZE_MAX;
 }
 
 static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32_t size)
@@ -467,6 +485,8 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
+	if (res.crossed && hooked(t) && v->hooks->cross && cross_finding(t, &who) != SIZE_MAX)
+		v->hooks->cross(v->hooks->ctx, cross_finding(t, &who), cur_byte(t), first, &res);
 	if (!size && res.ended && res.clusters && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_LONG, &who))) {
 		finding_actual(f, "%llu", (unsigned long long)res.clusters);
 		finding_expected(f, "0");
@@ -694,6 +714,10 @@ static void read_dir(struct ftree *t, const struct job *j)
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
 		if (!res.contiguous)
 			v->ck.sum->fragmented++;
+		if (!t->is_root && !res.readable && hooked(t) && v->hooks->dir_astray &&
+		    cross_finding(t, &who) != SIZE_MAX)
+			v->hooks->dir_astray(v->hooks->ctx, cross_finding(t, &who),
+					     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
 	}
 	lfn_orphan(t);
 	run_flush(t, NULL);

@@ -43,8 +43,34 @@ struct ent_req {
 	int sum;			/* -1: mark deleted; -2: revive */
 };
 
+/* A file that shares clusters with one read before it: its own copies of the shared run are planned. */
+struct cross_req {
+	size_t finding;
+	uint64_t off;			/* its 8.3 entry */
+	uint32_t first, last_good, after;
+	uint64_t good, shared;
+};
+
+/* The most a repair copies for cross-linked files (the exFAT repair's cap). */
+#define MAX_COPY_BYTES (64ull << 20)
+
+/* A directory entry astray (no cluster, or an ancestor's): relinked to its own lost directory. */
+struct astray_req {
+	size_t finding;
+	uint64_t off;
+	uint32_t parent;
+};
+
 struct frp {
 	struct rp r;
+	struct astray_req *astray;
+	size_t nastray, capastray;
+	uint32_t *lost0;		/* the lost clusters of the first check */
+	size_t nlost0;
+	struct cross_req *cross;
+	size_t ncross, capcross;
+	uint32_t free_at;		/* where the search for a free cluster goes on */
+	uint64_t copied;		/* bytes copied for cross-links */
 	struct ent_req *reqs;
 	size_t nreqs, capreqs;
 	const struct fsc_fat_bpb *b;
@@ -52,6 +78,9 @@ struct frp {
 	unsigned active;
 	bool mirrored;
 	uint32_t cc;			/* clusters checked */
+	uint32_t *written;		/* FAT entries the plan sets in the active copy */
+	size_t nwritten, capwritten;
+	bool copies_taken;		/* FAT_COPIES_DIFFER is fixed: every copy made the active one */
 	uint32_t *lost;			/* the lost clusters of the check through the plan */
 	size_t nlost, caplost;
 	const char **emptied;		/* directories made empty: what the walk read in them is gone */
@@ -101,29 +130,49 @@ static uint32_t fat_get(struct frp *f, uint32_t c)
 	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
 }
 
-/* FAT entry c set to v in every copy (the active one only when mirroring is off); FAT32 keeps its top 4 bits. */
+/* FAT entry c set to v in copy k; FAT32 keeps its top 4 bits. */
+static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, const char *why)
+{
+	uint8_t e[4] = { 0 };
+	size_t w;
+	uint64_t off = entry_off(f, k, c, &w);
+
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0) {
+		f->r.err = -EIO;
+		return;
+	}
+	if (f->lay.fat_bits == 12)
+		put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
+						  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
+	else if (f->lay.fat_bits == 16)
+		put_le16(e, 0, (uint16_t)v);
+	else
+		put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+	put(&f->r, off, e, w, why, false);
+}
+
+/*
+ * FAT entry c set to v in the active copy; the other copies follow at the
+ * end of the fixes (fix_copies), all of them after every write to the
+ * active one: a cut before then leaves them as they were, so that a new
+ * repair finds the same clusters free there (next_free) and converges.
+ */
 static void fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
 {
-	for (unsigned k = 0; k < f->b->num_fats; k++) {
-		uint8_t e[4] = { 0 };
-		size_t w;
-		uint64_t off = entry_off(f, k, c, &w);
-
-		if (!f->mirrored && k != f->active)
-			continue;
-		if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0) {
-			f->r.err = -EIO;
-			return;
-		}
-		if (f->lay.fat_bits == 12)
-			put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
-							  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
-		else if (f->lay.fat_bits == 16)
-			put_le16(e, 0, (uint16_t)v);
-		else
-			put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
-		put(&f->r, off, e, w, why, false);
+	if (!grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written))) {
+		f->r.err = -ENOMEM;
+		return;
 	}
+	f->written[f->nwritten++] = c;
+	fat_set_copy(f, f->active, c, v, why);
+}
+
+/* The same in every copy at once (FAT[1]'s dirty bits). */
+static void fat_set_all(struct frp *f, uint32_t c, uint32_t v, const char *why)
+{
+	for (unsigned k = 0; k < f->b->num_fats; k++)
+		if (f->mirrored || k == f->active)
+			fat_set_copy(f, k, c, v, why);
 }
 
 /* ---- entries ---- */
@@ -208,6 +257,24 @@ static void hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, i
 static void hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n)
 {
 	note_req(ctx, finding, off, first, n, -2);
+}
+
+static void hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent)
+{
+	struct frp *f = ctx;
+
+	if (grow((void **)&f->astray, &f->capastray, f->nastray + 1, sizeof(*f->astray)))
+		f->astray[f->nastray++] = (struct astray_req){ finding, off, parent };
+}
+
+static void hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res)
+{
+	struct frp *f = ctx;
+
+	if (!res->shared || !grow((void **)&f->cross, &f->capcross, f->ncross + 1, sizeof(*f->cross)))
+		return;	/* (out of memory: the cross-link is left) */
+	f->cross[f->ncross++] = (struct cross_req){ finding, off, first, res->last_good, res->after_shared,
+						    res->good, res->shared };
 }
 
 /*
@@ -452,6 +519,195 @@ static void fix_fat_chain(struct frp *f, struct fsc_finding *x)
 	x->planned = true;
 }
 
+/* ---- directories astray ---- */
+
+/* Does cluster c start a directory of its own (. is c) whose .. is parent? */
+static bool own_dir(struct frp *f, uint32_t c, uint32_t parent)
+{
+	uint8_t d[64];
+	uint32_t up;
+
+	if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) < 0)
+		return false;
+	up = entry_first(f, d + 32);
+	return !memcmp(d, ".          ", 11) && (d[11] & 0x10) && entry_first(f, d) == c &&
+	       !memcmp(d + 32, "..         ", 11) && (d[43] & 0x10) &&
+	       (up == parent || (parent == 0 && up == f->lay.root_cluster && f->lay.fat_bits == 32));
+}
+
+static uint32_t next_free(struct frp *f);
+
+/* A free cluster made an empty directory under parent, its number in entry e; false: no room. */
+static bool new_empty_dir(struct frp *f, uint8_t *e, uint32_t parent)
+{
+	uint32_t c = next_free(f);
+	uint8_t *d = c ? calloc(1, f->lay.cluster_bytes) : NULL;
+
+	if (!d)
+		return false;
+	dot_entry(f, d, false, c);
+	dot_entry(f, d + 32, true, parent);
+	put(&f->r, layout_cluster_byte(&f->lay, c), d, f->lay.cluster_bytes, "a new empty directory", false);
+	fat_set(f, c, eoc(f), "a new empty directory's cluster");
+	set_first(f, e, c);
+	free(d);
+	return true;
+}
+
+/*
+ * A subdirectory entry with no first cluster, or whose first cluster is an
+ * ancestor's: when exactly one lost cluster starts a directory of its own
+ * whose .. is this entry's directory, that is its tree, and the entry is
+ * pointed to it (the cluster field was damaged); when none does, it gets
+ * a new empty directory (a cycle is cut, no file is lost); when several
+ * do, left.
+ */
+static void relink_dirs(struct frp *f)
+{
+	for (size_t i = 0; i < f->nastray && !f->r.err; i++) {
+		struct astray_req *q = &f->astray[i];
+		struct fsc_finding *x = &f->r.out->v[q->finding];
+		size_t found = SIZE_MAX, n = 0;
+		uint8_t e[32];
+
+		if (under_emptied(f, x) || !wanted(&f->r, x))
+			continue;
+		for (size_t k = 0; k < f->nlost0 && n < 2; k++)
+			if (f->lost0[k] && own_dir(f, f->lost0[k], q->parent))
+				found = k, n++;
+		if (n > 1 || !read_entry(f, q->off, e))
+			continue;
+		if (n == 1) {
+			set_first(f, e, f->lost0[found]);
+			f->lost0[found] = 0;	/* taken */
+		} else if (!new_empty_dir(f, e, q->parent)) {
+			continue;
+		}
+		put(&f->r, q->off, e, 32, n ? "the directory's entry pointed to its own lost tree" :
+					     "the directory's entry pointed to a new empty directory", false);
+		x->planned = true;
+	}
+}
+
+/* ---- cross-links: the second owner gets copies ---- */
+
+/* Has the plan set c's FAT entry? */
+static bool written(const struct frp *f, uint32_t c)
+{
+	for (size_t i = 0; i < f->nwritten; i++)
+		if (f->written[i] == c)
+			return true;
+	return false;
+}
+
+/* Was c lost at the first check (in nobody's chain)?  lost0 is in increasing order. */
+static bool was_lost(const struct frp *f, uint32_t c)
+{
+	size_t lo = 0, hi = f->nlost0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->lost0[mid] == c)
+			return true;
+		if (f->lost0[mid] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * The next cluster a fix may take: not set by this plan yet, and free in
+ * the active copy as the plan leaves it.  With a second copy, which the
+ * plan writes only at its end (fix_copies), it must be free there, and in
+ * the active copy it may also be lost: that is what a repair cut short
+ * leaves (the clusters it had taken, linked in the active copy only), so a
+ * new repair takes the same clusters again and converges.  0: none.
+ */
+static uint32_t next_free(struct frp *f)
+{
+	bool two = f->mirrored && f->b->num_fats > 1;
+	unsigned last = !two ? f->active : f->active ? 0 : f->b->num_fats - 1u;
+
+	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
+		bool active_free = layout_fat_value(&f->lay, fat_get(f, c)) == LAYOUT_FREE;
+		uint8_t e[4] = { 0 };
+		size_t w;
+		uint32_t raw;
+
+		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))))
+			continue;
+		if (two) {
+			uint64_t off = entry_off(f, last, c, &w);
+
+			if (fsc_dev_read(f->r.dev, off, e, w) < 0)
+				continue;
+			raw = f->lay.fat_bits == 12 ? (c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF) :
+			      f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+			if (layout_fat_value(&f->lay, raw) != LAYOUT_FREE)
+				continue;
+		}
+		f->free_at = c + 1;
+		return c;
+	}
+	f->free_at = f->cc + 2;
+	return 0;
+}
+
+/* n free clusters into nw (allocated in the FAT as the caller links them); false when there are fewer. */
+static bool take_free(struct frp *f, uint32_t *nw, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (!(nw[i] = next_free(f)))
+			return false;
+	return true;
+}
+
+/*
+ * The shared run copied into new clusters, chained in its place: the file
+ * reached second keeps every byte, the first owner keeps its clusters.
+ * Left when the free space, or MAX_COPY_BYTES of copies, is too small.
+ */
+static void copy_shared(struct frp *f, const struct cross_req *q)
+{
+	uint64_t cb = f->lay.cluster_bytes;
+	uint32_t *nw = malloc(q->shared * sizeof(*nw)), src;
+	uint8_t *buf = malloc(cb), e[32];
+
+	if (!nw || !buf || f->copied + q->shared * cb > MAX_COPY_BYTES || !take_free(f, nw, q->shared))
+		goto out;
+	src = q->good ? layout_fat_value(&f->lay, fat_get(f, q->last_good)) : q->first;
+	for (uint64_t i = 0; i < q->shared && !f->r.err; i++) {
+		if (!src || plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, src), buf, cb) < 0) {
+			f->r.err = f->r.err ? f->r.err : -EIO;
+			goto out;
+		}
+		put(&f->r, layout_cluster_byte(&f->lay, nw[i]), buf, cb, "a copy of a cross-linked cluster", false);
+		fat_set(f, nw[i], i + 1 < q->shared ? nw[i + 1] : q->after ? q->after : eoc(f), "chain the copies");
+		src = step(f, src);
+	}
+	if (q->good) {
+		fat_set(f, q->last_good, nw[0], "link the copies into the file's chain");
+	} else if (read_entry(f, q->off, e)) {
+		set_first(f, e, nw[0]);
+		put(&f->r, q->off, e, 32, "the file's first cluster: its copy", false);
+	}
+	f->copied += q->shared * cb;
+	f->r.out->v[q->finding].planned = true;
+out:
+	free(nw);
+	free(buf);
+}
+
+static void fix_crosslinks(struct frp *f)
+{
+	for (size_t i = 0; i < f->ncross && !f->r.err; i++)
+		if (!under_emptied(f, &f->r.out->v[f->cross[i].finding]) && wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
+			copy_shared(f, &f->cross[i]);
+}
+
 /* ---- the FAT itself ---- */
 
 static void fix_fat0(struct frp *f)
@@ -462,14 +718,39 @@ static void fix_fat0(struct frp *f)
 		fat_set(f, 0, (mask & ~0xFFu) | f->b->media, "FAT[0] from the media byte");
 }
 
-/* Every other copy made the active one, sector by sector where they differ. */
+/* The entries the plan set in the active copy, set in every other copy too. */
+static void mirror_written(struct frp *f)
+{
+	for (size_t i = 0; i < f->nwritten && !f->r.err; i++) {
+		uint8_t e[4];
+		size_t w;
+		uint64_t off = entry_off(f, f->active, f->written[i], &w);
+
+		if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0) {
+			f->r.err = -EIO;
+			return;
+		}
+		for (unsigned k = 0; k < f->b->num_fats; k++)
+			if (k != f->active) {
+				off = entry_off(f, k, f->written[i], &w);
+				put(&f->r, off, e, w, "the other FAT copies follow", false);
+			}
+	}
+}
+
+/*
+ * The other copies follow the active one: every sector where they differ
+ * when FAT_COPIES_DIFFER is fixed, else the entries the plan set.
+ */
 static void fix_copies(struct frp *f)
 {
 	uint32_t ss = f->b->bytes_per_sector;
 	uint64_t bytes = layout_fat_bytes(&f->lay, (uint64_t)f->cc + 2);
 	uint8_t *a = malloc(ss), *o = malloc(ss);
 
-	if (a && o && f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER))
+	if (f->mirrored && !f->copies_taken)
+		mirror_written(f);
+	if (a && o && f->mirrored && f->copies_taken)
 		for (unsigned k = 0; k < f->b->num_fats && !f->r.err; k++)
 			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += ss) {
 				if (plan_view_read(f->r.dev, f->r.plan, copy_byte(f, f->active) + at, a, ss) < 0 ||
@@ -513,6 +794,10 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, after) < 0)
 		f->r.err = f->r.err ? f->r.err : -ENOMEM;
 	for (size_t i = 0; i < fs.n; i++) {
+		/* (the other copies follow the active one at the end: their differences are no error then) */
+		if (fs.v[i].id == FSC_PR_FAT_COPIES_DIFFER && f->mirrored &&
+		    (f->copies_taken || !find(&f->r, FSC_PR_FAT_COPIES_DIFFER)))
+			continue;
 		errors |= fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
 		seen[fs.v[i].id] = true;
 	}
@@ -592,7 +877,7 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 		return;
 	v = fat_get(f, 1);
 	v = dirty ? v & ~clean : v | clean | (hard ? clean >> 1 : 0);
-	fat_set(f, 1, v, why);
+	fat_set_all(f, 1, v, why);
 }
 
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
@@ -610,6 +895,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 		if (x->id == FSC_PR_FAT_CHAIN_FREE && !under_emptied(f, x) && wanted(&f->r, x))
 			fix_fat_chain(f, x);
 	}
+	f->copies_taken = f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	apply_reqs(f);
 	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
@@ -626,8 +912,9 @@ static void plan_fixes(struct frp *f, bool *errors)
 			 x->id != FSC_PR_FAT_CROSS_LINK)
 			fix_fat_chain(f, x);
 	}
+	fix_crosslinks(f);
+	relink_dirs(f);
 	fix_fat0(f);
-	fix_copies(f);
 	*errors = recheck(f, &after, &again);
 	/* The second round: a field the fixes themselves leave wrong (the .. of a new empty directory). */
 	for (size_t i = 0; i < again.n && !f->r.err; i++)
@@ -640,7 +927,8 @@ static void plan_fixes(struct frp *f, bool *errors)
 		f->nlost = 0;
 		*errors = recheck(f, &after, NULL);
 	}
-	freed = free_lost(f, *errors);	/* (in every copy: they stay equal) */
+	freed = free_lost(f, *errors);
+	fix_copies(f);
 	fix_fsinfo(f, &after, freed);
 }
 
@@ -658,6 +946,21 @@ static bool geometry(struct frp *f)
 	return true;
 }
 
+static void frp_free(struct frp *f)
+{
+	for (size_t i = 0; i < f->nreqs; i++) {
+		free(f->reqs[i].off);
+		free(f->reqs[i].first);
+	}
+	free(f->reqs);
+	free(f->cross);
+	free(f->astray);
+	free(f->lost0);
+	free(f->lost);
+	free(f->emptied);
+	free(f->written);
+}
+
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
 		    struct fsc_plan *plan)
@@ -665,14 +968,21 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
 	size_t start = fsc_plan_count(plan), marked, fixes;
-	struct fat_hooks hooks = { .lfn = hook_lfn, .revive = hook_revive, .ctx = &f };
+	struct fat_hooks hooks = { .lfn = hook_lfn, .revive = hook_revive, .cross = hook_cross,
+				   .dir_astray = hook_astray, .lost = note_lost, .ctx = &f };
 	bool errors = true;
 	int ret;
 
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
 	ret = fat_check_with(dev, p, &o, out, sum, &hooks);
-	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f))
+	f.lost0 = f.lost;		/* the first check's lost clusters; the rechecks gather their own */
+	f.nlost0 = f.nlost;
+	f.lost = NULL;
+	f.nlost = f.caplost = 0;
+	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f)) {
+		frp_free(&f);
 		return ret;	/* nothing can be planned without the FAT */
+	}
 	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
 	marked = fsc_plan_count(plan) - start;
 	plan_fixes(&f, &errors);
@@ -694,12 +1004,6 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		if (fixes && fsc_plan_count(plan) > at)
 			plan_sync_before(plan, at);
 	}
-	for (size_t i = 0; i < f.nreqs; i++) {
-		free(f.reqs[i].off);
-		free(f.reqs[i].first);
-	}
-	free(f.reqs);
-	free(f.lost);
-	free(f.emptied);
+	frp_free(&f);
 	return f.r.err ? f.r.err : ret;
 }

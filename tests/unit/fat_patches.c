@@ -84,3 +84,8 @@ void pf_dir_free_sub(struct img *im)
 	t16(im);
 	fat_put_entry(im, 4, 4, "INNER      ", NULL, 0x10, 9, 0);
 }
+
+/* SUB's entry lost its cluster number: its tree (cluster 4 and A.BIN's 7-8) is lost, its .. is the root. */
+void pf_dir_astray(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 0); }
+/* SUB's entry points to the root's... no: to hello.txt's cluster 3, which the root claimed first. */
+void pf_dir_cycle(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 3); }

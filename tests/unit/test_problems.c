@@ -301,6 +301,8 @@ static const struct {
 	{ "FAT_AFTER_END", pf_after_end, "" },
 	{ "FAT_DIR_SIZE", pf_dir_size, "" },
 	{ "FAT_DIR_NO_CLUSTER", pf_dir_no_cluster, "" },
+	{ "FAT_DIR_NO_CLUSTER", pf_dir_astray, "FAT_LOST_CLUSTERS" },
+	{ "FAT_CROSS_LINK", pf_dir_cycle, "FAT_LOST_CLUSTERS" },
 	{ "FAT_LABEL_ENTRY", pf_label_entry, "" },
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
@@ -688,7 +690,7 @@ static const char *const repaired[] = {
 	"FAT_DIR_SIZE", "FAT_DOT_CLUSTER", "FAT_FAT0", "FAT_FAT1_FLAGS", "FAT_COPIES_DIFFER", "FAT_DIRTY",
 	"FAT_CHAIN_SHORT", "FAT_CHAIN_LONG", "FAT_CHAIN_FREE", "FAT_CHAIN_BAD", "FAT_CHAIN_LOOP", "FAT_CHAIN_RANGE",
 	"FAT32_FSINFO_FREE_COUNT", "FAT32_FSINFO_NEXT_FREE", "FAT_LFN_SEQUENCE", "FAT_LFN_CHECKSUM", "FAT_LFN_ORPHAN",
-	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING",
+	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING", "FAT_CROSS_LINK", "FAT_DIR_NO_CLUSTER",
 };
 
 /*
