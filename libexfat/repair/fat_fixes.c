@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_fixes.c - the FAT repair's fixes of one thing each: an entry's field
+ * (directory size, a dot entry's cluster, a label that is a file), long-name
+ * parts and entries past an end marker that the walk offered (fat_hooks),
+ * missing dot entries, a chain cut before its break or where its file ends,
+ * a directory on a free cluster made empty, a cross-linked file given its
+ * own copies, a directory entry astray pointed to its own lost tree.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/fat_repair.h"
+#include "fat/fat.h"
+
+/* FAT_DIR_SIZE and FAT_DOT_CLUSTER: one field of the entry. */
+void fr_fix_field(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
+		return;
+	if (x->id == FSC_PR_FAT_DIR_SIZE) {
+		put_le32(e, 28, 0);
+	} else {
+		fr_set_first(f, e, (uint32_t)strtoul(x->expected, NULL, 10));
+		e[11] |= 0x10;
+	}
+	put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
+	x->planned = true;
+}
+
+static void note_req(struct frp *f, size_t finding, const uint64_t *off, const uint8_t *first, size_t n, int sum)
+{
+	struct ent_req q = { finding, malloc((n ? n : 1) * sizeof(*off)), first ? malloc(n ? n : 1) : NULL, n, sum };
+
+	if (!q.off || (first && !q.first) ||
+	    !grow((void **)&f->reqs, &f->capreqs, f->nreqs + 1, sizeof(*f->reqs))) {
+		free(q.off);
+		free(q.first);
+		f->r.err = -ENOMEM;
+		return;
+	}
+	memcpy(q.off, off, n * sizeof(*off));
+	if (first)
+		memcpy(q.first, first, n);
+	f->reqs[f->nreqs++] = q;
+}
+
+void fr_hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum)
+{
+	note_req(ctx, finding, off, NULL, n, sum);
+}
+
+void fr_hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n)
+{
+	note_req(ctx, finding, off, first, n, -2);
+}
+
+void fr_hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent)
+{
+	struct frp *f = ctx;
+
+	if (grow((void **)&f->astray, &f->capastray, f->nastray + 1, sizeof(*f->astray)))
+		f->astray[f->nastray++] = (struct astray_req){ finding, off, parent };
+}
+
+void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res)
+{
+	struct frp *f = ctx;
+
+	if (!res->shared || !grow((void **)&f->cross, &f->capcross, f->ncross + 1, sizeof(*f->cross)))
+		return;	/* (out of memory: the cross-link is left) */
+	f->cross[f->ncross++] = (struct cross_req){ finding, off, first, res->last_good, res->after_shared,
+						    res->good, res->shared };
+}
+
+/*
+ * Long-name parts re-attached (their checksum the 8.3 entry's: they
+ * were whole and name an alias of it) or marked deleted (bytes kept: the
+ * file keeps its 8.3 name); 0x00 entries before entries in use marked
+ * deleted, so that what follows them counts again.
+ */
+void fr_apply_reqs(struct frp *f)
+{
+	static const char *const why[] = { "revive the entries after the end marker", "long-name part left unused",
+					   "long-name part re-attached to its 8.3 entry" };
+
+	for (size_t i = 0; i < f->nreqs && !f->r.err; i++) {
+		struct ent_req *q = &f->reqs[i];
+		struct fsc_finding *x = &f->r.out->v[q->finding];
+
+		if (fr_under_emptied(f, x) || !wanted(&f->r, x))
+			continue;
+		for (size_t k = 0; k < q->n; k++) {
+			uint8_t b[14];
+
+			if (plan_view_read(f->r.dev, f->r.plan, q->off[k], b, sizeof(b)) < 0) {
+				f->r.err = -EIO;
+				return;
+			}
+			if (q->sum >= 0)
+				b[13] = (uint8_t)q->sum;
+			else
+				b[0] = q->first ? q->first[k] : 0xE5;
+			put(&f->r, q->off[k], b, sizeof(b), why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
+		}
+		x->planned = true;
+	}
+}
+
+/*
+ * FAT_LABEL_ENTRY: an entry with a cluster is a file whose attributes say
+ * label (ATTR_ARCHIVE again: its cluster and long name count again); one
+ * without, a stray label, is marked deleted.
+ */
+void fr_fix_label(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
+		return;
+	if (fr_entry_first(f, e) >= 2 && fr_entry_first(f, e) <= f->cc + 1)
+		e[11] = 0x20;
+	else
+		e[0] = 0xE5;
+	put(&f->r, off, e, 32, e[0] == 0xE5 ? "stray volume label entry left unused" : "a file again, not a label", false);
+	x->planned = true;
+}
+
+/*
+ * A cross-link on this chain, as its second owner (the same entry) or its
+ * first (named in the finding's detail): the chain is left whole, since a
+ * cut would take clusters from the other file (the exFAT repair's rule).
+ */
+static bool crossed(const struct frp *f, const struct fsc_finding *x)
+{
+	for (size_t i = 0; i < f->r.out->n; i++) {
+		const struct fsc_finding *y = &f->r.out->v[i];
+
+		if (y->id != FSC_PR_FAT_CROSS_LINK)
+			continue;
+		if ((y->loc_kind == x->loc_kind && y->loc == x->loc && y->entry == x->entry) ||
+		    (x->path && !strcmp(y->detail, x->path)))
+			return true;
+	}
+	return false;
+}
+
+/* End the chain after its last good cluster; a file's size no longer than what it keeps. */
+static void cut_chain(struct frp *f, uint8_t *e, uint32_t first, bool dir, uint64_t need)
+{
+	struct cwalk w;
+	uint64_t cb = f->lay.cluster_bytes;
+
+	fr_chain_walk(f, first, need, &w);
+	if (need && w.at_need && w.n > need) {	/* longer than the size: it ends where the size does */
+		fr_fat_set(f, w.at_need, fr_eoc(f), "end the chain where the file ends");
+		w.n = need;
+	} else if (!w.ended) {			/* a break or a loop (else an earlier fix cut it) */
+		fr_fat_set(f, w.last, fr_eoc(f), "end the chain before its break");
+	}
+	if (!dir && e && get_le32(e, 28) > w.n * cb)
+		put_le32(e, 28, (uint32_t)(w.n * cb));
+}
+
+/*
+ * A directory whose first cluster was free in the FAT (dosfstools #175,
+ * where fsck.fat makes it an invalid directory the next run deletes):
+ * when that cluster does not start with its . and .. it holds nobody's
+ * entries, and becomes a valid empty directory (.. is set from the walk of
+ * the plan, in the second round).
+ */
+static bool empty_dir(struct frp *f, uint32_t c)
+{
+	uint64_t at = layout_cluster_byte(&f->lay, c);
+	uint8_t head[64], *d = calloc(1, f->lay.cluster_bytes);
+
+	bool garbage;
+
+	if (!d || plan_view_read(f->r.dev, f->r.plan, at, head, sizeof(head)) < 0) {
+		free(d);
+		f->r.err = d ? -EIO : -ENOMEM;
+		return false;
+	}
+	garbage = memcmp(head, ".          ", 11) || memcmp(head + 32, "..         ", 11) || !(head[11] & 0x10) ||
+		  fr_entry_first(f, head) != c;
+	if (garbage) {
+		fr_dot_entry(f, d, false, c);
+		fr_dot_entry(f, d + 32, true, 0);
+		put(&f->r, at, d, f->lay.cluster_bytes, "an empty directory where a free cluster was", false);
+	}
+	free(d);
+	return garbage;
+}
+
+/*
+ * FAT_DOT_MISSING: a . or .. written into the first or second slot when
+ * that slot is free or deleted (.. points to the root until the second
+ * round sets it from the walk of the plan); left when a file is there.
+ */
+void fr_fix_dots(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[64];
+	bool both = !strcmp(x->detail, "the directory has no . and .. entries");
+
+	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !fr_entry_of(f, x, &off) ||
+	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
+	    (e[0] && e[0] != 0xE5) || (both && e[32] && e[32] != 0xE5))
+		return;
+	if (both || x->entry == 0)
+		fr_dot_entry(f, e, false, (uint32_t)x->loc);
+	if (both || x->entry == 1)
+		fr_dot_entry(f, both ? e + 32 : e, true, 0);
+	put(&f->r, off, e, both ? 64 : 32, "a missing . or .. entry", false);
+	x->planned = true;
+}
+
+void fr_fix_chain(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off = 0, cb = f->lay.cluster_bytes;
+	bool root = !fr_entry_of(f, x, &off), dir;
+	uint8_t e[32], before[32];
+	uint32_t first;
+
+	if (crossed(f, x) || (root && (f->lay.fat_bits != 32 || !x->path || strcmp(x->path, "/ (root directory)"))))
+		return;
+	if (!root && !fr_read_entry(f, off, e))
+		return;
+	memcpy(before, e, 32);
+	dir = root || (e[11] & 0x10);
+	first = root ? f->lay.root_cluster : fr_entry_first(f, e);
+	if (first < 2 || first > f->cc + 1) {	/* no cluster of its own: a file keeps nothing */
+		if (dir)
+			return;
+		fr_set_first(f, e, 0);
+		put_le32(e, 28, 0);
+	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && get_le32(e, 28) == 0) {
+		fr_set_first(f, e, 0);		/* size 0: the clusters become lost ones, not the file's */
+	} else {
+		bool was_free = layout_fat_value(&f->lay, fr_fat_get(f, first)) == LAYOUT_FREE;
+
+		cut_chain(f, root ? NULL : e, first, dir, dir ? 0 : (get_le32(e, 28) + cb - 1) / cb);
+		if (dir && !root && was_free && x->id == FSC_PR_FAT_CHAIN_FREE && empty_dir(f, first) && x->path &&
+		    grow((void **)&f->emptied, &f->capemptied, f->nemptied + 1, sizeof(*f->emptied)))
+			f->emptied[f->nemptied++] = x->path;
+	}
+	if (!root && memcmp(before, e, 32))
+		put(&f->r, off, e, 32, "the entry's size or first cluster", false);
+	x->planned = true;
+}
+
+/* Does cluster c start a directory of its own (. is c) whose .. is parent? */
+static bool own_dir(struct frp *f, uint32_t c, uint32_t parent)
+{
+	uint8_t d[64];
+	uint32_t up;
+
+	if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) < 0)
+		return false;
+	up = fr_entry_first(f, d + 32);
+	return !memcmp(d, ".          ", 11) && (d[11] & 0x10) && fr_entry_first(f, d) == c &&
+	       !memcmp(d + 32, "..         ", 11) && (d[43] & 0x10) &&
+	       (up == parent || (parent == 0 && up == f->lay.root_cluster && f->lay.fat_bits == 32));
+}
+
+/* A free cluster made an empty directory under parent, its number in entry e; false: no room. */
+static bool new_empty_dir(struct frp *f, uint8_t *e, uint32_t parent)
+{
+	uint32_t c = fr_next_free(f);
+	uint8_t *d = c ? calloc(1, f->lay.cluster_bytes) : NULL;
+
+	if (!d)
+		return false;
+	fr_dot_entry(f, d, false, c);
+	fr_dot_entry(f, d + 32, true, parent);
+	put(&f->r, layout_cluster_byte(&f->lay, c), d, f->lay.cluster_bytes, "a new empty directory", false);
+	fr_fat_set(f, c, fr_eoc(f), "a new empty directory's cluster");
+	fr_set_first(f, e, c);
+	free(d);
+	return true;
+}
+
+/*
+ * A subdirectory entry with no first cluster, or whose first cluster is an
+ * ancestor's: when exactly one lost cluster starts a directory of its own
+ * whose .. is this entry's directory, that is its tree, and the entry is
+ * pointed to it (the cluster field was damaged); when none does, it gets
+ * a new empty directory (a cycle is cut, no file is lost); when several
+ * do, left.
+ */
+void fr_relink_dirs(struct frp *f)
+{
+	for (size_t i = 0; i < f->nastray && !f->r.err; i++) {
+		struct astray_req *q = &f->astray[i];
+		struct fsc_finding *x = &f->r.out->v[q->finding];
+		size_t found = SIZE_MAX, n = 0;
+		uint8_t e[32];
+
+		if (fr_under_emptied(f, x) || !wanted(&f->r, x))
+			continue;
+		for (size_t k = 0; k < f->nlost0 && n < 2; k++)
+			if (f->lost0[k] && own_dir(f, f->lost0[k], q->parent))
+				found = k, n++;
+		if (n > 1 || !fr_read_entry(f, q->off, e))
+			continue;
+		if (n == 1) {
+			fr_set_first(f, e, f->lost0[found]);
+			f->lost0[found] = 0;	/* taken */
+		} else if (!new_empty_dir(f, e, q->parent)) {
+			continue;
+		}
+		put(&f->r, q->off, e, 32, n ? "the directory's entry pointed to its own lost tree" :
+					     "the directory's entry pointed to a new empty directory", false);
+		x->planned = true;
+	}
+}
+
+/*
+ * The shared run copied into new clusters, chained in its place: the file
+ * reached second keeps every byte, the first owner keeps its clusters.
+ * Left when the free space, or MAX_COPY_BYTES of copies, is too small.
+ */
+static void copy_shared(struct frp *f, const struct cross_req *q)
+{
+	uint64_t cb = f->lay.cluster_bytes;
+	uint32_t *nw = malloc(q->shared * sizeof(*nw)), src;
+	uint8_t *buf = malloc(cb), e[32];
+
+	if (!nw || !buf || f->copied + q->shared * cb > MAX_COPY_BYTES || !fr_take_free(f, nw, q->shared))
+		goto out;
+	src = q->good ? layout_fat_value(&f->lay, fr_fat_get(f, q->last_good)) : q->first;
+	for (uint64_t i = 0; i < q->shared && !f->r.err; i++) {
+		if (!src || plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, src), buf, cb) < 0) {
+			f->r.err = f->r.err ? f->r.err : -EIO;
+			goto out;
+		}
+		put(&f->r, layout_cluster_byte(&f->lay, nw[i]), buf, cb, "a copy of a cross-linked cluster", false);
+		fr_fat_set(f, nw[i], i + 1 < q->shared ? nw[i + 1] : q->after ? q->after : fr_eoc(f), "chain the copies");
+		src = fr_step(f, src);
+	}
+	if (q->good) {
+		fr_fat_set(f, q->last_good, nw[0], "link the copies into the file's chain");
+	} else if (fr_read_entry(f, q->off, e)) {
+		fr_set_first(f, e, nw[0]);
+		put(&f->r, q->off, e, 32, "the file's first cluster: its copy", false);
+	}
+	f->copied += q->shared * cb;
+	f->r.out->v[q->finding].planned = true;
+out:
+	free(nw);
+	free(buf);
+}
+
+void fr_fix_crosslinks(struct frp *f)
+{
+	for (size_t i = 0; i < f->ncross && !f->r.err; i++)
+		if (!fr_under_emptied(f, &f->r.out->v[f->cross[i].finding]) && wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
+			copy_shared(f, &f->cross[i]);
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_ledger.c - what the FAT repair planner reads and writes through its
+ * plan: FAT entries (12, 16 or 32 bits, in the active copy first and the
+ * others at the end), 8.3 entries and their first cluster, dot entries,
+ * chains walked as the plan leaves them, and free clusters to take.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/fat_repair.h"
+#include "fat/fat.h"
+
+uint64_t fr_copy_byte(const struct frp *f, unsigned k)
+{
+	return (uint64_t)f->b->reserved * f->b->bytes_per_sector + (uint64_t)k * f->b->fat_size * f->b->bytes_per_sector;
+}
+
+uint32_t fr_eoc(const struct frp *f)
+{
+	return f->lay.fat_bits == 32 ? 0x0FFFFFFF : f->lay.fat_bits == 16 ? 0xFFFF : 0xFFF;
+}
+
+/* The byte of FAT entry c and its width in bytes (FAT12: the two bytes holding it). */
+uint64_t fr_entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w)
+{
+	*w = f->lay.fat_bits == 12 ? 2 : f->lay.fat_bits / 8;
+	return fr_copy_byte(f, k) + (f->lay.fat_bits == 12 ? (uint64_t)c * 3 / 2 : (uint64_t)c * *w);
+}
+
+/* FAT entry c of the active copy as the plan leaves it (raw). */
+uint32_t fr_fat_get(struct frp *f, uint32_t c)
+{
+	uint8_t e[4] = { 0 };
+	size_t w;
+	uint64_t off = fr_entry_off(f, f->active, c, &w);
+
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0)
+		return 0xFFFFFFFF;
+	if (f->lay.fat_bits == 12)
+		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
+	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+}
+
+/* FAT entry c set to v in copy k; FAT32 keeps its top 4 bits. */
+static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, const char *why)
+{
+	uint8_t e[4] = { 0 };
+	size_t w;
+	uint64_t off = fr_entry_off(f, k, c, &w);
+
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0) {
+		f->r.err = -EIO;
+		return;
+	}
+	if (f->lay.fat_bits == 12)
+		put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
+						  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
+	else if (f->lay.fat_bits == 16)
+		put_le16(e, 0, (uint16_t)v);
+	else
+		put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+	put(&f->r, off, e, w, why, false);
+}
+
+/*
+ * FAT entry c set to v in the active copy; the other copies follow at the
+ * end of the fixes (fix_copies), all of them after every write to the
+ * active one: a cut before then leaves them as they were, so that a new
+ * repair finds the same clusters free there (fr_next_free) and converges.
+ */
+void fr_fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
+{
+	if (!grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written))) {
+		f->r.err = -ENOMEM;
+		return;
+	}
+	f->written[f->nwritten++] = c;
+	fat_set_copy(f, f->active, c, v, why);
+}
+
+/* The same in every copy at once (FAT[1]'s dirty bits). */
+void fr_fat_set_all(struct frp *f, uint32_t c, uint32_t v, const char *why)
+{
+	for (unsigned k = 0; k < f->b->num_fats; k++)
+		if (f->mirrored || k == f->active)
+			fat_set_copy(f, k, c, v, why);
+}
+
+/* The 8.3 entry a finding is about: its byte (false: the FAT32 root, or no entry). */
+bool fr_entry_of(const struct frp *f, const struct fsc_finding *x, uint64_t *off)
+{
+	if (x->loc_kind == FSC_LOC_ENTRY) {
+		*off = layout_cluster_byte(&f->lay, (uint32_t)x->loc) + 32ull * x->entry;
+		return true;
+	}
+	if (x->loc_kind == FSC_LOC_BYTE && x->path && x->loc >= f->lay.root_byte &&
+	    x->loc < f->lay.root_byte + f->lay.root_bytes) {
+		*off = x->loc;
+		return true;
+	}
+	return false;
+}
+
+bool fr_read_entry(struct frp *f, uint64_t off, uint8_t e[32])
+{
+	if (plan_view_read(f->r.dev, f->r.plan, off, e, 32) == 0)
+		return true;
+	f->r.err = -EIO;
+	return false;
+}
+
+uint32_t fr_entry_first(const struct frp *f, const uint8_t *e)
+{
+	return get_le16(e, 26) | (f->lay.fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+}
+
+void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c)
+{
+	put_le16(e, 26, (uint16_t)c);
+	if (f->lay.fat_bits == 32)
+		put_le16(e, 20, (uint16_t)(c >> 16));
+}
+
+/* A dot entry (. or ..) of cluster c, dated now. */
+void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c)
+{
+	uint32_t dt = dos_datetime(f->r.o->now);
+
+	memcpy(e, dotdot ? "..         " : ".          ", 11);
+	e[11] = 0x10;
+	fr_set_first(f, e, c);
+	put_le16(e, 14, (uint16_t)dt);
+	put_le16(e, 16, (uint16_t)(dt >> 16));
+	put_le16(e, 18, (uint16_t)(dt >> 16));
+	put_le16(e, 22, (uint16_t)dt);
+	put_le16(e, 24, (uint16_t)(dt >> 16));
+}
+
+/* Has the plan set c's FAT entry? */
+static bool written(const struct frp *f, uint32_t c)
+{
+	for (size_t i = 0; i < f->nwritten; i++)
+		if (f->written[i] == c)
+			return true;
+	return false;
+}
+
+/* Was c lost at the first check (in nobody's chain)?  lost0 is in increasing order. */
+static bool was_lost(const struct frp *f, uint32_t c)
+{
+	size_t lo = 0, hi = f->nlost0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->lost0[mid] == c)
+			return true;
+		if (f->lost0[mid] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * The next cluster a fix may take: not set by this plan yet, and free in
+ * the active copy as the plan leaves it.  With a second copy, which the
+ * plan writes only at its end (fix_copies), it must be free there, and in
+ * the active copy it may also be lost: that is what a repair cut short
+ * leaves (the clusters it had taken, linked in the active copy only), so a
+ * new repair takes the same clusters again and converges.  0: none.
+ */
+uint32_t fr_next_free(struct frp *f)
+{
+	bool two = f->mirrored && f->b->num_fats > 1;
+	unsigned last = !two ? f->active : f->active ? 0 : f->b->num_fats - 1u;
+
+	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
+		bool active_free = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
+		uint8_t e[4] = { 0 };
+		size_t w;
+		uint32_t raw;
+
+		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))))
+			continue;
+		if (two) {
+			uint64_t off = fr_entry_off(f, last, c, &w);
+
+			if (fsc_dev_read(f->r.dev, off, e, w) < 0)
+				continue;
+			raw = f->lay.fat_bits == 12 ? (c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF) :
+			      f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+			if (layout_fat_value(&f->lay, raw) != LAYOUT_FREE)
+				continue;
+		}
+		f->free_at = c + 1;
+		return c;
+	}
+	f->free_at = f->cc + 2;
+	return 0;
+}
+
+/* n free clusters into nw (allocated in the FAT as the caller links them); false when there are fewer. */
+bool fr_take_free(struct frp *f, uint32_t *nw, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (!(nw[i] = fr_next_free(f)))
+			return false;
+	return true;
+}
+
+/* Is x about an entry in (or below) a directory the plan made empty? */
+bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x)
+{
+	for (size_t i = 0; i < f->nemptied; i++) {
+		size_t n = strlen(f->emptied[i]);
+
+		if (x->path && !strncmp(x->path, f->emptied[i], n) && x->path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+uint32_t fr_step(struct frp *f, uint32_t c)
+{
+	uint32_t v = layout_fat_value(&f->lay, fr_fat_get(f, c));
+
+	return v >= 2 && v <= f->cc + 1 ? v : 0;
+}
+
+/* The chain from first as the plan leaves it, its loop found with Floyd's two pointers (no memory). */
+void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w)
+{
+	uint32_t slow = first, fast = first, c = first;
+	uint64_t total = UINT64_MAX, mu = 0, lam = 1;
+
+	while ((fast = fr_step(f, fast)) && (fast = fr_step(f, fast)) && (slow = fr_step(f, slow)) != fast)
+		;
+	if (fast) {			/* a loop: where it starts (mu), its length (lam) */
+		for (slow = first; slow != fast; mu++) {
+			slow = fr_step(f, slow);
+			fast = fr_step(f, fast);
+		}
+		for (fast = fr_step(f, slow); fast != slow; lam++)
+			fast = fr_step(f, fast);
+		total = mu + lam;
+	}
+	memset(w, 0, sizeof(*w));
+	for (w->n = 1; ; w->n++) {
+		if (w->n == need)
+			w->at_need = c;
+		w->last = c;
+		if (w->n == total)
+			return;
+		uint32_t next = fr_step(f, c);
+
+		if (!next) {
+			w->ended = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_END;
+			return;
+		}
+		c = next;
+	}
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * repair/fat_repair.h - the FAT repair planner's state and the helpers its
+ * files share: fat_ledger.c (the FAT and entries read and written through
+ * the plan, free clusters), fat_fixes.c (the fixes of entries, chains,
+ * cross-links and directories), fat_repair.c (the order of it all, the
+ * check of the plan, the dirty bits); not installed.
+ */
+#ifndef FSC_FAT_REPAIR_H
+#define FSC_FAT_REPAIR_H
+
+#include "repair/repair.h"
+#include "check/fat_check.h"
+
+/* Entries the walk offered to change: long-name parts (sum >= 0: re-attach), or 0x00 entries to revive. */
+struct ent_req {
+	size_t finding;
+	uint64_t *off;
+	uint8_t *first;			/* revive: the first byte each gets */
+	size_t n;
+	int sum;			/* -1: mark deleted; -2: revive */
+};
+
+/* A file that shares clusters with one read before it: its own copies of the shared run are planned. */
+struct cross_req {
+	size_t finding;
+	uint64_t off;			/* its 8.3 entry */
+	uint32_t first, last_good, after;
+	uint64_t good, shared;
+};
+
+/* The most a repair copies for cross-linked files (the exFAT repair's cap). */
+#define MAX_COPY_BYTES (64ull << 20)
+
+/* A directory entry astray (no cluster, or an ancestor's): relinked to its own lost directory. */
+struct astray_req {
+	size_t finding;
+	uint64_t off;
+	uint32_t parent;
+};
+
+struct frp {
+	struct rp r;
+	struct astray_req *astray;
+	size_t nastray, capastray;
+	uint32_t *lost0;		/* the lost clusters of the first check */
+	size_t nlost0;
+	struct cross_req *cross;
+	size_t ncross, capcross;
+	uint32_t free_at;		/* where the search for a free cluster goes on */
+	uint64_t copied;		/* bytes copied for cross-links */
+	struct ent_req *reqs;
+	size_t nreqs, capreqs;
+	const struct fsc_fat_bpb *b;
+	struct layout lay;
+	unsigned active;
+	bool mirrored;
+	uint32_t cc;			/* clusters checked */
+	uint32_t *written;		/* FAT entries the plan sets in the active copy */
+	size_t nwritten, capwritten;
+	bool copies_taken;		/* FAT_COPIES_DIFFER is fixed: every copy made the active one */
+	uint32_t *lost;			/* the lost clusters of the check through the plan */
+	size_t nlost, caplost;
+	const char **emptied;		/* directories made empty: what the walk read in them is gone */
+	size_t nemptied, capemptied;
+};
+
+struct cwalk {
+	uint64_t n;			/* clusters before the end, the break or the loop back */
+	uint32_t last;			/* the last of them */
+	uint32_t at_need;		/* the need'th (0: not reached) */
+	bool ended;			/* at an end mark */
+};
+
+/* fat_ledger.c */
+uint64_t fr_copy_byte(const struct frp *f, unsigned k);
+uint32_t fr_eoc(const struct frp *f);
+/* The byte of FAT entry c in copy k and its width in bytes (FAT12: the two bytes holding it). */
+uint64_t fr_entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w);
+/* FAT entry c of the active copy as the plan leaves it (raw). */
+uint32_t fr_fat_get(struct frp *f, uint32_t c);
+/* Entry c set in the active copy (the others follow at the end: fix_copies), or in every copy at once. */
+void fr_fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why);
+void fr_fat_set_all(struct frp *f, uint32_t c, uint32_t v, const char *why);
+/* The 8.3 entry a finding is about: its byte (false: the FAT32 root, or no entry). */
+bool fr_entry_of(const struct frp *f, const struct fsc_finding *x, uint64_t *off);
+bool fr_read_entry(struct frp *f, uint64_t off, uint8_t e[32]);
+uint32_t fr_entry_first(const struct frp *f, const uint8_t *e);
+void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c);
+/* A . or .. entry for cluster c, dated now. */
+void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c);
+/* The next cluster a fix may take (0: none); n of them into nw (false: fewer). */
+uint32_t fr_next_free(struct frp *f);
+bool fr_take_free(struct frp *f, uint32_t *nw, uint64_t n);
+bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x);
+/* The link after c when it stays in the data area (else 0); a chain walked through the plan. */
+uint32_t fr_step(struct frp *f, uint32_t c);
+void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w);
+
+/* fat_fixes.c */
+void fr_hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum);
+void fr_hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n);
+void fr_hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent);
+void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res);
+void fr_apply_reqs(struct frp *f);
+void fr_fix_field(struct frp *f, struct fsc_finding *x);
+void fr_fix_label(struct frp *f, struct fsc_finding *x);
+void fr_fix_dots(struct frp *f, struct fsc_finding *x);
+void fr_fix_chain(struct frp *f, struct fsc_finding *x);
+void fr_relink_dirs(struct frp *f);
+void fr_fix_crosslinks(struct frp *f);
+
+#endif
