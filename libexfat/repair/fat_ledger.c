@@ -168,6 +168,25 @@ static bool was_lost(const struct frp *f, uint32_t c)
 	return false;
 }
 
+bool fr_free_in_last(struct frp *f, uint32_t c)
+{
+	bool two = f->mirrored && f->b->num_fats > 1;
+	unsigned last = f->active ? 0 : f->b->num_fats - 1u;
+	uint8_t e[4] = { 0 };
+	size_t w;
+	uint64_t off;
+	uint32_t raw;
+
+	if (!two)
+		return false;
+	off = fr_entry_off(f, last, c, &w);
+	if (fsc_dev_read(f->r.dev, off, e, w) < 0)
+		return false;
+	raw = f->lay.fat_bits == 12 ? (c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF) :
+	      f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+	return layout_fat_value(&f->lay, raw) == LAYOUT_FREE;
+}
+
 /*
  * The next cluster a fix may take: not set by this plan yet, and free in
  * the active copy as the plan leaves it.  With a second copy, which the
@@ -179,26 +198,12 @@ static bool was_lost(const struct frp *f, uint32_t c)
 uint32_t fr_next_free(struct frp *f)
 {
 	bool two = f->mirrored && f->b->num_fats > 1;
-	unsigned last = !two ? f->active : f->active ? 0 : f->b->num_fats - 1u;
 
 	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
 		bool active_free = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
-		uint8_t e[4] = { 0 };
-		size_t w;
-		uint32_t raw;
 
-		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))))
+		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))) || (two && !fr_free_in_last(f, c)))
 			continue;
-		if (two) {
-			uint64_t off = fr_entry_off(f, last, c, &w);
-
-			if (fsc_dev_read(f->r.dev, off, e, w) < 0)
-				continue;
-			raw = f->lay.fat_bits == 12 ? (c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF) :
-			      f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
-			if (layout_fat_value(&f->lay, raw) != LAYOUT_FREE)
-				continue;
-		}
 		f->free_at = c + 1;
 		return c;
 	}

@@ -140,30 +140,12 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 	return errors;
 }
 
-/*
- * --lost=free: the lost clusters freed (those the check found, and those
- * the cuts left), only when the repair leaves no error: with one left (a
- * cross-link, entries after an end marker, an entry no longer a file),
- * the lost clusters may well be the data a damaged entry still names.
- */
-static uint64_t free_lost(struct frp *f, bool errors)
-{
-	struct fsc_finding *x = find(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
-
-	if (errors || !f->nlost || !f->r.o->free_lost || f->r.o->level != FSC_REPAIR_ALL ||
-	    (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
-		return 0;
-	for (size_t i = 0; i < f->nlost; i++)
-		fr_fat_set(f, f->lost[i], 0, "free a lost cluster (--lost=free)");
-	return f->nlost;
-}
-
 /* FSInfo from the FAT as the plan leaves it (when the whole volume was there to count). */
 static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t freed)
 {
 	const struct fsc_fat_bpb *b = f->b;
 	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
-	bool count = take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed;
+	bool count = take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed || f->taken_after;
 	bool next = take(&f->r, FSC_PR_FAT32_FSINFO_NEXT_FREE);
 	uint8_t s[8];
 
@@ -171,7 +153,7 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
 	    plan_view_read(f->r.dev, f->r.plan, off + 488, s, 8) < 0)
 		return;
 	if (count && after->clusters == f->lay.clusters && get_le32(s, 0) != 0xFFFFFFFFu)
-		put_le32(s, 0, (uint32_t)(after->free_clusters + freed));
+		put_le32(s, 0, (uint32_t)(after->free_clusters + freed - f->taken_after));
 	if (next)
 		put_le32(s, 4, 0xFFFFFFFFu);	/* "no hint": drivers search from the start */
 	put(&f->r, off + 488, s, 8, "FSInfo free count and next-free hint", false);
@@ -247,7 +229,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 		f->nlost = 0;
 		*errors = recheck(f, &after, NULL);
 	}
-	freed = free_lost(f, *errors);
+	freed = fr_handle_lost(f, *errors);
 	fix_copies(f);
 	fix_fsinfo(f, &after, freed);
 }

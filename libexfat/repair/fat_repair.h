@@ -49,6 +49,7 @@ struct frp {
 	size_t ncross, capcross;
 	uint32_t free_at;		/* where the search for a free cluster goes on */
 	uint64_t copied;		/* bytes copied for cross-links */
+	uint64_t taken_after;		/* clusters taken after the check of the plan (saving lost chains) */
 	struct ent_req *reqs;
 	size_t nreqs, capreqs;
 	const struct fsc_fat_bpb *b;
@@ -91,6 +92,8 @@ void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c);
 void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c);
 /* The next cluster a fix may take (0: none); n of them into nw (false: fewer). */
 uint32_t fr_next_free(struct frp *f);
+/* With a second FAT copy: is c free in the copy the plan writes last, as it is on disk? */
+bool fr_free_in_last(struct frp *f, uint32_t c);
 bool fr_take_free(struct frp *f, uint32_t *nw, uint64_t n);
 bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x);
 /* The link after c when it stays in the data area (else 0); a chain walked through the plan. */
@@ -109,5 +112,12 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
+
+/*
+ * fat_lost.c: the lost clusters of the check of the plan (f->lost), when
+ * no error is left: saved as /FOUND.nnn/FILEnnnn.CHK, or read out to
+ * --lost-to and freed, or freed (--lost=free); the clusters freed.
+ */
+uint64_t fr_handle_lost(struct frp *f, bool errors);
 
 #endif

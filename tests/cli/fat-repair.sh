@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # fat-repair.sh - fatscope fsck -y on every fbad-* FAT fixture
-# (make-corrupt-fat.sh), e2fsprogs style: the transcript of -y
-# --lost=free --recheck and of a second -y against the reviewed ones in
-# tests/cli/expected/fat-repair/ (the second writes nothing); plain -y
-# --lost=free writes the same bytes; when the repair left no error, fsck -n
+# (make-corrupt-fat.sh), e2fsprogs style: the transcript of -y --recheck
+# (lost chains saved in /FOUND.000) and of a second -y against the
+# reviewed ones in tests/cli/expected/fat-repair/ (the second writes
+# nothing); plain -y writes the same bytes; -y --lost=free frees what -y
+# saves and nothing else differs; when the repair left no error, fsck -n
 # exits 0, so does fsck.fat -n (dosfstools, where installed), and every
 # file of the fixture's manifest that no finding names reads back through
 # mtools (where installed) with its original bytes.
@@ -12,6 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 prepare_fixtures
+export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in every run
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
 # The manifest of the populated image a fixture was made from.
@@ -50,14 +52,20 @@ for name in $(fixture_names); do
 	count=$((count + 1))
 	cp "$WORK/img/$name.img" "$name.img"
 	cp "$WORK/img/$name.img" plain.img
-	run1=$("$FATSCOPE" fsck -y --lost=free --recheck "$name.img" 2>&1; echo "exit status: $?")
+	run1=$("$FATSCOPE" fsck -y --recheck "$name.img" 2>&1; echo "exit status: $?")
 	run2=$("$FATSCOPE" fsck -y "$name.img" 2>&1; echo "exit status: $?")
 	golden "$name (-y)" "$EXPECTED/fat-repair/$name.txt" "$run1
 --- a second -y:
 $run2"
 	[[ $run2 == *"changes written"* ]] && bad "$name: a second -y wrote: $run2" || ok
-	"$FATSCOPE" fsck -y --lost=free plain.img > /dev/null 2>&1
+	"$FATSCOPE" fsck -y plain.img > /dev/null 2>&1
 	cmp -s plain.img "$name.img" && ok || bad "$name: -y and -y --recheck wrote different bytes"
+	cp "$WORK/img/$name.img" freed.img
+	"$FATSCOPE" fsck -y --lost=free freed.img > /dev/null 2>&1
+	"$FATSCOPE" fsck -n freed.img > freed.txt 2>&1
+	if [[ $run1 =~ "exit status: "[01]$ ]] && ! grep -q '^\(error\|warning\|fatal\)' freed.txt; then ok
+	elif [[ ! $run1 =~ "exit status: "[01]$ ]]; then ok
+	else bad "$name: -y --lost=free leaves: $(head -2 freed.txt | tr '\n' '|')"; fi
 	if [[ $run1 =~ "exit status: "[01]$ ]]; then
 		"$FATSCOPE" fsck -n "$name.img" > /dev/null 2>&1; rc=$?
 		[ "$rc" = 0 ] && ok || bad "$name: the repair said no error is left, fsck -n exits $rc"
@@ -67,7 +75,7 @@ $run2"
 		fi
 		[ "$have_mtools" = 1 ] && contents_kept "$name" "$name.img" "$run1"
 	fi
-	rm -f "$name.img" plain.img
+	rm -f "$name.img" plain.img freed.img
 done
 [ "$count" -eq 20 ] && ok || bad "$count FAT fixtures repaired, 20 expected"
 finish

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fat_lost.c - the lost clusters of a FAT volume, once the other fixes are
+ * planned and no error is left: saved, not freed, by default (Windows
+ * chkdsk's convention, as the exFAT repair does): every lost chain becomes
+ * a file FILEnnnn.CHK, in FAT order from its head, of a new directory
+ * FOUND.nnn in the root (the first number free); with --lost-to DIR each
+ * chain is read out to the caller and then freed; with --lost=free they
+ * are freed.  A chain ends where its next link leaves the lost clusters
+ * or joins a chain taken already (that link becomes an end mark); chains
+ * that loop are taken from their lowest cluster.
+ *
+ * Write order: the chains' end marks, the new directory's clusters (filled
+ * and chained in the active FAT), a root cluster more where the FAT32 root
+ * is full, then after a sync the one root entry that links it all; the
+ * other FAT copies follow at the end (fat_repair.c).  Cut before the link,
+ * the new clusters are lost in the active copy and free in the others:
+ * the next repair leaves them out of the chains to save and takes them
+ * again (fr_next_free), so it converges to the same tree.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/fat_repair.h"
+#include "fat/fat.h"
+
+#define MAX_SAVED 65000u		/* a FAT directory holds 65536 entries */
+
+struct lchain {
+	uint32_t head;
+	uint64_t n;
+};
+
+/* Index of c in the sorted list (SIZE_MAX: not in it). */
+static size_t lost_index(const uint32_t *v, size_t n, uint32_t c)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid] == c)
+			return mid;
+		if (v[mid] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/* Walk one chain from head while it stays lost and untaken; its end marked. */
+static struct lchain take_chain(struct frp *f, uint8_t *taken, uint32_t head, bool mark)
+{
+	struct lchain ch = { head, 0 };
+	uint32_t c = head, next;
+	size_t i;
+
+	for (;;) {
+		taken[lost_index(f->lost, f->nlost, c)] = 1;
+		ch.n++;
+		next = fr_step(f, c);
+		i = next ? lost_index(f->lost, f->nlost, next) : SIZE_MAX;
+		if (i == SIZE_MAX || taken[i])
+			break;
+		c = next;
+	}
+	if (mark && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_END)
+		fr_fat_set(f, c, fr_eoc(f), "end a lost chain");
+	return ch;
+}
+
+/* The lost chains: heads (lost clusters no lost cluster links to) first, then what loops. */
+static struct lchain *find_chains(struct frp *f, size_t *nchains, bool mark)
+{
+	uint8_t *linked = calloc(f->nlost + 1, 1), *taken = calloc(f->nlost + 1, 1);
+	struct lchain *v = calloc(f->nlost + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!linked || !taken || !v) {
+		free(v);
+		v = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < f->nlost; i++) {
+		uint32_t next = fr_step(f, f->lost[i]);
+		size_t k = next ? lost_index(f->lost, f->nlost, next) : SIZE_MAX;
+
+		if (k != SIZE_MAX && k != i)
+			linked[k] = 1;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nlost && n < MAX_SAVED; i++)
+			if (!taken[i] && (pass || !linked[i]))
+				v[n++] = take_chain(f, taken, f->lost[i], mark);
+out:
+	*nchains = n;
+	free(linked);
+	free(taken);
+	return v;
+}
+
+/* --lost-to: each chain's bytes, cluster by cluster, to the caller. */
+static void export_chains(struct frp *f, const struct lchain *v, size_t n)
+{
+	uint32_t cb = f->lay.cluster_bytes;
+	uint8_t *buf = malloc(cb);
+
+	for (size_t i = 0; buf && i < n && !f->r.err; i++) {
+		uint32_t c = v[i].head;
+
+		for (uint64_t k = 0; k < v[i].n && c && !f->r.err; k++, c = fr_step(f, c)) {
+			if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), buf, cb) < 0)
+				f->r.err = -EIO;
+			else if (f->r.o->lost_bytes(f->r.o->ctx, (unsigned)i, k * cb, buf, cb))
+				f->r.err = -ECANCELED;
+		}
+	}
+	if (!buf)
+		f->r.err = -ENOMEM;
+	free(buf);
+}
+
+/* An 8.3 entry name (11 bytes) attr, first cluster, size, dated now. */
+static void new_entry(const struct frp *f, uint8_t *e, const char *name11, uint8_t attr, uint32_t first,
+		      uint32_t size)
+{
+	fr_dot_entry(f, e, false, first);	/* the dates and first cluster */
+	memcpy(e, name11, 11);
+	e[11] = attr;
+	put_le32(e, 28, size);
+}
+
+/* The next root slot as the plan leaves it: walks the root, counting FOUND.nnn names. */
+struct root_scan {
+	uint64_t slot;			/* a free or deleted slot (0: none) */
+	uint32_t last;			/* FAT32: the root's last cluster */
+	uint8_t used[1000];		/* FOUND.nnn taken */
+};
+
+static void scan_slots(struct frp *f, uint64_t at, uint64_t len, struct root_scan *rs)
+{
+	uint8_t e[32];
+
+	for (uint64_t o = 0; o + 32 <= len && !f->r.err; o += 32) {
+		if (plan_view_read(f->r.dev, f->r.plan, at + o, e, 32) < 0) {
+			f->r.err = -EIO;
+			return;
+		}
+		if ((e[0] == 0x00 || e[0] == 0xE5) && !rs->slot)
+			rs->slot = at + o;
+		if (!memcmp(e, "FOUND   ", 8) && e[8] >= '0' && e[8] <= '9' && e[9] >= '0' && e[9] <= '9' &&
+		    e[10] >= '0' && e[10] <= '9')
+			rs->used[(e[8] - '0') * 100 + (e[9] - '0') * 10 + (e[10] - '0')] = 1;
+	}
+}
+
+/* A root slot for FOUND.nnn (FAT32: a new root cluster when the root is full); false: none. */
+static bool root_slot(struct frp *f, struct root_scan *rs)
+{
+	uint32_t c, nw;
+	uint8_t *z;
+
+	if (f->lay.fat_bits != 32) {
+		scan_slots(f, f->lay.root_byte, f->lay.root_bytes, rs);
+		return rs->slot != 0;
+	}
+	for (c = f->lay.root_cluster, rs->last = c; c && !f->r.err; rs->last = c, c = fr_step(f, c))
+		scan_slots(f, layout_cluster_byte(&f->lay, c), f->lay.cluster_bytes, rs);
+	if (rs->slot || !(nw = fr_next_free(f)) || !(z = calloc(1, f->lay.cluster_bytes)))
+		return rs->slot != 0;
+	put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new root cluster", false);
+	free(z);
+	fr_fat_set(f, nw, fr_eoc(f), "a new root cluster");
+	fr_fat_set(f, rs->last, nw, "the root's chain goes on");
+	rs->slot = layout_cluster_byte(&f->lay, nw);
+	f->taken_after++;
+	return true;
+}
+
+/* The new directory: its clusters (taken, chained) and entries: . and .., FILEnnnn.CHK for each chain. */
+static uint32_t write_found(struct frp *f, const struct lchain *v, size_t n)
+{
+	uint32_t cb = f->lay.cluster_bytes;
+	uint64_t nclus = ((n + 2) * 32 + cb - 1) / cb;
+	uint32_t *dc = malloc(nclus * sizeof(*dc));
+	uint8_t *d = calloc(nclus, cb);
+	uint32_t first = 0;
+	char name[12];
+
+	if (!dc || !d || !fr_take_free(f, dc, nclus))
+		goto out;
+	fr_dot_entry(f, d, false, dc[0]);
+	fr_dot_entry(f, d + 32, true, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bytes = v[i].n * cb;
+
+		snprintf(name, sizeof(name), "FILE%04zuCHK", i % 10000);
+		new_entry(f, d + 32 * (i + 2), name, 0x20, v[i].head, bytes > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bytes);
+	}
+	for (uint64_t k = 0; k < nclus; k++) {
+		put(&f->r, layout_cluster_byte(&f->lay, dc[k]), d + k * cb, cb, "the FOUND directory", false);
+		fr_fat_set(f, dc[k], k + 1 < nclus ? dc[k + 1] : fr_eoc(f), "the FOUND directory's chain");
+	}
+	f->taken_after += nclus;
+	first = dc[0];
+out:
+	free(dc);
+	free(d);
+	return first;
+}
+
+/* Every lost chain saved as /FOUND.nnn/FILEnnnn.CHK; false when there is no room (left lost). */
+static bool save_chains(struct frp *f)
+{
+	struct root_scan rs = { 0 };
+	struct lchain *v;
+	size_t n, at;
+	unsigned num = 0;
+	uint32_t dir;
+	uint8_t e[32];
+	char name[12];
+
+	if (!root_slot(f, &rs))
+		return false;
+	while (num < 1000 && rs.used[num])
+		num++;
+	if (num == 1000 || !(v = find_chains(f, &n, true)))
+		return false;
+	dir = n ? write_found(f, v, n) : 0;
+	free(v);
+	if (!dir)
+		return false;
+	snprintf(name, sizeof(name), "FOUND   %03u", num);
+	new_entry(f, e, name, 0x10, dir, 0);
+	at = fsc_plan_count(f->r.plan);
+	put(&f->r, rs.slot, e, 32, "the FOUND directory's entry, which links the saved chains", false);
+	if (fsc_plan_count(f->r.plan) > at)
+		plan_sync_before(f->r.plan, at);
+	return true;
+}
+
+/*
+ * A lost cluster the plan cannot tell from one a repair cut short took
+ * (lost in the active copy, free in the copy written last) is left out of
+ * the chains: the new repair takes it again for its own directory.
+ */
+static void drop_fresh(struct frp *f)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < f->nlost; i++)
+		if (!fr_free_in_last(f, f->lost[i]))
+			f->lost[k++] = f->lost[i];
+	f->nlost = k;
+}
+
+uint64_t fr_handle_lost(struct frp *f, bool errors)
+{
+	struct fsc_finding *x = find(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
+	bool freeing = f->r.o->free_lost;
+	struct lchain *v;
+	size_t n;
+
+	if (!freeing)
+		drop_fresh(f);
+	if (errors || !f->nlost || f->r.o->level != FSC_REPAIR_ALL || (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
+		return 0;
+	if (!freeing) {
+		if (!save_chains(f))
+			unplan(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
+		return 0;
+	}
+	if (f->r.o->lost_bytes) {
+		if (!(v = find_chains(f, &n, false))) {
+			f->r.err = -ENOMEM;
+			return 0;
+		}
+		export_chains(f, v, n);
+		free(v);
+	}
+	for (size_t i = 0; i < f->nlost && !f->r.err; i++)
+		fr_fat_set(f, f->lost[i], 0, f->r.o->lost_bytes ? "free a lost cluster (read out to --lost-to)" :
+								  "free a lost cluster (--lost=free)");
+	return f->nlost;
+}
