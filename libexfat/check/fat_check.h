@@ -31,6 +31,9 @@ struct fat_hooks {
 	 * cluster its .. should hold.
 	 */
 	void (*dir_astray)(void *ctx, size_t finding, uint64_t off, uint32_t parent);
+	/* An 8.3 name (entry at off) invalid or a duplicate: raw is a new one, unique in its directory. */
+	void (*rename)(void *ctx, size_t finding, uint64_t off, const uint8_t raw[11], const uint64_t *parts,
+		       size_t nparts);
 	void (*lost)(void *ctx, uint32_t c);
 	void *ctx;
 	uint64_t free_clusters;

@@ -23,93 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/fat_check.h"
+#include "check/fat_walk.h"
 #include "fat/fat.h"
-
-struct job {
-	size_t node;
-	uint32_t first;			/* 0: the FAT12/16 root area */
-	uint32_t parent;		/* the parent's first cluster as .. holds it (0: the root) */
-	uint32_t cl, ent;		/* the directory's entry in its parent */
-	uint64_t byte;			/* ... when the parent is the FAT12/16 root area */
-};
-
-/* A name of the directory being read, for duplicates. */
-struct dent {
-	uint8_t raw[11];
-	uint32_t cl, ent;
-	uint64_t byte;
-	uint64_t hash;			/* of the folded display name */
-	size_t off;			/* its units in the arena */
-	uint16_t len;
-};
-
-struct ftree {
-	struct fvol *v;
-	struct pathtab nodes;
-	struct job *stack;
-	size_t nstack, capstack;
-	/* the directory being read */
-	struct job cur;
-	bool is_root, end_seen;
-	char path[4096];
-	uint64_t index;			/* entries read so far */
-	uint32_t cl, ent;		/* where the entry lies: cluster and index, */
-	uint64_t byte;			/* or its byte in the root area (cl 0) */
-	uint64_t after_end;		/* entries in use after the end marker */
-	struct owner after_at;
-	unsigned labels;
-	/* the long name being assembled */
-	struct fat_lfn lfn;
-	bool lfn_on;
-	bool lfn_skip;			/* the rest of a name found broken: its parts are not reported again */
-	unsigned lfn_next, lfn_parts;
-	uint8_t lfn_sum;
-	struct owner lfn_at;
-	/* the long-name parts read since the last other entry, for a repair */
-	struct {
-		uint64_t *off;
-		size_t n, cap;
-		uint8_t e[20][32];	/* the first 20 */
-		size_t finding;		/* the finding about them, or SIZE_MAX */
-	} run;
-	/* the 0x00 entries past the end marker before one in use (revive), and those after the last */
-	uint64_t *zeros;
-	uint8_t *zfirst;		/* the first byte each should have */
-	size_t nzeros, capzeros, capzfirst, zeros_kept;
-	size_t zlfn;			/* the last entry read was a 0x00 one with a long-name part's body (its index) */
-	int prev_seq;			/* the last entry read past the marker was a part: its number, and checksum */
-	uint8_t prev_sum;
-	bool revive_bad;		/* an entry past the marker that is no plausible one */
-	struct dent *names;
-	size_t nnames, capnames;
-	uint16_t *arena;
-	size_t alen, acap;
-};
-
-/* ---- findings at the current entry ---- */
-
-static struct owner here(const struct ftree *t, const char *name)
-{
-	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte };
-}
-
-static struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const char *name)
-{
-	struct owner who = here(t, name);
-
-	return ck_add_owner(&t->v->ck, id, &who);
-}
-
-static uint64_t cur_byte(const struct ftree *t)
-{
-	return t->cl ? layout_cluster_byte(&t->v->lay, t->cl) + 32ull * t->ent : t->byte;
-}
-
-static bool hooked(const struct ftree *t)
-{
-	return t->v->hooks && !t->v->ck.owners_pass;
-}
 
 /* ---- long names (fatgen103 section 7) ---- */
 
@@ -239,95 +154,6 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 	return n;
 }
 
-/* ---- names kept for duplicates ---- */
-
-static uint64_t fold_hash(const uint16_t *u, unsigned n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (unsigned i = 0; i < n; i++)
-		h = (h ^ u[i]) * 1099511628211ull;
-	return h;
-}
-
-static void keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n)
-{
-	struct dent *d;
-
-	if (!grow((void **)&t->names, &t->capnames, t->nnames + 1, sizeof(*t->names)) ||
-	    !grow((void **)&t->arena, &t->acap, t->alen + n, sizeof(*t->arena)))
-		return;
-	d = &t->names[t->nnames++];
-	memcpy(d->raw, raw, 11);
-	if (d->raw[0] == 0x05)
-		d->raw[0] = 0xE5;
-	d->cl = t->cl;
-	d->ent = t->ent;
-	d->byte = t->byte;
-	d->off = t->alen;
-	d->len = (uint16_t)n;
-	for (unsigned i = 0; i < n; i++)
-		t->arena[t->alen++] = t->v->upcase[u[i]];
-	d->hash = fold_hash(t->arena + d->off, n);
-}
-
-static int cmp_raw(const void *a, const void *b)
-{
-	int c = memcmp(((const struct dent *)a)->raw, ((const struct dent *)b)->raw, 11);
-
-	return c ? c : ((const struct dent *)a)->off < ((const struct dent *)b)->off ? -1 : 1;
-}
-
-static int cmp_hash(const void *a, const void *b)
-{
-	const struct dent *x = a, *y = b;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->off < y->off ? -1 : 1;
-}
-
-static void dup_finding(struct ftree *t, const struct dent *d, const char *what)
-{
-	uint8_t le[510];
-	char name[766];
-	struct fsc_finding *f;
-
-	for (unsigned i = 0; i < d->len && i < 255; i++)
-		put_le16(le, 2 * i, t->arena[d->off + i]);
-	utf16le_to_utf8(le, d->len < 255 ? d->len : 255, name, sizeof(name));
-	t->cl = d->cl;
-	t->ent = d->ent;
-	t->byte = d->byte;
-	if ((f = at_entry(t, FSC_PR_FAT_NAME_DUPLICATE, NULL))) {
-		finding_actual(f, "%s", name);
-		finding_detail(f, "%s", what);
-	}
-}
-
-/* Equal 8.3 names, then equal names as shown (long, or 8.3) but for case; the later entry is named. */
-static void check_duplicates(struct ftree *t)
-{
-	struct dent *v = t->names;
-	size_t n = t->nnames;
-
-	if (n < 2) {
-		t->nnames = t->alen = 0;
-		return;
-	}
-	qsort(v, n, sizeof(*v), cmp_raw);
-	for (size_t i = 1; i < n; i++)
-		if (!memcmp(v[i].raw, v[i - 1].raw, 11))
-			dup_finding(t, &v[i], "8.3 names");
-	qsort(v, n, sizeof(*v), cmp_hash);
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n && v[j].hash == v[i].hash; j++)
-			if (v[j].len == v[i].len && memcmp(v[j].raw, v[i].raw, 11) &&
-			    !memcmp(t->arena + v[j].off, t->arena + v[i].off, 2u * v[i].len))
-				dup_finding(t, &v[j], "names that differ only in case");
-	t->nnames = t->alen = 0;
-}
-
 /* ---- entries ---- */
 
 static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
@@ -403,17 +229,20 @@ static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 }
 
 /* The 8.3 name's own rules; false when the entry is no file or directory at all. */
-static bool check_short(struct ftree *t, const uint8_t *e, const char *name)
+static bool check_short(struct ftree *t, const uint8_t *e, const char *name, size_t *bad_finding)
 {
 	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
 	enum fsc_problem id = bad ? FSC_PR_FAT_SHORT_NAME : FSC_PR_FAT_SHORT_NAME_UNUSUAL;
 	struct fsc_finding *f;
 	char sfn[40];
 
+	*bad_finding = SIZE_MAX;
 	if ((bad || odd) && (f = at_entry(t, id, name))) {
 		fv_sfn_text(e, sfn);
 		finding_actual(f, "%s", sfn);
 		finding_detail(f, "%s", bad ? bad : odd);
+		if (bad)
+			*bad_finding = (size_t)(f - t->v->ck.out->v);
 	}
 	if ((e[11] & 0x18) == 0x18 || (e[11] & 0xC0)) {
 		if ((f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, name))) {
@@ -502,8 +331,9 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	char name[766];
 	bool dir = e[11] & 0x10;
 	uint32_t first = first_cluster(t->v, e), size = get_le32(e, 28);
+	bool lfn = n > 0, file;
+	size_t bad;
 
-	run_flush(t, e);
 	if (!n) {
 		n = fat_sfn_units(e, e[12], su);
 		lu = su;
@@ -511,8 +341,10 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	for (unsigned i = 0; i < n; i++)
 		put_le16(le, 2 * i, lu[i]);
 	utf16le_to_utf8(le, n, name, sizeof(name));
-	keep_name(t, e, lu, n);
-	if (!check_short(t, e, name))
+	file = check_short(t, e, name, &bad);
+	fw_keep_name(t, e, lu, n, lfn, bad);
+	run_flush(t, e);
+	if (!file)
 		return;
 	check_times(t, e, name);
 	if (dir)
@@ -727,7 +559,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->zeros, t->zfirst,
 					 t->zeros_kept);
 	}
-	check_duplicates(t);
+	fw_check_duplicates(t);
 }
 
 int fv_walk_tree(struct fvol *v)
@@ -753,6 +585,7 @@ int fv_walk_tree(struct fvol *v)
 	free(t->names);
 	free(t->arena);
 	free(t->run.off);
+	free(t->parts);
 	free(t->zeros);
 	free(t->zfirst);
 	free(t);

@@ -37,7 +37,8 @@ void fr_fix_field(struct frp *f, struct fsc_finding *x)
 
 static void note_req(struct frp *f, size_t finding, const uint64_t *off, const uint8_t *first, size_t n, int sum)
 {
-	struct ent_req q = { finding, malloc((n ? n : 1) * sizeof(*off)), first ? malloc(n ? n : 1) : NULL, n, sum };
+	struct ent_req q = { finding, malloc((n ? n : 1) * sizeof(*off)), first ? malloc(n ? n : 1) : NULL, n, sum, 0,
+			     { 0 } };
 
 	if (!q.off || (first && !q.first) ||
 	    !grow((void **)&f->reqs, &f->capreqs, f->nreqs + 1, sizeof(*f->reqs))) {
@@ -62,6 +63,18 @@ void fr_hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_
 	note_req(ctx, finding, off, first, n, -2);
 }
 
+void fr_hook_rename(void *ctx, size_t finding, uint64_t off, const uint8_t raw[11], const uint64_t *parts,
+		    size_t nparts)
+{
+	struct frp *f = ctx;
+
+	note_req(f, finding, parts, NULL, nparts, -3);
+	if (!f->r.err) {
+		f->reqs[f->nreqs - 1].sfn = off;
+		memcpy(f->reqs[f->nreqs - 1].raw, raw, 11);
+	}
+}
+
 void fr_hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent)
 {
 	struct frp *f = ctx;
@@ -78,6 +91,19 @@ void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, cons
 		return;	/* (out of memory: the cross-link is left) */
 	f->cross[f->ncross++] = (struct cross_req){ finding, off, first, res->last_good, res->after_shared,
 						    res->good, res->shared };
+}
+
+/* The new 8.3 name written (the lower-case flags dropped: they described the old one); false: not read. */
+static bool rename_entry(struct frp *f, const struct ent_req *q)
+{
+	uint8_t e[32];
+
+	if (!fr_read_entry(f, q->sfn, e))
+		return false;
+	memcpy(e, q->raw, 11);
+	e[12] &= (uint8_t)~0x18;
+	put(&f->r, q->sfn, e, 32, "a new 8.3 name, unique in the directory", false);
+	return true;
 }
 
 /*
@@ -97,6 +123,8 @@ void fr_apply_reqs(struct frp *f)
 
 		if (fr_under_emptied(f, x) || !wanted(&f->r, x))
 			continue;
+		if (q->sum == -3 && !rename_entry(f, q))
+			continue;
 		for (size_t k = 0; k < q->n; k++) {
 			uint8_t b[14];
 
@@ -104,11 +132,14 @@ void fr_apply_reqs(struct frp *f)
 				f->r.err = -EIO;
 				return;
 			}
-			if (q->sum >= 0)
+			if (q->sum == -3)
+				b[13] = fat_sfn_checksum(q->raw);
+			else if (q->sum >= 0)
 				b[13] = (uint8_t)q->sum;
 			else
 				b[0] = q->first ? q->first[k] : 0xE5;
-			put(&f->r, q->off[k], b, sizeof(b), why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
+			put(&f->r, q->off[k], b, sizeof(b), q->sum == -3 ? "the long name follows its new 8.3 name" :
+				    why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
 		}
 		x->planned = true;
 	}
@@ -198,6 +229,31 @@ static bool empty_dir(struct frp *f, uint32_t c)
 	}
 	free(d);
 	return garbage;
+}
+
+/*
+ * FAT_ATTRIBUTES: the reserved bits 0x40 and 0x80 cleared; an entry both
+ * directory and label with a cluster becomes the directory its cluster
+ * starts (. is that cluster), or else a file; without one it is left.
+ */
+void fr_fix_attributes(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32], d[32];
+	uint32_t c;
+
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
+		return;
+	c = fr_entry_first(f, e);
+	e[11] &= 0x3F;
+	if ((e[11] & 0x18) == 0x18) {
+		if (c < 2 || c > f->cc + 1 ||
+		    plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) < 0)
+			return;
+		e[11] = (uint8_t)(e[11] & ~0x18) | (!memcmp(d, ".          ", 11) && fr_entry_first(f, d) == c ? 0x10 : 0x20);
+	}
+	put(&f->r, off, e, 32, "attributes a file or directory can have", false);
+	x->planned = true;
 }
 
 /*

@@ -210,6 +210,8 @@ static void plan_fixes(struct frp *f, bool *errors)
 			fr_fix_label(f, x);
 		else if (x->id == FSC_PR_FAT_DOT_MISSING)
 			fr_fix_dots(f, x);
+		else if (x->id == FSC_PR_FAT_ATTRIBUTES)
+			fr_fix_attributes(f, x);
 		else if (x->id >= FSC_PR_FAT_CHAIN_RANGE && x->id <= FSC_PR_FAT_CHAIN_LONG &&
 			 x->id != FSC_PR_FAT_CROSS_LINK)
 			fr_fix_chain(f, x);
@@ -271,7 +273,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
 	size_t start = fsc_plan_count(plan), marked, fixes;
 	struct fat_hooks hooks = { .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
-				   .dir_astray = fr_hook_astray, .lost = note_lost, .ctx = &f };
+				   .dir_astray = fr_hook_astray, .rename = fr_hook_rename, .lost = note_lost, .ctx = &f };
 	bool errors = true;
 	int ret;
 

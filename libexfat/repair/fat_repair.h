@@ -18,7 +18,9 @@ struct ent_req {
 	uint64_t *off;
 	uint8_t *first;			/* revive: the first byte each gets */
 	size_t n;
-	int sum;			/* -1: mark deleted; -2: revive */
+	int sum;			/* -1: mark deleted; -2: revive; -3: rename (raw at sfn, parts follow) */
+	uint64_t sfn;
+	uint8_t raw[11];
 };
 
 /* A file that shares clusters with one read before it: its own copies of the shared run are planned. */
@@ -104,11 +106,14 @@ void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w
 void fr_hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum);
 void fr_hook_revive(void *ctx, size_t finding, const uint64_t *off, const uint8_t *first, size_t n);
 void fr_hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent);
+void fr_hook_rename(void *ctx, size_t finding, uint64_t off, const uint8_t raw[11], const uint64_t *parts,
+		    size_t nparts);
 void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res);
 void fr_apply_reqs(struct frp *f);
 void fr_fix_field(struct frp *f, struct fsc_finding *x);
 void fr_fix_label(struct frp *f, struct fsc_finding *x);
 void fr_fix_dots(struct frp *f, struct fsc_finding *x);
+void fr_fix_attributes(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);

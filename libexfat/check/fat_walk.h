@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * check/fat_walk.h - the state of the FAT tree walk (fat_tree.c) and of the
+ * names it keeps per directory for duplicates and renames (fat_dups.c);
+ * not installed.
+ */
+#ifndef FSC_FAT_WALK_H
+#define FSC_FAT_WALK_H
+
+#include "check/fat_check.h"
+
+struct job {
+	size_t node;
+	uint32_t first;			/* 0: the FAT12/16 root area */
+	uint32_t parent;		/* the parent's first cluster as .. holds it (0: the root) */
+	uint32_t cl, ent;		/* the directory's entry in its parent */
+	uint64_t byte;			/* ... when the parent is the FAT12/16 root area */
+};
+
+/* A name of the directory being read, for duplicates. */
+struct dent {
+	uint8_t raw[11];
+	uint32_t cl, ent;
+	uint64_t byte;
+	uint64_t hash;			/* of the folded display name */
+	size_t off;			/* its units in the arena */
+	uint16_t len;
+	uint64_t sfn_off;		/* the 8.3 entry's byte */
+	size_t poff, nparts;		/* its long name's parts (in parts), for a rename */
+	size_t finding;			/* a finding that asks for a new 8.3 name, or SIZE_MAX */
+};
+
+struct ftree {
+	struct fvol *v;
+	struct pathtab nodes;
+	struct job *stack;
+	size_t nstack, capstack;
+	/* the directory being read */
+	struct job cur;
+	bool is_root, end_seen;
+	char path[4096];
+	uint64_t index;			/* entries read so far */
+	uint32_t cl, ent;		/* where the entry lies: cluster and index, */
+	uint64_t byte;			/* or its byte in the root area (cl 0) */
+	uint64_t after_end;		/* entries in use after the end marker */
+	struct owner after_at;
+	unsigned labels;
+	/* the long name being assembled */
+	struct fat_lfn lfn;
+	bool lfn_on;
+	bool lfn_skip;			/* the rest of a name found broken: its parts are not reported again */
+	unsigned lfn_next, lfn_parts;
+	uint8_t lfn_sum;
+	struct owner lfn_at;
+	/* the long-name parts read since the last other entry, for a repair */
+	struct {
+		uint64_t *off;
+		size_t n, cap;
+		uint8_t e[20][32];	/* the first 20 */
+		size_t finding;		/* the finding about them, or SIZE_MAX */
+	} run;
+	/* the 0x00 entries past the end marker before one in use (revive), and those after the last */
+	uint64_t *zeros;
+	uint8_t *zfirst;		/* the first byte each should have */
+	size_t nzeros, capzeros, capzfirst, zeros_kept;
+	size_t zlfn;			/* the last entry read was a 0x00 one with a long-name part's body (its index) */
+	int prev_seq;			/* the last entry read past the marker was a part: its number, and checksum */
+	uint8_t prev_sum;
+	bool revive_bad;		/* an entry past the marker that is no plausible one */
+	struct dent *names;
+	size_t nnames, capnames;
+	uint64_t *parts;		/* the long-name parts of the names kept */
+	size_t nparts, capparts;
+	uint16_t *arena;
+	size_t alen, acap;
+};
+
+/* ---- findings at the current entry ---- */
+
+static inline struct owner here(const struct ftree *t, const char *name)
+{
+	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte };
+}
+
+static inline struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const char *name)
+{
+	struct owner who = here(t, name);
+
+	return ck_add_owner(&t->v->ck, id, &who);
+}
+
+static inline uint64_t cur_byte(const struct ftree *t)
+{
+	return t->cl ? layout_cluster_byte(&t->v->lay, t->cl) + 32ull * t->ent : t->byte;
+}
+
+static inline bool hooked(const struct ftree *t)
+{
+	return t->v->hooks && !t->v->ck.owners_pass;
+}
+
+/* fat_dups.c: the directory's names, kept as its entries are read; checked once it is read. */
+/*
+ * The entry just read (8.3 name raw, name as shown u/n); lfn: it has a long
+ * name, whose parts are the walk's run; bad: the index of a finding that
+ * its 8.3 name is invalid, or SIZE_MAX.
+ */
+void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad);
+void fw_check_duplicates(struct ftree *t);
+
+#endif
