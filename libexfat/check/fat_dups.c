@@ -86,7 +86,7 @@ static void dup_finding(struct ftree *t, struct dent *d, const char *what, bool 
 	t->cl = d->cl;
 	t->ent = d->ent;
 	t->byte = d->byte;
-	if ((f = at_entry(t, FSC_PR_FAT_NAME_DUPLICATE, NULL))) {
+	if ((f = at_entry(t, FSC_PR_FAT_NAME_DUPLICATE, name))) {
 		finding_actual(f, "%s", name);
 		finding_detail(f, "%s", what);
 		if (rename && d->finding == SIZE_MAX)

@@ -31,6 +31,8 @@ contents_kept() {	# contents_kept NAME IMG TRANSCRIPT
 	while IFS=$'\t' read -r path type size sum; do
 		[ "$type" = f ] || continue
 		grep -qF -- "$path" <<< "$3" && continue	# (named by a finding, as owner or as the other owner)
+		# (a directory where a name was changed: names are looked up anew there)
+		grep -E 'FAT_(SHORT_NAME|NAME_DUPLICATE):' <<< "$3" | grep -qF -- "${path%/*}/" && continue
 		case "$path" in *[][*?]*|*[!\ -~]*) continue ;; esac	# (wildcards to mtools; names beyond ASCII under LC_ALL=C)
 		got=$(MTOOLS_SKIP_CHECK=1 mtype -i "$2" "::$path" 2> /dev/null | sha256sum | cut -d' ' -f1)
 		if [ "$got" != "$sum" ]; then
