@@ -133,8 +133,11 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 		*keep = fs;
 		fs = (struct fsc_findings){ 0 };
 	}
-	for (size_t i = 0; i < f->r.p->findings.n; i++)	/* the boot sector's: no fix for them yet */
-		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR;
+	for (size_t i = 0; i < f->r.p->findings.n; i++) {	/* the boot sector's, unless a fix is planned */
+		const struct fsc_finding *x = find(&f->r, f->r.p->findings.v[i].id);
+
+		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR && !(x && x->planned);
+	}
 	fsc_findings_free(&fs);
 	fsc_dev_close(ov);
 	return errors;
@@ -219,6 +222,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 	fr_fix_crosslinks(f);
 	fr_relink_dirs(f);
 	fix_fat0(f);
+	fr_boot_fixes(f);
 	*errors = recheck(f, &after, &again);
 	/* The second round: a field the fixes themselves leave wrong (the .. of a new empty directory). */
 	for (size_t i = 0; i < again.n && !f->r.err; i++)
@@ -250,6 +254,21 @@ static bool geometry(struct frp *f)
 	return true;
 }
 
+/* The findings of the damaged boot sector the restore answers: listed, and fixed. */
+static void restored_findings(struct fsc_findings *out, const struct fsc_probe *p, const struct fsc_probe *p2)
+{
+	for (size_t i = 0; i < p->findings.n; i++) {
+		const struct fsc_finding *x = &p->findings.v[i];
+		struct fsc_finding *y;
+
+		if (fsc_findings_has(&p2->findings, x->id) || !(y = finding_add(out, x->id, x->loc_kind, x->loc, NULL)))
+			continue;
+		*y = *x;
+		y->path = x->path ? strdup(x->path) : NULL;
+		y->planned = true;
+	}
+}
+
 static void frp_free(struct frp *f)
 {
 	for (size_t i = 0; i < f->nreqs; i++) {
@@ -271,20 +290,31 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
-	size_t start = fsc_plan_count(plan), marked, fixes;
+	struct fsc_dev *view = NULL;
+	struct fsc_probe *p2 = NULL;
+	size_t start, marked, fixes;
 	struct fat_hooks hooks = { .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
 				   .dir_astray = fr_hook_astray, .rename = fr_hook_rename, .lost = note_lost, .ctx = &f };
 	bool errors = true;
 	int ret;
 
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
-	ret = fat_check_with(dev, p, &o, out, sum, &hooks);
+	/* A damaged FAT32 boot sector first: the rest is checked as the restore leaves it. */
+	if (fr_boot_restore(&f.r, &view, &p2)) {
+		f.r.p = p2;
+		f.b = &p2->fat;
+		restored_findings(out, p, p2);
+	}
+	start = fsc_plan_count(plan);
+	ret = fat_check_with(view ? view : dev, f.r.p, &o, out, sum, &hooks);
 	f.lost0 = f.lost;		/* the first check's lost clusters; the rechecks gather their own */
 	f.nlost0 = f.nlost;
 	f.lost = NULL;
 	f.nlost = f.caplost = 0;
 	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f)) {
 		frp_free(&f);
+		fsc_probe_free(p2);
+		fsc_dev_close(view);
 		return ret;	/* nothing can be planned without the FAT */
 	}
 	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
@@ -309,5 +339,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 			plan_sync_before(plan, at);
 	}
 	frp_free(&f);
+	fsc_probe_free(p2);
+	fsc_dev_close(view);
 	return f.r.err ? f.r.err : ret;
 }

@@ -125,4 +125,8 @@ void fr_fix_crosslinks(struct frp *f);
  */
 uint64_t fr_handle_lost(struct frp *f, bool errors);
 
+/* fat_boot.c: the FAT32 boot sector restored from its backup (first); the boot region's other fixes (last). */
+bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2);
+void fr_boot_fixes(struct frp *f);
+
 #endif
