@@ -51,7 +51,8 @@ void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsign
 	d->poff = t->nparts;
 	d->nparts = np;
 	d->finding = bad;
-	memcpy(t->parts + t->nparts, t->run.off, np * sizeof(*t->parts));
+	if (np)
+		memcpy(t->parts + t->nparts, t->run.off, np * sizeof(*t->parts));
 	t->nparts += np;
 	for (unsigned i = 0; i < n; i++)
 		t->arena[t->alen++] = t->v->upcase[u[i]];

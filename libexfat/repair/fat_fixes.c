@@ -47,9 +47,11 @@ static void note_req(struct frp *f, size_t finding, const uint64_t *off, const u
 		f->r.err = -ENOMEM;
 		return;
 	}
-	memcpy(q.off, off, n * sizeof(*off));
-	if (first)
-		memcpy(q.first, first, n);
+	if (n) {
+		memcpy(q.off, off, n * sizeof(*off));
+		if (first)
+			memcpy(q.first, first, n);
+	}
 	f->reqs[f->nreqs++] = q;
 }
 
