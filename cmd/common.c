@@ -125,7 +125,13 @@ static int parse_vol_option(int c, const char *arg, struct vol_select *sel)
 
 int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_select *sel)
 {
+	unsigned long cp;
+
 	switch (c) {
+	case OPT_CODEPAGE:
+		if (parse_uint(arg, 100000, &cp) == 0 && fsc_fat_codepage((unsigned)cp) == 0)
+			return 0;
+		return usage_error(d, "invalid code page '%s' (437 or 850)", arg);
 	case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
 		if (parse_vol_option(c, arg, sel) == 0)
 			return 0;
@@ -150,6 +156,7 @@ void common_options_help(int width)
 		{ "    --offset BYTES", "the volume starts at this byte of the image" },
 		{ "    --partition N", "the volume is partition N of a whole-disk image" },
 		{ "    --sector-size N", "the device's logical sector size (default: the device's, 512 for images)" },
+		{ "    --codepage N", "FAT 8.3 names' code page: 850 (default, as mtools) or 437 (Linux's)" },
 		{ "-h, --help", "display this help" },
 		{ "-V, --version", "display version" },
 	};

@@ -56,12 +56,13 @@ struct vol_select {
  * The dispatcher sets argv[0] to "fatscope CMD", so that getopt_long's own
  * message for an unknown option or a missing argument is the usage line.
  */
-enum { OPT_OFFSET = 256, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_CMD_BASE };
+enum { OPT_OFFSET = 256, OPT_PARTITION, OPT_SECTOR_SIZE, OPT_CODEPAGE, OPT_CMD_BASE };
 #define COMMON_SHORTOPTS "hV"
 #define COMMON_LONGOPTS \
 	{ "offset", required_argument, NULL, OPT_OFFSET }, \
 	{ "partition", required_argument, NULL, OPT_PARTITION }, \
 	{ "sector-size", required_argument, NULL, OPT_SECTOR_SIZE }, \
+	{ "codepage", required_argument, NULL, OPT_CODEPAGE }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }, \
 	{ NULL, 0, NULL, 0 }

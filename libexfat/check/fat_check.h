@@ -94,7 +94,7 @@ const char *fv_time_problem(uint16_t time);
  * and its extension the long name's first three after its last dot.
  */
 bool fv_lfn_fits(const uint8_t (*e)[32], unsigned n, const uint8_t raw[11]);
-/* An 8.3 name as UTF-8 for findings ("NAME.EXT", code page 850, bytes below 0x20 as '?'). */
+/* An 8.3 name as UTF-8 for findings ("NAME.EXT", the code page set, bytes below 0x20 as '?'). */
 void fv_sfn_text(const uint8_t raw[11], char out[40]);
 
 /*

@@ -39,7 +39,7 @@ enum fat_kind fat_entry_kind(const uint8_t *e);
 void fat_label_text(const uint8_t *e, char out[12]);
 /* The checksum of an 8.3 name that its long-name parts carry. */
 uint8_t fat_sfn_checksum(const uint8_t *name11);
-/* An 8.3 name (raw, 11 bytes) as UTF-16 units "NAME.EXT" (code page 850), NT lower-case flags applied. */
+/* An 8.3 name (raw, 11 bytes) as UTF-16 units "NAME.EXT" (the code page set, 850 by default), NT lower-case flags applied. */
 unsigned fat_sfn_units(const uint8_t *raw, uint8_t nt_flags, uint16_t *u);
 
 /* A long name being assembled from its parts (last part first). */

@@ -8,6 +8,7 @@
 #   - the populated fixtures check clean, and so does every volume fresh
 #     from mkfs.fat over the types, sizes and cluster sizes users format,
 #     with and without a label, and after mtools wrote files into it;
+#   - --codepage 437 and 850 read the 8.3 bytes above 0x7F differently;
 #   - where dosfstools is installed: every fixture fsck.fat -n calls
 #     damaged, fatscope reports a finding on; the table of both verdicts
 #     per corruption class is printed into the log.
@@ -72,6 +73,17 @@ for name in pop-fat12 pop-fat16 pop-fat32 fat12 fat16 fat32; do
 	out=$("$FATSCOPE" fsck -n "$WORK/img/$name.img" 2>&1); rc=$?
 	[ "$rc $(ids_of "$out")" = "0 " ] && ok || bad "$name: not clean: exit $rc: $(ids_of "$out")"
 done
+
+# --codepage: 8.3 bytes 0x80-0xFF read in 850 (the default, as mtools wrote them) or 437.
+tree850=$("$FATSCOPE" dump --tree "$WORK/img/pop-fat16.img" 2>&1)
+tree437=$("$FATSCOPE" dump --tree --codepage 437 "$WORK/img/pop-fat16.img" 2>&1)
+# (LC_ALL=C: the UTF-8 of Õ and σ is shown escaped)
+grep -qF '\xc3\x95LAF.TXT' <<< "$tree850" && ok || bad "code page 850: no ÕLAF.TXT in the tree"
+grep -qF '\xcf\x83LAF.TXT' <<< "$tree437" && ok || bad "code page 437: no σLAF.TXT in the tree"
+out=$("$FATSCOPE" fsck -n --codepage 437 "$WORK/img/pop-fat16.img" 2>&1); rc=$?
+[ "$rc $(ids_of "$out")" = "0 " ] && ok || bad "--codepage 437: pop-fat16 not clean: $rc $(ids_of "$out")"
+"$FATSCOPE" fsck -n --codepage 1252 "$WORK/img/pop-fat16.img" > /dev/null 2>&1; rc=$?
+[ "$rc" = 16 ] && ok || bad "--codepage 1252: exit $rc, want 16"
 
 # Volumes fresh from mkfs.fat, and after mtools wrote files: clean to both checkers.
 fresh() {	# fresh SIZE-KIB MKFS-OPTIONS...

@@ -366,6 +366,13 @@ const struct fsc_findings *fsc_probe_findings(const struct fsc_probe *p);
 const struct fsc_exfat_boot *fsc_probe_exfat(const struct fsc_probe *p);
 /* The decoded FAT boot sector and BPB, or NULL when the type is not FAT12/16/32. */
 const struct fsc_fat_bpb *fsc_probe_fat(const struct fsc_probe *p);
+/*
+ * The code page FAT 8.3 names are read in, for every later call (names
+ * shown, compared and checked): 850 (the default, as mtools writes them)
+ * or 437 (Linux's default codepage).  0, or -EINVAL for another.  Not
+ * thread-safe: set it before any walk or check.
+ */
+int fsc_fat_codepage(unsigned cp);
 /* The four partition entries of an MBR (also GPT's protective MBR), or NULL for other types. */
 const struct fsc_mbr_entry *fsc_probe_mbr(const struct fsc_probe *p);
 /*
@@ -489,7 +496,7 @@ const char *fsc_recovery_name(enum fsc_recovery r);
 struct fsc_dirent {
 	const char *path;		/* of the entry, "/DCIM/IMG_0001.JPG" */
 	const char *name;		/* UTF-8; unpaired surrogates as \uXXXX */
-	char short_name[40];		/* FAT 8.3 name (code page 850, UTF-8), "" on exFAT */
+	char short_name[40];		/* FAT 8.3 name (fsc_fat_codepage's, UTF-8), "" on exFAT */
 	unsigned depth;			/* 1 for entries of the root */
 	size_t parent_id;		/* id of the directory holding it (0: the root) */
 	size_t id;			/* a directory's own id, for its children; 0 otherwise */
