@@ -37,7 +37,19 @@ fbad-fat16-lost|0|FAT_LOST_CLUSTERS
 fbad-fat16-size|4|FAT_CHAIN_SHORT
 fbad-fat32-dircycle|4|FAT_CROSS_LINK FAT_LOST_CLUSTERS
 fbad-fat32-fsinfo|0|FAT32_FSINFO_FREE_COUNT FAT32_FSINFO_NEXT_FREE
-fbad-fat32-rootloop|4|FAT_CHAIN_LOOP'
+fbad-fat32-rootloop|4|FAT_CHAIN_LOOP
+fbad-fat16-range|4|FAT_CHAIN_RANGE FAT_LOST_CLUSTERS
+fbad-fat16-long|4|FAT_CHAIN_LONG
+fbad-fat16-dotmissing|4|FAT_DOT_MISSING
+fbad-fat16-unusual|0|FAT_SHORT_NAME_UNUSUAL
+fbad-fat16-lfnsum|4|FAT_LFN_CHECKSUM
+fbad-fat16-utf16|0|FAT_LFN_UTF16
+fbad-fat16-nocluster|4|FAT_DIR_NO_CLUSTER FAT_LOST_CLUSTERS
+fbad-fat16-labelmismatch|0|FAT_LABEL_MISMATCH
+fbad-fat16-attrs|4|FAT_ATTRIBUTES
+fbad-fat16-dates|0|FAT_TIMESTAMP
+fbad-fat32-bootrestore|4|FAT32_BACKUP_DIFFERS FAT32_FSVER FAT32_ROOT_CLUSTER FAT_LOST_CLUSTERS
+fbad-fat32-fsinfosig|0|FAT32_FSINFO_SIGNATURE'
 
 have_fsck_fat=0
 command -v fsck.fat > /dev/null && have_fsck_fat=1
@@ -66,7 +78,7 @@ while IFS='|' read -r name want_rc want_ids; do
 	fi
 	rm -f "$name.img"
 done <<< "$cases"
-[ "$seen" -eq 20 ] && ok || bad "only $seen of the 20 FAT fixtures checked"
+[ "$seen" -eq 32 ] && ok || bad "only $seen of the 32 FAT fixtures checked"
 
 # The populated fixtures are clean.
 for name in pop-fat12 pop-fat16 pop-fat32 fat12 fat16 fat32; do
