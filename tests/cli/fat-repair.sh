@@ -81,5 +81,5 @@ $run2"
 	fi
 	rm -f "$name.img" plain.img freed.img
 done
-[ "$count" -eq 32 ] && ok || bad "$count FAT fixtures repaired, 32 expected"
+[ "$count" -eq 34 ] && ok || bad "$count FAT fixtures repaired, 34 expected"
 finish
