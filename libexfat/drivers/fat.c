@@ -200,6 +200,12 @@ void judge_blkid(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	bool ntfs = p->type == FSC_TYPE_NTFS && p->ntfs_blkid_ok;
 	int hits = ex + fat + ntfs;
 
+	/* libblkid probes no filesystem on a device of 1 KiB or less (blkid -p on such an image: no TYPE) */
+	if (p->dev_size <= 1024) {
+		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, 0, "no TYPE: the device is %llu bytes, 1 KiB or less",
+			    (unsigned long long)p->dev_size);
+		return;
+	}
 	if (hits > 1) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, 0, "ambivalent result (%s%s%s)",
 			    ex ? "exfat " : "", fat ? "vfat " : "", ntfs ? "ntfs" : "");
