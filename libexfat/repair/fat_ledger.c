@@ -131,6 +131,7 @@ void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c)
 {
 	uint32_t dt = dos_datetime(f->r.o->now);
 
+	memset(e, 0, 32);	/* (a whole new entry: nothing of what the slot held) */
 	memcpy(e, dotdot ? "..         " : ".          ", 11);
 	e[11] = 0x10;
 	fr_set_first(f, e, c);

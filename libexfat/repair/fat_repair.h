@@ -90,7 +90,7 @@ bool fr_entry_of(const struct frp *f, const struct fsc_finding *x, uint64_t *off
 bool fr_read_entry(struct frp *f, uint64_t off, uint8_t e[32]);
 uint32_t fr_entry_first(const struct frp *f, const uint8_t *e);
 void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c);
-/* A . or .. entry for cluster c, dated now. */
+/* A . or .. entry for cluster c, dated now: all 32 bytes of e. */
 void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c);
 /* The next cluster a fix may take (0: none); n of them into nw (false: fewer). */
 uint32_t fr_next_free(struct frp *f);
