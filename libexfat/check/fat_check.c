@@ -53,6 +53,8 @@ static int geometry(struct fvol *v)
 		return -EINVAL;
 	v->mirrored = !(b->bpb32 && (b->ext_flags & 0x80));
 	v->active = v->mirrored || (b->ext_flags & 0xF) >= b->num_fats ? 0 : b->ext_flags & 0xF;
+	if (v->hooks && v->hooks->copy_plus1 && v->hooks->copy_plus1 <= b->num_fats)
+		v->active = v->hooks->copy_plus1 - 1;	/* (a repair weighing the copies) */
 	v->lay.fat_byte += (uint64_t)v->active * b->fat_size * b->bytes_per_sector;
 	v->cb = v->lay.cluster_bytes;
 	v->cc = v->lay.held;

@@ -36,6 +36,7 @@ struct fat_hooks {
 		       size_t nparts);
 	void (*lost)(void *ctx, uint32_t c);
 	void *ctx;
+	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
 	uint64_t free_clusters;
 	uint32_t clusters;		/* the clusters checked */
 };

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * fat_boot.c - the FAT repair's fixes of the boot sector region: a FAT32
+ * fat_boot.c - the FAT repair's fixes of the boot sector region and the
+ * choice among differing FAT copies: the copy whose chains agree best
+ * with the directories (fewest errors when the volume is checked through
+ * it) made every copy, before anything else; a FAT32
  * boot sector whose fields are wrong restored from its backup
  * (BPB_BkBootSec) when the backup, probed as sector 0, is a sound FAT32
  * boot sector; the 0x55AA signature; the FSInfo signatures (main and
@@ -125,4 +128,60 @@ void fr_boot_fixes(struct frp *f)
 	    plan_view_read(f->r.dev, f->r.plan, (uint64_t)bk * ss + 65, sec + 65, 1) == 0)
 		put(&f->r, (uint64_t)bk * ss, sec, ss, "the backup boot sector from the main one", true);
 	free(sec);
+}
+
+/* The errors a check of the volume through FAT copy k finds (COPIES_DIFFER aside); SIZE_MAX: none run. */
+static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, unsigned k)
+{
+	struct fsc_check_opts o = { .max_per_problem = UINT32_MAX, .threads = 1 };
+	struct fat_hooks h = { .copy_plus1 = k + 1 };
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary s;
+	size_t n = 0;
+
+	if (fat_check(dev, p, &o, &fs, &s, &h) < 0) {
+		fsc_findings_free(&fs);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < fs.n; i++)
+		n += fs.v[i].id != FSC_PR_FAT_COPIES_DIFFER && fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
+	fsc_findings_free(&fs);
+	return n;
+}
+
+/*
+ * FAT copies that differ (mirroring on): the copy with the fewest errors
+ * when the volume is checked through it, if fewer than through the first
+ * (which drivers read), is copied over every other one, sector by sector
+ * where they differ, first of all; true when that is planned.
+ */
+bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p, size_t errors_first)
+{
+	const struct fsc_fat_bpb *b = &p->fat;
+	struct fsc_finding *x = find(r, FSC_PR_FAT_COPIES_DIFFER);
+	uint32_t ss = b->bytes_per_sector;
+	size_t best = errors_first, n, start = fsc_plan_count(r->plan);
+	unsigned k, pick = 0;
+	uint8_t *a, *o;
+
+	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !wanted(r, x))
+		return false;
+	for (k = 1; k < b->num_fats && k < 16; k++)
+		if ((n = errors_through(dev, p, k)) < best)
+			best = n, pick = k;
+	if (!pick || !(a = malloc(ss)) || !(o = malloc(ss)))
+		return false;
+	for (k = 0; k < b->num_fats && !r->err; k++)
+		for (uint64_t at = 0; k != pick && at < (uint64_t)b->fat_size * ss && !r->err; at += ss) {
+			uint64_t from = (uint64_t)b->reserved * ss + (uint64_t)pick * b->fat_size * ss + at;
+			uint64_t to = (uint64_t)b->reserved * ss + (uint64_t)k * b->fat_size * ss + at;
+
+			if (fsc_dev_read(dev, from, a, ss) < 0 || fsc_dev_read(dev, to, o, ss) < 0)
+				break;
+			if (memcmp(a, o, ss))
+				put(r, to, a, ss, "the FAT copy that agrees with the directories, in every copy", false);
+		}
+	free(a);
+	free(o);
+	return fsc_plan_count(r->plan) > start;
 }

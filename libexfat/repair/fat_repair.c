@@ -254,6 +254,61 @@ static bool geometry(struct frp *f)
 	return true;
 }
 
+/* What the walk offered, dropped (the volume is checked again). */
+static void forget_walk(struct frp *f)
+{
+	for (size_t i = 0; i < f->nreqs; i++) {
+		free(f->reqs[i].off);
+		free(f->reqs[i].first);
+	}
+	f->nreqs = f->ncross = f->nastray = f->nlost = 0;
+}
+
+/* The findings list cut back to its first n. */
+static void findings_cut(struct fsc_findings *fs, size_t n)
+{
+	while (fs->n > n)
+		free(fs->v[--fs->n].path);
+}
+
+/*
+ * The first check, with the walk's offers; when the FAT copies differ and
+ * another copy agrees better with the directories, that copy is planned
+ * over the others and the volume checked again through the plan (the
+ * difference listed as fixed).
+ */
+static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_check_opts *o,
+		       struct fsc_check_summary *sum, struct fat_hooks *hooks)
+{
+	struct fsc_findings *out = f->r.out;
+	size_t n0 = out->n, errors = 0;
+	struct fsc_finding differs;
+	int ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
+
+	for (size_t i = n0; i < out->n; i++)
+		errors += out->v[i].id != FSC_PR_FAT_COPIES_DIFFER && !fsc_findings_has(&f->r.p->findings, out->v[i].id) &&
+			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
+	if (ret < 0 || !find(&f->r, FSC_PR_FAT_COPIES_DIFFER) ||
+	    !fr_choose_copy(&f->r, *view ? *view : f->r.dev, f->r.p, errors))
+		return ret;
+	differs = *find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	differs.path = NULL;
+	differs.planned = true;
+	findings_cut(out, n0);
+	forget_walk(f);
+	fsc_dev_close(*view);
+	if (!(*view = plan_overlay(f->r.dev, f->r.plan)))
+		return -ENOMEM;
+	ret = fat_check_with(*view, f->r.p, o, out, sum, hooks);
+	if (ret >= 0 && !find(&f->r, FSC_PR_FAT_COPIES_DIFFER)) {
+		struct fsc_finding *y = finding_add(out, differs.id, differs.loc_kind, differs.loc, NULL);
+
+		if (y)
+			*y = differs;
+	}
+	return ret;
+}
+
 /* The findings of the damaged boot sector the restore answers: listed, and fixed. */
 static void restored_findings(struct fsc_findings *out, const struct fsc_probe *p, const struct fsc_probe *p2)
 {
@@ -306,7 +361,8 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		restored_findings(out, p, p2);
 	}
 	start = fsc_plan_count(plan);
-	ret = fat_check_with(view ? view : dev, f.r.p, &o, out, sum, &hooks);
+	ret = first_check(&f, &view, &o, sum, &hooks);
+	start = fsc_plan_count(plan);	/* (after what the choice of a FAT copy planned) */
 	f.lost0 = f.lost;		/* the first check's lost clusters; the rechecks gather their own */
 	f.nlost0 = f.nlost;
 	f.lost = NULL;

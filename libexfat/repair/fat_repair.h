@@ -128,5 +128,7 @@ uint64_t fr_handle_lost(struct frp *f, bool errors);
 /* fat_boot.c: the FAT32 boot sector restored from its backup (first); the boot region's other fixes (last). */
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2);
 void fr_boot_fixes(struct frp *f);
+/* fat_boot.c: the FAT copy that agrees best with the directories made every copy (planned: true). */
+bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p, size_t errors_first);
 
 #endif

@@ -89,3 +89,6 @@ void pf_dir_free_sub(struct img *im)
 void pf_dir_astray(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 0); }
 /* SUB's entry points to the root's... no: to hello.txt's cluster 3, which the root claimed first. */
 void pf_dir_cycle(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 3); }
+
+/* The first FAT copy (the one drivers read) lost A.BIN's link; the second is whole. */
+void pf_copies_wrong(struct img *im) { t16(im); fat_set_copy(im, 0, 7, 0); }

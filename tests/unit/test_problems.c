@@ -274,6 +274,8 @@ static const struct {
 	{ "FAT_FAT0", pf_fat0, "" },
 	{ "FAT_FAT1_FLAGS", pf_fat1_flags, "" },
 	{ "FAT_COPIES_DIFFER", pf_copies_differ, "" },
+	/* (through the first copy A.BIN's chain is broken and cluster 8 lost: what a repair must not cut) */
+	{ "FAT_COPIES_DIFFER", pf_copies_wrong, "FAT_CHAIN_FREE FAT_LOST_CLUSTERS" },
 	{ "FAT_CHAIN_RANGE", pf_chain_range, "FAT_LOST_CLUSTERS" },
 	{ "FAT_CHAIN_LOOP", pf_chain_loop, "" },
 	{ "FAT_CROSS_LINK", pf_cross_link, "FAT_LOST_CLUSTERS" },
@@ -1260,6 +1262,24 @@ static void test_repair_upcase_names(void **state)
  * them); then undo restores the original, and a repair of the cut image
  * gives the same bytes as the uninterrupted one.
  */
+/* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
+static void test_repair_fat_copy_choice(void **state)
+{
+	struct img clean, im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	build_fat_tree(&clean, 16);
+	pf_copies_wrong(&im);
+	plan = plan_repair(&im, &fs);
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	img_free(&im);
+	img_free(&clean);
+}
+
 static void test_repair_power_cut(void **state)
 {
 	char undo[] = "/tmp/fsc-repair-undo-XXXXXX";
@@ -1358,6 +1378,7 @@ int main(void)
 		cmocka_unit_test(test_repair_saves_many),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
+		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
