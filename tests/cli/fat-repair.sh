@@ -8,7 +8,8 @@
 # saves and nothing else differs; when the repair left no error, fsck -n
 # exits 0, so does fsck.fat -n (dosfstools, where installed), and every
 # file of the fixture's manifest that no finding names reads back through
-# mtools (where installed) with its original bytes.
+# mtools with its original bytes, and mdir -/ lists the whole tree (where
+# mtools is installed).
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
 . "$(dirname "$0")/lib.sh"
 
@@ -77,7 +78,11 @@ $run2"
 			fsck.fat -n "$name.img" > fsck-fat.log 2>&1; rc=$?
 			[ "$rc" = 0 ] && ok || bad "$name: after the repair fsck.fat -n exits $rc: $(head -3 fsck-fat.log | tr '\n' '|')"
 		fi
-		[ "$have_mtools" = 1 ] && contents_kept "$name" "$name.img" "$run1"
+		if [ "$have_mtools" = 1 ]; then
+			MTOOLS_SKIP_CHECK=1 mdir -/ -i "$name.img" :: > mdir.log 2>&1 && ok ||
+				bad "$name: mdir -/ fails after the repair: $(tail -1 mdir.log)"
+			contents_kept "$name" "$name.img" "$run1"
+		fi
 	fi
 	rm -f "$name.img" plain.img freed.img
 done
