@@ -11,7 +11,8 @@
  * FAT32 copy at BPB_BkBootSec), so that a volume whose sector 0 is
  * destroyed is reported where it starts.  Cross-checks, cheapest first:
  * the exFAT boot region's checksum; FAT[0] holding the media byte with its
- * other bits set (exFAT: F8 FF FF FF, EXSPEC 4.1); then the probe run on
+ * other bits set, in either of the first two FATs (exFAT: F8 FF FF FF,
+ * EXSPEC 4.1); then the probe run on
  * the volume as it would be (probe_decode), whose geometry findings reject
  * what does not fit; last the root directory (exFAT: the bitmap and
  * up-case entries found by the probe's root scan; FAT: the first entries
@@ -53,16 +54,22 @@ FSC_EXPORT const char *fsc_scan_confidence_name(enum fsc_scan_confidence c)
 	return c == FSC_SCAN_HIGH ? "high" : "medium";
 }
 
-/* FAT[0] of the volume at start holds the media byte, every other bit set. */
-static bool fat0_matches(struct fsc_dev *dev, uint64_t start, const struct layout *l, uint8_t media)
+/*
+ * FAT[0] of the volume at start holds the media byte with every other bit
+ * set, in the first FAT or in the second (fat_bytes apart) when there is one.
+ */
+static bool fat0_matches(struct fsc_dev *dev, uint64_t start, const struct layout *l, uint64_t fat_bytes,
+			 unsigned fats, uint8_t media)
 {
 	uint32_t mask = l->type == FSC_TYPE_EXFAT ? 0xFFFFFFFFu : l->fat_bits == 12 ? 0xFFFu :
 			l->fat_bits == 16 ? 0xFFFFu : 0x0FFFFFFFu;
 	uint8_t b[4];
 
-	if (fsc_dev_read(dev, start + l->fat_byte, b, sizeof(b)) < 0)
-		return false;
-	return (get_le32(b, 0) & mask) == ((mask & ~0xFFu) | media);
+	for (unsigned k = 0; k < fats && k < 2; k++)
+		if (fsc_dev_read(dev, start + l->fat_byte + k * fat_bytes, b, sizeof(b)) == 0 &&
+		    (get_le32(b, 0) & mask) == ((mask & ~0xFFu) | media))
+			return true;
+	return false;
 }
 
 /* The boot sector s, if it starts a volume at start: does that volume's FAT[0] say so? */
@@ -76,10 +83,11 @@ static bool boot_fat0(struct fsc_dev *dev, const uint8_t *s, enum fsc_type t, ui
 	if (t == FSC_TYPE_EXFAT) {
 		exfat_boot_decode(s, &ex);
 		return exfat_layout(&l, dev, &ex, ex.sector_shift, why, sizeof(why)) == 0 &&
-		       fat0_matches(dev, start, &l, 0xF8);
+		       fat0_matches(dev, start, &l, (uint64_t)ex.fat_length << ex.sector_shift, ex.num_fats, 0xF8);
 	}
 	fat_bpb_decode(s, &b);
-	return fat_layout(&l, dev, &b, why, sizeof(why)) == 0 && fat0_matches(dev, start, &l, b.media);
+	return fat_layout(&l, dev, &b, why, sizeof(why)) == 0 &&
+	       fat0_matches(dev, start, &l, (uint64_t)b.fat_size * b.bytes_per_sector, b.num_fats, b.media);
 }
 
 /*
@@ -424,7 +432,8 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 		scan_partitions(c, buf);
 	free(buf);
 	if (r == 0) {
-		qsort(c->hits, c->n, sizeof(*c->hits), by_offset);
+		if (c->n)
+			qsort(c->hits, c->n, sizeof(*c->hits), by_offset);
 		*hits = c->hits;
 		*n = c->n;
 	} else {
