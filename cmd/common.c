@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common.h"
 
@@ -98,6 +99,28 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+int parse_columns(const char *list, const struct column_def *defs, int count, int *cols, size_t *ncols)
+{
+	char *dup = strdup(list), *save = NULL;
+
+	if (!dup)
+		return -1;
+	*ncols = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+
+		for (int i = 0; i < count; i++)
+			if (strcasecmp(t, defs[i].name) == 0)
+				found = i;
+		if (found < 0 || *ncols >= (size_t)count) {
+			free(dup);
+			return -1;
+		}
+		cols[(*ncols)++] = found;
+	}
+	free(dup);
+	return *ncols ? 0 : -1;
+}
 
 /* --offset, --partition or --sector-size into sel; -1 on a bad value. */
 static int parse_vol_option(int c, const char *arg, struct vol_select *sel)

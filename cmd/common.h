@@ -24,7 +24,8 @@ struct cmd_desc {
 	int too_small;			/* a volume shorter than a boot sector */
 };
 
-extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd, ls_cmd, cat_cmd, extract_cmd;
+extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd, ls_cmd, cat_cmd, extract_cmd,
+	scan_cmd;
 
 /* "fatscope: WHAT: message" on stderr, one line. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -41,6 +42,19 @@ bool grow_array(void **p, size_t *cap, size_t need, size_t elem);
 /* Parse a byte count with an optional K/M/G/KiB/MiB/GiB suffix; -1 on error. */
 int parse_size(const char *s, uint64_t *out);
 int parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+/* A table column of libsmartcols: its name (in -o lists), width hint and flags. */
+struct column_def {
+	const char *name;
+	double width;
+	int flags;
+};
+/*
+ * -o COLUMNS: a comma-separated list of names of defs (count of them, any
+ * case) into cols (room for count) and *ncols.  0, or -1 for an unknown
+ * or empty list (cols then undefined).
+ */
+int parse_columns(const char *list, const struct column_def *defs, int count, int *cols, size_t *ncols);
 
 /* Where on the device the volume is: --offset, --partition, --sector-size. */
 struct vol_select {

@@ -80,6 +80,14 @@ enum extract_exit {
 	EXTRACT_USAGE = 16,
 };
 
+/* fatscope scan: fatscope-scan(8). */
+enum scan_exit {
+	SCAN_OK = 0,			/* a volume found */
+	SCAN_NOTFOUND = 2,		/* none found, or too small for a boot sector */
+	SCAN_OPERROR = 8,
+	SCAN_USAGE = 16,
+};
+
 /* fatscope undo: fatscope-label(8). */
 enum undo_exit {
 	UNDO_OK = 0,

@@ -15,6 +15,7 @@
 
 static const struct cmd_desc *const commands[] = {
 	&probe_cmd, &dump_cmd, &ls_cmd, &cat_cmd, &extract_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
+	&scan_cmd,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -15,7 +15,7 @@
 #include "probe_out.h"
 #include "report.h"
 
-static const struct { const char *name; double width; int flags; } columns[COL_COUNT] = {
+static const struct column_def columns[COL_COUNT] = {
 	[COL_VOLUME] = { "VOLUME", 0.1, 0 }, [COL_TYPE] = { "TYPE", 0.05, 0 },
 	[COL_RISK] = { "RISK", 0.1, 0 },
 	[COL_DRIVER] = { "DRIVER", 0.1, 0 }, [COL_ACTION] = { "ACTION", 0.05, 0 },
@@ -28,25 +28,7 @@ static const struct { const char *name; double width; int flags; } columns[COL_C
 
 int probe_parse_columns(struct probe_ctl *ctl, const char *list)
 {
-	char *dup = strdup(list), *save = NULL;
-
-	if (!dup)
-		return -1;
-	ctl->ncols = 0;
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int found = -1;
-
-		for (int i = 0; i < COL_COUNT; i++)
-			if (strcasecmp(t, columns[i].name) == 0)
-				found = i;
-		if (found < 0 || ctl->ncols >= COL_COUNT) {
-			free(dup);
-			return -1;
-		}
-		ctl->cols[ctl->ncols++] = found;
-	}
-	free(dup);
-	return ctl->ncols ? 0 : -1;
+	return parse_columns(list, columns, COL_COUNT, ctl->cols, &ctl->ncols);
 }
 
 static const char *errno_name(int e)

@@ -4,15 +4,18 @@
  * over a backend (file.c: image files and block devices; here: memory;
  * fault.c: faults injected into another device).
  *
- * Consumes: a backend.  Produces: bounded reads and writes.  A read never
+ * Consumes: a backend.  Produces: bounded reads and writes, and where the
+ * data of a sparse image lies (SEEK_DATA, SEEK_HOLE) for scans.  A read never
  * strays out of the window and a short read is an error, never undefined
  * bytes; writes need a writable device.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/io.h"
 
@@ -126,6 +129,35 @@ FSC_EXPORT int fsc_dev_write(struct fsc_dev *dev, uint64_t off, const void *buf,
 FSC_EXPORT int fsc_dev_sync(struct fsc_dev *dev)
 {
 	return dev->ops->sync ? dev->ops->sync(dev) : 0;
+}
+
+int dev_next_data(struct fsc_dev *dev, uint64_t off, uint64_t *data, uint64_t *end)
+{
+	off_t d, h;
+
+	*data = off;
+	*end = dev->win_size;
+	if (off >= dev->win_size || dev->fd < 0 || dev->blockdev)
+		return 0;
+	d = lseek(dev->fd, (off_t)(dev->win_off + off), SEEK_DATA);
+	if (d < 0) {
+		if (errno == ENXIO)	/* only a hole up to the end of the file */
+			*data = dev->win_size;
+		return errno == ENXIO || errno == EINVAL ? 0 : -errno;
+	}
+	h = lseek(dev->fd, d, SEEK_HOLE);
+	if (h < 0)
+		return errno == EINVAL ? 0 : -errno;
+	*data = (uint64_t)d < dev->win_off + dev->win_size ? (uint64_t)d - dev->win_off : dev->win_size;
+	if ((uint64_t)h < dev->win_off + dev->win_size)
+		*end = (uint64_t)h - dev->win_off;
+	return 0;
+}
+
+void dev_sequential(struct fsc_dev *dev)
+{
+	if (dev->fd >= 0)
+		posix_fadvise(dev->fd, (off_t)dev->win_off, (off_t)dev->win_size, POSIX_FADV_SEQUENTIAL);
 }
 
 /* ---- memory ---- */

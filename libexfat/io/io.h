@@ -45,4 +45,14 @@ struct fsc_dev {
 /* A device of size bytes over ops and priv, 512-byte sectors, read-only; NULL without memory. */
 struct fsc_dev *dev_new(const struct dev_ops *ops, void *priv, uint64_t size);
 
+/*
+ * The next bytes of the window at or after off that may hold data: *data
+ * (the window's size when only a hole is left) up to *end, from the
+ * image's holes (SEEK_DATA, SEEK_HOLE); anything but a regular file is
+ * data throughout.  Bytes in a hole read as zeros.  0 or -errno.
+ */
+int dev_next_data(struct fsc_dev *dev, uint64_t off, uint64_t *data, uint64_t *end);
+/* The window will be read from start to end (posix_fadvise): a hint only. */
+void dev_sequential(struct fsc_dev *dev);
+
 #endif

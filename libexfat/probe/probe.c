@@ -137,7 +137,7 @@ static bool fat_bpb_whole(const uint8_t *s)
 	       (get_le16(s, 19) != 0 || get_le32(s, 32) != 0);
 }
 
-static enum fsc_type classify(const uint8_t *s)
+enum fsc_type probe_classify(const uint8_t *s)
 {
 	/* The name is one vote: a whole FAT BPB where exFAT keeps zeros makes it FAT (FAT_OEM_EXFAT). */
 	if (memcmp(s + 3, "EXFAT   ", 8) == 0 && !fat_bpb_whole(s))
@@ -153,6 +153,22 @@ static enum fsc_type classify(const uint8_t *s)
 	if (bytes_all(s, 0, 512, 0x00) || bytes_all(s, 0, 512, 0xFF))
 		return FSC_TYPE_BLANK;
 	return FSC_TYPE_UNKNOWN;
+}
+
+/*
+ * Everything probe_classify() calls exFAT or FAT has one of: the name
+ * "EXFAT   ", a power-of-two BytsPerSec from 512 to 4096 (fat_bpb_plausible),
+ * or zeros at 11..12 with a BytesPerSectorShift of 9 to 12 (exfat_lookalike).
+ * A few byte loads, so that a scan can pass over every sector of a disk.
+ */
+bool probe_maybe_volume(const uint8_t *s)
+{
+	uint16_t bps = get_le16(s, 11);
+
+	if (bps == 0)
+		return s[108] >= 9 && s[108] <= 12;
+	return (bps == 512 || bps == 1024 || bps == 2048 || bps == 4096) ||
+	       memcmp(s + 3, "EXFAT   ", 8) == 0;
 }
 
 /*
@@ -178,27 +194,9 @@ static void lost_main_region(struct fsc_dev *dev, struct fsc_probe *p)
 	free(b);
 }
 
-FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
+void probe_decode(struct fsc_dev *dev, struct fsc_probe *p)
 {
-	struct fsc_probe *p;
-	uint64_t size = fsc_dev_size(dev);
-	int r;
-
-	*out = NULL;
-	if (size < 512)
-		return -ENODATA;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->dev_sector_size = fsc_dev_sector_size(dev);
-	p->dev_size = size;
-	p->sector0_len = size < sizeof(p->sector0) ? (size_t)size : sizeof(p->sector0);
-	r = fsc_dev_read(dev, 0, p->sector0, p->sector0_len);
-	if (r < 0) {
-		free(p);
-		return r;
-	}
-	p->type = classify(p->sector0);
+	p->type = probe_classify(p->sector0);
 	switch (p->type) {
 	case FSC_TYPE_EXFAT:
 		exfat_boot_check(dev, p);
@@ -221,6 +219,29 @@ FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
 	default:
 		break;
 	}
+}
+
+FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
+{
+	struct fsc_probe *p;
+	uint64_t size = fsc_dev_size(dev);
+	int r;
+
+	*out = NULL;
+	if (size < 512)
+		return -ENODATA;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->dev_sector_size = fsc_dev_sector_size(dev);
+	p->dev_size = size;
+	p->sector0_len = size < sizeof(p->sector0) ? (size_t)size : sizeof(p->sector0);
+	r = fsc_dev_read(dev, 0, p->sector0, p->sector0_len);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	probe_decode(dev, p);
 	*out = p;
 	return 0;
 }

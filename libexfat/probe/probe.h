@@ -61,6 +61,17 @@ struct fsc_probe {
 	char ntfs_blkid_why[80];
 };
 
+/* probe.c */
+/* What sector s (512 bytes) is, by its bytes alone (fsc_probe_volume's first step). */
+enum fsc_type probe_classify(const uint8_t *s);
+/* false when probe_classify(s) cannot be exFAT or FAT; cheap, for scans. */
+bool probe_maybe_volume(const uint8_t *s);
+/*
+ * Classify p->sector0 (p->sector0_len, dev_size and dev_sector_size set)
+ * and run its decoder and checks on dev, as fsc_probe_volume does.
+ */
+void probe_decode(struct fsc_dev *dev, struct fsc_probe *p);
+
 /* exfat_boot.c -> exfat_root.c */
 void exfat_boot_check(struct fsc_dev *dev, struct fsc_probe *p);
 void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # common-options.sh - every command (probe, fsck, dump, label, undo, ls,
-# cat, extract, and label with a change, which opens for writing) takes --offset,
+# cat, extract, scan, and label with a change, which opens for writing) takes --offset,
 # --partition, --sector-size, -h and -V and rejects the same mistakes the
 # same way: a usage mistake is "fatscope CMD: ..." plus "Try 'fatscope CMD
 # --help' for more information." and exit 16; a file that cannot be used is
@@ -34,12 +34,12 @@ cp "$WORK/img/mbr-disk.img" disk.img
 	{ echo "cannot make and apply v.undo" >&2; exit 99; }
 
 # The commands, as a word list each: CMD then the arguments before FILE.
-commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo" ls cat "extract -o $dir/xo")
+commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo" ls cat "extract -o $dir/xo" scan)
 
 # The command's exit code for a volume too small to hold a boot sector.
 too_small_code() {
 	case $1 in
-	probe|dump|label*|ls|cat|extract*) echo 2 ;;
+	probe|dump|label*|ls|cat|extract*|scan) echo 2 ;;
 	*) echo 8 ;;
 	esac
 }

@@ -36,7 +36,7 @@ help_codes() {
 		grep -oE '(^|[:,] )[0-9]+ [a-z]' | grep -oE '[0-9]+' | sort -n
 }
 
-for cmd in probe fsck dump label undo ls cat extract; do
+for cmd in probe fsck dump label undo ls cat extract scan; do
 	page=$top_srcdir/man/fatscope-$cmd.8
 	want=$(header_codes "$cmd" | tr '\n' ' ')
 	if [ -z "$want" ]; then

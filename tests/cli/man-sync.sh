@@ -16,7 +16,7 @@
 #       fatscope-fsck.8, --probe for fatscope-probe.8), so that a changed
 #       problems.def fails until the pages are regenerated;
 #   (e) man/fatscope-dump.8, man/fatscope-label.8, man/fatscope-undo.8,
-#       man/fatscope-ls.8, man/fatscope-cat.8 and man/fatscope-extract.8
+#       man/fatscope-ls.8, man/fatscope-cat.8, man/fatscope-extract.8 and man/fatscope-scan.8
 #       document every long option of their command's --help (a help without
 #       an "Options:" list: the options of its "Usage:" lines);
 #   (f) every command listed under "Commands:" by `fatscope --help' has its
@@ -63,6 +63,7 @@ undo_help=$("$FATSCOPE" undo --help) || fail_hard "'$FATSCOPE undo --help' faile
 ls_help=$("$FATSCOPE" ls --help) || fail_hard "'$FATSCOPE ls --help' failed"
 cat_help=$("$FATSCOPE" cat --help) || fail_hard "'$FATSCOPE cat --help' failed"
 extract_help=$("$FATSCOPE" extract --help) || fail_hard "'$FATSCOPE extract --help' failed"
+scan_help=$("$FATSCOPE" scan --help) || fail_hard "'$FATSCOPE scan --help' failed"
 main_help=$("$FATSCOPE" --help) || fail_hard "'$FATSCOPE --help' failed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-sync.XXXXXX") || fail_hard "cannot create a temporary directory"
@@ -218,12 +219,12 @@ undo_options=$(help_options "$undo_help")
 [ -n "$dump_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE dump --help'"
 [ -n "$label_options" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE label --help'"
 [ -n "$undo_options" ] || fail_hard "no long options in '$FATSCOPE undo --help'"
-for which in dump label undo ls cat extract; do
+for which in dump label undo ls cat extract scan; do
 	case $which in
 	dump) page=$dump_page opts=$dump_options ;;
 	label) page=$label_page opts=$label_options ;;
 	undo) page=$undo_page opts=$undo_options ;;
-	ls|cat|extract)
+	ls|cat|extract|scan)
 		page=$srcdir/man/fatscope-$which.8
 		eval "opts=\$(help_options \"\$${which}_help\")"
 		[ -n "$opts" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE $which --help'" ;;
@@ -319,5 +320,5 @@ if [ $((missing + stale)) -gt 0 ]; then
 	echo "man-sync: $missing item(s) missing or misplaced, $stale PROBLEMS section(s) out of date"
 	exit 1
 fi
-echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe, $nfo fsck, $ndo dump, $nlo label, $nuo undo and $nno ls, cat and extract options, $nc commands documented; PROBLEMS sections up to date"
+echo "man-sync: $np problem IDs ($npp for probe), $nd drivers, $npo probe, $nfo fsck, $ndo dump, $nlo label, $nuo undo and $nno ls, cat, extract and scan options, $nc commands documented; PROBLEMS sections up to date"
 exit 0

@@ -391,6 +391,65 @@ const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len);
 int fsc_partitions(struct fsc_dev *dev, struct fsc_partition **out);
 
 /* ------------------------------------------------------------------ */
+/* Scan: volumes at any offset of a disk whose partition table is lost  */
+
+#define FSC_SCAN_MAIN	0x1		/* found through its main boot sector (region) */
+#define FSC_SCAN_BACKUP	0x2		/* found through its backup (exFAT +12 sectors, FAT32 BPB_BkBootSec) */
+
+enum fsc_scan_confidence {
+	FSC_SCAN_MEDIUM,		/* boot sector and FAT agree; the root directory is not readable or not plausible */
+	FSC_SCAN_HIGH,			/* the root directory's first entries are plausible too */
+};
+
+struct fsc_scan_hit {
+	uint64_t offset;		/* byte of the window where the volume starts */
+	uint64_t size;			/* bytes, as its boot sector says */
+	enum fsc_type type;		/* exFAT, FAT12, FAT16, FAT32 */
+	unsigned how;			/* FSC_SCAN_MAIN | FSC_SCAN_BACKUP: the boot sectors that found it */
+	enum fsc_scan_confidence confidence;
+	uint32_t sector_size;		/* the volume's */
+	bool truncated;			/* it reaches past the end of the window */
+	bool has_label, has_serial;
+	char label[48];			/* as fsc_probe_label gives it (UTF-8, bytes from the disk) */
+	char serial[24];		/* as fsc_probe_serial gives it */
+	int partno;			/* the declared partition starting here, 0 when none */
+	bool part_size_matches;		/* and it has the volume's size */
+};
+
+struct fsc_scan_stats {
+	uint64_t bytes;			/* the window's size */
+	uint64_t read;			/* bytes read by the sequential pass */
+	uint64_t holes;			/* not read: holes of a sparse image */
+	uint64_t inside;		/* not read: inside volumes found with high confidence */
+	uint64_t candidates;		/* sectors that looked like a boot sector */
+	uint64_t rejected;		/* of those, the chance matches */
+	uint64_t dropped;		/* volumes past the limit of FSC_SCAN_MAX_HITS */
+};
+
+#define FSC_SCAN_MAX_HITS 65536
+
+/*
+ * Find exFAT and FAT12/16/32 volumes at every sector (the device's
+ * logical sector size) of dev's window, whatever its partition table
+ * says: main boot sectors, and backups when the main one is destroyed
+ * (the volume is reported where it starts).  A sector counts only when
+ * cross-checks pass: the exFAT boot checksum, a geometry that fits, FAT[0]
+ * holding the media byte; a plausible root directory gives high
+ * confidence, and only then is the volume's extent passed over (so that a
+ * chance or partial match never hides what lies inside it).  The window
+ * is read once, in order, in large reads; holes of a sparse image are not
+ * read.  Declared partitions (fsc_partitions) are looked at too, and a
+ * volume that starts where one does names it.  dev's window is changed
+ * while candidates are checked and put back before return.
+ * Returns 0 with *hits (malloc'd, sorted by offset; free()) and *n, stats
+ * (may be NULL) filled; -ENODATA for a window shorter than 512 bytes,
+ * -ENOMEM, or -errno of a read.
+ */
+int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t *n, struct fsc_scan_stats *stats);
+/* "medium", "high". */
+const char *fsc_scan_confidence_name(enum fsc_scan_confidence c);
+
+/* ------------------------------------------------------------------ */
 /* Driver models and verdict                                           */
 
 enum fsc_family { FSC_FAM_EXFAT, FSC_FAM_FAT, FSC_FAM_BLKID };

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_scan.c - fsc_scan: volumes built in memory (exFAT, FAT12/16/32) at
+ * odd sectors of a larger buffer are found where they start, also through
+ * their backup when the main boot sector is zeroed; and no false
+ * candidate: one million seeded pseudo-random sectors, one million more
+ * made to look like boot sectors (every one reaches the cross-checks, none
+ * passes them), and every fixture image (tests/fixtures/img, decompressed
+ * into tests/work/img as tests/cli/lib.sh does) gives volumes only where
+ * the fixture has one.  FSC_RANDOM_SECTORS overrides the counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "builder.h"
+#include "fatscope/fatscope.h"
+
+#define BLOCK_SECTORS 32768u	/* 16 MiB scanned at a time */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint64_t next(void)	/* xorshift64* */
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1Dull;
+}
+
+static void fill_random(uint8_t *s, size_t len)
+{
+	for (size_t k = 0; k < len; k += 8) {
+		uint64_t v = next();
+
+		memcpy(s + k, &v, 8);
+	}
+}
+
+static unsigned long sector_count(void)
+{
+	const char *env = getenv("FSC_RANDOM_SECTORS");
+
+	return env ? strtoul(env, NULL, 10) : 1000000;
+}
+
+/* Scan len bytes of memory: the hits' count, stats in *st. */
+static size_t scan_mem(const uint8_t *buf, size_t len, struct fsc_scan_hit **hits, struct fsc_scan_stats *st)
+{
+	struct fsc_dev *dev;
+	size_t n;
+
+	assert_int_equal(fsc_dev_open_mem(buf, len, &dev), 0);
+	assert_int_equal(fsc_scan(dev, hits, &n, st), 0);
+	fsc_dev_close(dev);
+	return n;
+}
+
+/* A sector that the classifier takes for a FAT BPB (every 8th: an exFAT boot sector), the rest random. */
+static void lookalike(uint8_t *s, unsigned long i)
+{
+	if (i % 8 == 0) {
+		memcpy(s, "\xEB\x76\x90" "EXFAT   ", 11);
+		memset(s + 11, 0, 53);
+		s[108] = 9;
+		s[109] &= 7;
+		s[110] = 1;
+		s[510] = 0x55;
+		s[511] = 0xAA;
+		return;
+	}
+	memcpy(s, "\xEB\x3C\x90", 3);
+	s[11] = 0;
+	s[12] = 2;			/* 512 bytes a sector */
+	s[13] = (uint8_t)(1u << (s[13] & 7));
+	s[14] |= 1;			/* reserved sectors */
+	s[16] = 2;
+	s[21] = 0xF8;
+	if (i % 3 == 0) {		/* FAT32 style, backup at 6 */
+		s[22] = s[23] = 0;
+		s[17] = s[18] = 0;
+		s[50] = 6;
+		s[51] = 0;
+		s[14] = 32;
+	}
+}
+
+static void random_run(bool looking_alike)
+{
+	unsigned long total = sector_count(), done = 0, candidates = 0;
+	uint8_t *buf = malloc((size_t)BLOCK_SECTORS * 512);
+
+	assert_non_null(buf);
+	while (done < total) {
+		unsigned long k = total - done < BLOCK_SECTORS ? total - done : BLOCK_SECTORS;
+		struct fsc_scan_hit *hits;
+		struct fsc_scan_stats st;
+
+		fill_random(buf, k * 512);
+		for (unsigned long i = 0; looking_alike && i < k; i++)
+			lookalike(buf + i * 512, done + i);
+		assert_int_equal(scan_mem(buf, k * 512, &hits, &st), 0);
+		assert_int_equal(st.read, k * 512);
+		if (looking_alike)
+			assert_int_equal(st.candidates, k);
+		candidates += st.candidates;
+		free(hits);
+		done += k;
+	}
+	print_message("%lu %s sectors: %lu candidates, none a volume\n", total,
+		      looking_alike ? "boot-sector-like" : "random", candidates);
+	free(buf);
+}
+
+static void test_random_sectors(void **state)
+{
+	(void)state;
+	random_run(false);
+}
+
+static void test_lookalike_sectors(void **state)
+{
+	(void)state;
+	random_run(true);
+}
+
+struct placed {
+	uint64_t sector;
+	enum fsc_type type;
+	bool zero_main;
+};
+
+/* Volumes copied to odd sectors of one buffer, some with the main boot sector zeroed. */
+static void test_placed(void **state)
+{
+	struct placed want[] = {
+		{ 2049, FSC_TYPE_EXFAT, false }, { 40001, FSC_TYPE_FAT12, false },
+		{ 50003, FSC_TYPE_FAT16, false }, { 70001, FSC_TYPE_FAT32, true },
+		{ 150007, FSC_TYPE_EXFAT, true },
+	};
+	size_t len = 250000ull * 512, n;
+	uint8_t *disk = calloc(1, len);
+	struct fsc_scan_hit *hits;
+	struct fsc_scan_stats st;
+
+	(void)state;
+	assert_non_null(disk);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct img im = { 0 };
+
+		if (want[i].type == FSC_TYPE_EXFAT)
+			build_exfat(&im, 16u << 20, 9, 3);
+		else
+			build_fat(&im, want[i].type == FSC_TYPE_FAT12 ? 12 : want[i].type == FSC_TYPE_FAT16 ? 16 : 32);
+		assert_true(want[i].sector * 512 + im.len <= len);
+		memcpy(disk + want[i].sector * 512, im.buf, im.len);
+		if (want[i].zero_main)
+			memset(disk + want[i].sector * 512, 0, 512);
+		img_free(&im);
+	}
+	n = scan_mem(disk, len, &hits, &st);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(hits[i].offset, want[i].sector * 512);
+		assert_int_equal(hits[i].type, want[i].type);
+		assert_int_equal(hits[i].how, want[i].zero_main ? FSC_SCAN_BACKUP : FSC_SCAN_MAIN);
+		assert_int_equal(hits[i].confidence, FSC_SCAN_HIGH);
+	}
+	assert_true(st.inside > 0);
+	free(hits);
+	free(disk);
+}
+
+/* The volumes a fixture holds: at 0, or at its partitions (the whole-disk fixtures). */
+static bool expected_at(const char *name, uint64_t off)
+{
+	if (strcmp(name, "gpt-disk.img") == 0)
+		return off == 1048576 || off == 5242880;
+	if (strcmp(name, "mbr-disk.img") == 0)
+		return off == 1048576 || off == 9437184;
+	return off == 0;
+}
+
+/* tests/work/img/NAME, decompressed from tests/fixtures/img/NAME.xz unless it is there already. */
+static bool fixture_path(const char *src, const char *bld, const char *xzname, char *path, size_t len)
+{
+	char cmd[6 * 4096 + 256];
+	struct stat a, b;
+	size_t nl = strlen(xzname) - 3;
+
+	snprintf(path, len, "%s/tests/work/img/%.*s", bld, (int)nl, xzname);
+	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/img/%s", src, xzname);
+	if (stat(cmd, &a) == 0 && stat(path, &b) == 0 && b.st_mtime >= a.st_mtime)
+		return true;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tests/work/img' && xz -dc '%s/tests/fixtures/img/%s' > '%s.tmp.%d' && "
+		 "mv -f '%s.tmp.%d' '%s'", bld, src, xzname, path, (int)getpid(), path, (int)getpid(), path);
+	return system(cmd) == 0;
+}
+
+static void test_fixtures(void **state)
+{
+	const char *src = getenv("top_srcdir"), *bld = getenv("top_builddir");
+	char dirpath[4096], path[4096];
+	struct dirent *de;
+	unsigned files = 0, volumes = 0;
+	DIR *d;
+
+	(void)state;
+	if (!src || !bld)
+		skip();
+	snprintf(dirpath, sizeof(dirpath), "%s/tests/fixtures/img", src);
+	assert_non_null(d = opendir(dirpath));
+	while ((de = readdir(d))) {
+		struct fsc_dev *dev;
+		struct fsc_scan_hit *hits;
+		size_t n, l = strlen(de->d_name);
+
+		if (l < 8 || strcmp(de->d_name + l - 7, ".img.xz") != 0)
+			continue;
+		assert_true(fixture_path(src, bld, de->d_name, path, sizeof(path)));
+		assert_int_equal(fsc_dev_open(path, 0, &dev), 0);
+		assert_int_equal(fsc_scan(dev, &hits, &n, NULL), 0);
+		for (size_t i = 0; i < n; i++) {
+			if (!expected_at(strrchr(path, '/') + 1, hits[i].offset))
+				fail_msg("%s: a volume at byte %llu", path, (unsigned long long)hits[i].offset);
+			assert_true(hits[i].type == FSC_TYPE_EXFAT || fsc_type_is_fat(hits[i].type));
+		}
+		volumes += n;
+		files++;
+		free(hits);
+		fsc_dev_close(dev);
+	}
+	closedir(d);
+	print_message("%u fixtures: %u volumes, each where the fixture has one\n", files, volumes);
+	assert_true(files > 50 && volumes > 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_placed),
+		cmocka_unit_test(test_random_sectors),
+		cmocka_unit_test(test_lookalike_sectors),
+		cmocka_unit_test(test_fixtures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
