@@ -33,6 +33,8 @@ struct fsck_ctl {
 	int progress_fd;		/* -1: none */
 	struct vol_select sel;
 	const char *explain;
+	double budget;			/* --budget SECONDS (or FATSCOPE_FSCK_BUDGET); < 0: none */
+	uint64_t deadline;		/* CLOCK_MONOTONIC ns the check must end by; 0: none */
 };
 
 static void fsck_help(void)
@@ -50,6 +52,8 @@ static void fsck_help(void)
 	      "     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
 	      "     --lost-to DIR     with -y: copy each lost chain to DIR/FILEnnnn.CHK, then free it\n"
 	      "     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
+	      "     --budget SECONDS  stop the check after the pass (or directory) where SECONDS run out:\n"
+	      "                        exit 4, nothing written (default: $FATSCOPE_FSCK_BUDGET, else none)\n"
 	      " -f, --force           check fully even in preen mode on a clean volume\n"
 	      " -v, --verbose         name each pass\n"
 	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
@@ -87,7 +91,31 @@ static int explain(const char *arg)
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK, OPT_LOST_TO };
+enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK, OPT_LOST_TO, OPT_BUDGET };
+
+/* SECONDS: a decimal number, 0 or more (at most a day). */
+static int parse_budget(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v <= 86400) || arg[strspn(arg, "0123456789.")])
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The deadline of the check: the budget from now (fatscope's start, near enough). */
+static void set_deadline(struct fsck_ctl *ctl)
+{
+	struct timespec ts;
+
+	if (ctl->budget < 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return;
+	ctl->deadline = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)(ctl->budget * 1e9);
+}
 
 static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 {
@@ -98,7 +126,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
 		{ "lost", required_argument, NULL, OPT_LOST }, { "recheck", no_argument, NULL, OPT_RECHECK },
-		{ "lost-to", required_argument, NULL, OPT_LOST_TO },
+		{ "lost-to", required_argument, NULL, OPT_LOST_TO }, { "budget", required_argument, NULL, OPT_BUDGET },
 		COMMON_LONGOPTS,
 	};
 	unsigned long v;
@@ -139,6 +167,10 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 			ctl->progress_fd = (int)v;
 			break;
 		case OPT_EXPLAIN: ctl->explain = optarg; break;
+		case OPT_BUDGET:
+			if (parse_budget(optarg, &ctl->budget) < 0)
+				return usage_error(&fsck_cmd, "invalid --budget '%s' (seconds, 0 or more)", optarg);
+			break;
 		default:
 			if ((r = common_option(&fsck_cmd, c, optarg, &ctl->sel)))
 				return r;
@@ -146,6 +178,10 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 	}
 	if (ctl->explain)
 		return 0;
+	if (ctl->budget < 0 && getenv("FATSCOPE_FSCK_BUDGET") && *getenv("FATSCOPE_FSCK_BUDGET") &&
+	    parse_budget(getenv("FATSCOPE_FSCK_BUDGET"), &ctl->budget) < 0)
+		return usage_error(&fsck_cmd, "invalid FATSCOPE_FSCK_BUDGET '%s' (seconds, 0 or more)",
+				   getenv("FATSCOPE_FSCK_BUDGET"));
 	if ((r = check_operands(&fsck_cmd, argc, 1, &ctl->sel)))
 		return r;
 	if (!ctl->mode_given && isatty(STDIN_FILENO) && !ctl->json)
@@ -168,6 +204,25 @@ static int ledger_code(const struct fsc_findings *fs, unsigned *left)
 		if (fsc_problem_info(fs->v[i].id)->severity >= FSC_SEV_ERROR)
 			(*left)++;
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;
+}
+
+/* A check the budget cut short is not clean, whatever it found. */
+static int budget_code(const struct fsc_check_summary *s, int code)
+{
+	return s->incomplete ? code | FSCK_UNCORRECTED : code;
+}
+
+/* The one line that says what the budget left unchecked. */
+static void incomplete_text(const struct fsck_ctl *ctl, const char *prefix, const struct fsc_check_summary *s)
+{
+	char passes[40];
+
+	if (s->incomplete < s->npasses)
+		snprintf(passes, sizeof(passes), "passes %d-%d", s->incomplete, s->npasses);
+	else
+		snprintf(passes, sizeof(passes), "pass %d", s->incomplete);
+	printf("%sbudget of %g s ran out: %s of %d not checked%s; not known to be clean\n", prefix, ctl->budget,
+	       passes, s->npasses, s->incomplete_partly ? " (the first of them in part, up to a directory)" : "");
 }
 
 /* The summary line; before: it is the check's from before a repair. */
@@ -210,6 +265,10 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_u64(&j, "lost_clusters", s->lost_clusters);
 	json_u64(&j, "fragmented", s->fragmented);
 	json_u64(&j, "findings_not_listed", s->suppressed);
+	if (s->incomplete) {
+		json_int(&j, "not_checked_from_pass", s->incomplete);
+		json_bool(&j, "pass_checked_in_part", s->incomplete_partly);
+	}
 	json_close(&j, '}');
 	if (rj)
 		report_repair_json(&j, rj->before, rj->plan, rj->written, rj->undo);
@@ -230,6 +289,11 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 		printf("%s%llu more findings of the same kinds not listed\n", prefix,
 		       (unsigned long long)s->suppressed);
 	summary_text(path, s, before);
+	if (s->incomplete) {
+		incomplete_text(ctl, prefix, s);
+		if (!left)
+			return;
+	}
 	if (code == FSCK_OK) {
 		size_t warn = 0;
 
@@ -253,6 +317,7 @@ static void check_opts(const struct fsck_ctl *ctl, const char *path, struct fsc_
 	/* FATSCOPE_THREADS=1: no second thread (for timing, or a debugger). */
 	if (threads && strcmp(threads, "1") == 0)
 		o->threads = 1;
+	o->deadline = ctl->deadline;
 	if (ctl->progress_fd == 0 && isatty(STDERR_FILENO) && !ctl->json)
 		pr->mode = PROGRESS_BAR;
 	else if (ctl->progress_fd > 0)
@@ -516,7 +581,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 		printf("%s: cancelled, nothing written\n", path);
 		code = FSCK_CANCELLED;
 	} else if (repair_findings(ctl, path, &fs, &fixed), fsc_plan_count(plan) == 0 || ctl->dry_run) {
-		code = ledger_code(&fs, &left);
+		code = budget_code(&s, ledger_code(&fs, &left));
 		if (ctl->json)
 			report_json(path, p, &fs, &s, true, code, &(struct repair_json){ &fs, plan, false, NULL });
 		else
@@ -567,7 +632,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 		errmsg(path, "check failed: %s", strerror(-r));
 		return FSCK_OPERROR;
 	}
-	code = ledger_code(&fs, &left);
+	code = budget_code(&s, ledger_code(&fs, &left));
 	if (ctl->json)
 		report_json(path, p, &fs, &s, true, code, NULL);
 	else
@@ -617,11 +682,12 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 
 static int cmd_fsck(int argc, char **argv)
 {
-	struct fsck_ctl ctl = { .mode = MODE_CHECK, .progress_fd = -1 };
+	struct fsck_ctl ctl = { .mode = MODE_CHECK, .progress_fd = -1, .budget = -1 };
 	int r = parse_args(&ctl, argc, argv);
 
 	if (r)
 		return r < 0 ? close_stdout_checked(FSCK_OK, FSCK_OPERROR) : r;
+	set_deadline(&ctl);
 	if (ctl.explain)
 		return explain(ctl.explain);
 	r = fsck_path(&ctl, argv[optind]);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check/engine.h"
 
@@ -28,6 +29,7 @@ int ck_init(struct ck_engine *e, struct fsc_findings *out, struct fsc_check_summ
 	e->o = o;
 	e->npasses = npasses;
 	e->max_per_id = o && o->max_per_problem ? o->max_per_problem : 100;
+	sum->npasses = npasses;
 	return 0;
 }
 
@@ -104,12 +106,39 @@ void ck_progress(struct ck_engine *e, uint64_t step)
 		e->o->progress(e->o->ctx, e->pass, e->npasses, e->done, e->total);
 }
 
-void ck_pass(struct ck_engine *e, int n, uint64_t total)
+static bool past_deadline(const struct ck_engine *e)
 {
+	struct timespec ts;
+
+	if (!e->o || !e->o->deadline)
+		return false;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return true;	/* no clock: a budget cannot be kept, so nothing more is begun */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= e->o->deadline;
+}
+
+bool ck_out_of_time(struct ck_engine *e)
+{
+	if (e->owners_pass)
+		return false;	/* begun only after pass 4, which ran in time */
+	if (!e->sum->incomplete && past_deadline(e)) {
+		e->sum->incomplete = e->pass;
+		e->sum->incomplete_partly = true;
+	}
+	return e->sum->incomplete != 0;
+}
+
+bool ck_pass(struct ck_engine *e, int n, uint64_t total)
+{
+	if (!e->sum->incomplete && n > 1 && past_deadline(e))
+		e->sum->incomplete = n;
+	if (e->sum->incomplete)
+		return false;
 	e->pass = n;
 	e->done = 0;
 	e->total = total;
 	ck_progress(e, 0);
+	return true;
 }
 
 /* Was cluster c reached earlier by the chain from first (within steps)? */

@@ -84,9 +84,15 @@ struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_lo
 struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const struct owner *who);
 void owner_path(const struct owner *who, char *path, size_t len);
 
-/* Start pass n of total units; count step more units done. */
-void ck_pass(struct ck_engine *e, int n, uint64_t total);
+/*
+ * Start pass n of total units: false when the budget (o->deadline) has run
+ * out, and the pass must not run (the summary says where the check
+ * stopped).  Count step more units done.
+ */
+bool ck_pass(struct ck_engine *e, int n, uint64_t total);
 void ck_progress(struct ck_engine *e, uint64_t step);
+/* Inside a pass, at a boundary where it may stop (a directory): true when the budget has run out. */
+bool ck_out_of_time(struct ck_engine *e);
 
 struct chain_res {
 	uint64_t clusters;		/* clusters claimed */

@@ -107,7 +107,8 @@ static int passes(struct xvol *v)
 {
 	int r;
 
-	ck_pass(&v->ck, 2, 3);
+	if (!ck_pass(&v->ck, 2, 3))
+		return 0;
 	v->upcase = malloc(65536 * sizeof(*v->upcase));
 	v->dirbuf = malloc(v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK);
 	if (!v->upcase || !v->dirbuf || ck_init_clusters(&v->ck, v->cc, v->cb, xv_next, v, &xv_chain_ids) < 0)
@@ -119,11 +120,13 @@ static int passes(struct xvol *v)
 		return r;
 	xv_load_upcase(v);
 
-	ck_pass(&v->ck, 3, v->p->ex.cluster_count);
+	if (!ck_pass(&v->ck, 3, v->p->ex.cluster_count))
+		return 0;
 	r = xv_walk_tree(v);
 	if (r < 0)
 		return r;
-	ck_pass(&v->ck, 4, 1);
+	if (!ck_pass(&v->ck, 4, 1))
+		return 0;	/* out of time: no lost clusters from a partial tree, no repair */
 	xv_compare_bitmap(v);
 	if (!v->fix) {
 		free(v->marked);	/* the owners pass needs a set of its own: still two bits a cluster */

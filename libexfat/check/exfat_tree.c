@@ -706,7 +706,7 @@ int xv_walk_tree(struct xvol *v)
 		}
 	}
 	push_job(w, 0, v->p->ex.root_cluster, 0, false, false);
-	while (w->nstack) {
+	while (w->nstack && !ck_out_of_time(&v->ck)) {
 		struct job j = w->stack[--w->nstack];
 
 		read_dir(w, &j);

@@ -165,7 +165,8 @@ int fv_scan_fats(struct fvol *v)
 
 	s.bytes = layout_fat_bytes(&v->lay, (uint64_t)v->cc + 2);
 	s.chunk = v->lay.fat_bits == 12 || s.bytes < FAT_CHUNK ? s.bytes : FAT_CHUNK;
-	ck_pass(&v->ck, 2, s.bytes);
+	if (!ck_pass(&v->ck, 2, s.bytes))
+		return -ETIMEDOUT;	/* the budget ran out: the summary says so */
 	v->used = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
 	s.act = malloc(s.chunk + 4);
 	s.other = malloc(s.chunk + 4);

@@ -575,7 +575,7 @@ int fv_walk_tree(struct fvol *v)
 	t->v = v;
 	t->run.finding = SIZE_MAX;
 	push_job(t, &root);
-	while (t->nstack) {
+	while (t->nstack && !ck_out_of_time(&v->ck)) {
 		struct job j = t->stack[--t->nstack];
 
 		read_dir(t, &j);

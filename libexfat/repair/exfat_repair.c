@@ -633,9 +633,9 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 
 static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, upcase_choose, NULL };
 
-FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
-			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
-			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		       const struct fsc_repair_opts *ro, struct fsc_findings *out,
+		       struct fsc_check_summary *sum, struct fsc_plan *plan)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out };
@@ -687,4 +687,20 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	free(r.dups);
 	free(r.freed);
 	return ret < 0 ? ret : r.err;
+}
+
+/* A check the budget cut short plans nothing: what it did not see could change every fix. */
+FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
+			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+{
+	size_t start = fsc_plan_count(plan);
+	int ret = plan_repair(dev, p, co, ro, out, sum, plan);
+
+	if (ret >= 0 && sum->incomplete) {
+		plan_truncate(plan, start);
+		for (size_t i = 0; i < out->n; i++)
+			out->v[i].planned = false;
+	}
+	return ret;
 }

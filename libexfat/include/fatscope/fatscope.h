@@ -719,6 +719,14 @@ struct fsc_check_summary {
 	uint64_t lost_clusters;		/* marked but owned by nobody */
 	uint64_t fragmented;		/* files and directories not in one run */
 	uint64_t suppressed;		/* findings not listed (per-problem cap) */
+	/*
+	 * 0: every pass ran.  Else the check's budget (fsc_check_opts.deadline)
+	 * ran out and this is the first pass not wholly checked; the passes
+	 * after it did not run (incomplete_partly: that pass was begun and
+	 * stopped at a directory boundary), of npasses.
+	 */
+	int incomplete, npasses;
+	bool incomplete_partly;
 };
 
 /* Progress: pass p of n, done of total units. */
@@ -729,6 +737,12 @@ struct fsc_check_opts {
 	void *ctx;
 	unsigned max_per_problem;	/* 0: 100 findings of one ID, then a count */
 	unsigned threads;		/* 0: a second thread on large trees; 1: none */
+	/*
+	 * 0: none.  Else a CLOCK_MONOTONIC time in nanoseconds: past it the
+	 * check begins no further pass and no further directory, and says so
+	 * in fsc_check_summary.incomplete (a repair then plans nothing).
+	 */
+	uint64_t deadline;
 };
 
 /*
