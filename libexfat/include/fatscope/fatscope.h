@@ -796,7 +796,8 @@ struct fsc_repair_opts {
  * Each finding the plan fixes has planned set.  The plan is bracketed by
  * VolumeDirty: set (and synced) before the first change, cleared last
  * only when no error is left unplanned; the backup boot region, when it
- * is repaired, is written after everything else.  Nothing is written:
+ * is repaired, is written after everything else.  A check cut short by
+ * co->deadline (sum->incomplete) plans nothing.  Nothing is written:
  * fsc_plan_apply() does that.  exFAT only.  Returns 0 (the plan may be
  * empty), -ENOTSUP for FAT, -EINVAL for other types, -ENOMEM, -EIO.
  */
