@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# fsck-budget.sh - fatscope fsck --budget SECONDS and FATSCOPE_FSCK_BUDGET:
+# an expired budget stops the check after pass 1, says in one line what was
+# not checked and exits 4 (never 0), and with -y writes nothing; a generous
+# budget gives the normal result; a bad value is a usage error.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+cd "$WORK/img" || hard_error "no $WORK/img"
+
+check() {	# check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
+}
+line="budget of 0 s ran out: passes 2-4 of 4 not checked; not known to be clean"
+
+for img in pop-many pop-fat16; do
+	full=$("$FATSCOPE" fsck -n "$img.img"); rc_full=$?
+	check "$img: clean without a budget" 0 "$rc_full"
+	out=$("$FATSCOPE" fsck -n --budget 0 "$img.img"); rc=$?
+	check "$img: --budget 0 exit" 4 "$rc"
+	check "$img: --budget 0 says what was not checked" "$img.img: $line" "$(tail -n1 <<< "$out")"
+	check "$img: --budget 0 checked no directory" \
+		"$img.img: 0 files, 0 directories," "$(head -n1 <<< "$out" | cut -d' ' -f1-5)"
+	out=$(FATSCOPE_FSCK_BUDGET=0 "$FATSCOPE" fsck -n "$img.img"); rc=$?
+	check "$img: FATSCOPE_FSCK_BUDGET=0" "4 $img.img: $line" "$rc $(tail -n1 <<< "$out")"
+	out=$("$FATSCOPE" fsck -n --budget 600 "$img.img"); rc=$?
+	check "$img: a generous budget changes nothing" "$rc_full $full" "$rc $out"
+	out=$(FATSCOPE_FSCK_BUDGET=0 "$FATSCOPE" fsck -n --budget 600 "$img.img"); rc=$?
+	check "$img: --budget over the environment" "$rc_full $full" "$rc $out"
+done
+
+# JSON: the summary says where the check stopped.
+out=$("$FATSCOPE" fsck -n -J --budget 0 pop-many.img); rc=$?
+check "-J --budget 0 exit" 4 "$rc"
+grep -qx '    "not_checked_from_pass": 2,' <<< "$out" && ok || bad "-J lacks not_checked_from_pass 2: $out"
+grep -qx '  "exit_code": 4' <<< "$out" && ok || bad "-J lacks exit_code 4"
+
+# -y and -p on damaged volumes with the budget gone: nothing written, exit 4;
+# with time enough the same -y repairs (so the budget is what held it back).
+for img in exfat-dirty fbad-fat16-lost; do
+	cp "$img.img" "$SCRATCH/$img.img"
+	before=$(sha256sum < "$SCRATCH/$img.img")
+	for mode in -y -p; do
+		out=$("$FATSCOPE" fsck "$mode" --budget 0 "$SCRATCH/$img.img" < /dev/null); rc=$?
+		check "$img $mode --budget 0 exit" 4 "$rc"
+		check "$img $mode --budget 0 line" "$SCRATCH/$img.img: $line" "$(tail -n1 <<< "$out")"
+		check "$img $mode --budget 0 wrote nothing" "$before" "$(sha256sum < "$SCRATCH/$img.img")"
+	done
+	"$FATSCOPE" fsck -y --budget 600 "$SCRATCH/$img.img" > /dev/null < /dev/null; rc=$?
+	[ $((rc & 1)) -eq 1 ] && ok || bad "$img: -y with a generous budget exit $rc, want 1 or 5"
+	[ "$before" != "$(sha256sum < "$SCRATCH/$img.img")" ] && ok || bad "$img: -y --budget 600 wrote nothing"
+done
+
+# Usage errors.
+for v in x -1 1e3 ''; do
+	out=$("$FATSCOPE" fsck -n --budget "$v" pop-many.img 2>&1); rc=$?
+	check "--budget '$v'" "16 fatscope fsck: invalid --budget '$v' (seconds, 0 or more)" "$rc $(head -n1 <<< "$out")"
+done
+out=$(FATSCOPE_FSCK_BUDGET=soon "$FATSCOPE" fsck -n pop-many.img 2>&1); rc=$?
+check "FATSCOPE_FSCK_BUDGET=soon" "16 fatscope fsck: invalid FATSCOPE_FSCK_BUDGET 'soon' (seconds, 0 or more)" \
+	"$rc $(head -n1 <<< "$out")"
+finish
