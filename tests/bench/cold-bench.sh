@@ -26,6 +26,7 @@ runs=${BENCH_RUNS:-2}
 report_only=${BENCH_REPORT_ONLY:-0}
 bps=${BENCH_BPS:-40000000}
 iops=${BENCH_IOPS:-2000}
+budget=${BENCH_BUDGET:-2}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fsck}
 read -r -a labels <<< "${BENCH_IMAGES:-100k 1k}"
 fatscope_default "$root"
@@ -34,6 +35,7 @@ FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer (got '$runs')"
 [[ $bps =~ ^[1-9][0-9]*$ ]] || die "BENCH_BPS must be a positive integer (got '$bps')"
 [[ $iops =~ ^[1-9][0-9]*$ ]] || die "BENCH_IOPS must be a positive integer (got '$iops')"
+[[ $budget =~ ^[0-9]+([.][0-9]+)?$ ]] || die "BENCH_BUDGET must be a number of seconds (got '$budget')"
 
 skip() {
 	note "SKIP: $*"
@@ -156,6 +158,15 @@ run_fsck_exfat() {
 	(( rc == 0 )) || { cat "$tmpd/fsck_exfat.out" >&2; die "fsck.exfat -n exited $rc"; }
 }
 
+# The budget: one cold run of fatscope fsck -n --budget $budget.
+# shellcheck disable=SC2317
+run_fatscope_budget() {
+	local rc=0
+	in_cgroup "$FATSCOPE" fsck -n --budget "$budget" -- "$1" > "$tmpd/budget.out" 2>&1 < /dev/null || rc=$?
+	(( rc == 0 || rc == 4 )) || { cat "$tmpd/budget.out" >&2; die "fatscope fsck -n --budget $budget exited $rc"; }
+	budget_rc=$rc
+}
+
 # timed_cold T: one cold run of T on the loop device; its bytes go to $tmpd/T.bytes.
 timed_cold() {
 	timed "$1" "$loop_dev"
@@ -168,7 +179,7 @@ fmt_mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 note "fatscope: $FATSCOPE; fsck.exfat: $FSCK_EXFAT (exfatprogs $(dpkg-query -W -f '${Version}' exfatprogs 2>/dev/null || echo "?"))"
 note "throttle: $(( bps / 1000000 )) MB/s, $iops IOPS (cgroup $cg_kind); $runs cold rounds per image, alternating"
 
-declare -A final
+declare -A final bud
 for label in "${labels[@]}"; do
 	img=$cache/$label.img
 	echo
@@ -194,6 +205,12 @@ for label in "${labels[@]}"; do
 			"$(fmt_s "$u1")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope.bytes")")" "$fs_rc" \
 			"$(fmt_s "$u2")" "$(fmt_mb "$(tail -n1 "$tmpd/fsck_exfat.bytes")")"
 	done
+	: > "$tmpd/fatscope_budget.us"; : > "$tmpd/fatscope_budget.bytes"
+	timed_cold fatscope_budget
+	printf 'budget %s s: fatscope fsck -n --budget %s: %s s, %s MB read, exit %d: %s\n' "$budget" "$budget" \
+		"$(fmt_s "$_us")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope_budget.bytes")")" "$budget_rc" \
+		"$(tail -n1 "$tmpd/budget.out")"
+	bud[$label]="budget $budget s: $(fmt_s "$_us") s, exit $budget_rc"
 	(( fs_rc == 0 )) || { note "WARNING: fatscope fsck -n exited $fs_rc:"; sed -n 1,5p "$tmpd/fatscope.out"; }
 
 	rmdir -- "$cg"; cg=
@@ -213,6 +230,7 @@ for label in "${labels[@]}"; do
 	final[$label]=$(printf '%s %s: fatscope %s s, %s MB; fsck.exfat %s s, %s MB; ratio %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s' \
 		"$prog" "$label" "$(fmt_s "$mf")" "$(fmt_mb "$bf")" "$(fmt_s "$me")" "$(fmt_mb "$be")" \
 		"$(ratio "$mf" "$me")" "$fl_iops" "$fl_bw" "$fl_iops_u" "$fl_bw_u")
+	final[$label]+="; ${bud[$label]}"
 done
 
 echo
