@@ -237,6 +237,14 @@ static int cmp_hits(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+void dirtail_drop(struct dirtail *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->head = (t->head + t->count) % DT_RING;
+	t->count = 0;
+	pthread_mutex_unlock(&t->lock);
+}
+
 size_t dirtail_finish(struct dirtail *t, const struct tail_hit **out)
 {
 	pthread_mutex_lock(&t->lock);

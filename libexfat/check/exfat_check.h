@@ -122,6 +122,8 @@ void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uin
 /* An entry in use that the walker found itself, in a range it had read already. */
 void dirtail_note(struct dirtail *t, size_t node, uint32_t dir, uint32_t cluster, uint32_t entry,
 		  uint8_t type);
+/* The ranges still waiting are dropped, unread (a check out of time); those being read finish. */
+void dirtail_drop(struct dirtail *t);
 /* Waits for every range; the first entry in use of each range, in the order added. */
 size_t dirtail_finish(struct dirtail *t, const struct tail_hit **out);
 void dirtail_free(struct dirtail *t);

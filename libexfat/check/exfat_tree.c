@@ -711,6 +711,8 @@ int xv_walk_tree(struct xvol *v)
 
 		read_dir(w, &j);
 	}
+	if (w->tail && v->ck.sum->incomplete)
+		dirtail_drop(w->tail);	/* out of time: the reads still waiting are not begun */
 	if (w->tail)
 		report_tails(w);
 out:
