@@ -2,14 +2,21 @@
 /*
  * fatscope.c - the fatscope command: dispatch to a subcommand; run as
  * fsck.exfat, fsck.vfat, fsck.fat or fsck.msdos (the names fsck(8) looks
- * for), it is fatscope fsck.
+ * for), it is fatscope fsck.  fatscope help CMD opens fatscope-CMD(8)
+ * through man(1), or prints fatscope CMD --help where that page or man(1)
+ * is not installed.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -43,6 +50,51 @@ static int run_command(const struct cmd_desc *c, int argc, char **argv)
 	return c->run(argc, argv);
 }
 
+extern char **environ;
+
+/*
+ * Whether man(1) finds page in section 8: `man -w 8 PAGE', quiet, exits 0.
+ * False when man(1) cannot be run.
+ */
+static bool man_has_page(const char *page)
+{
+	char *argv[] = { (char *)"man", (char *)"-w", (char *)"8", (char *)page, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, err;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return false;
+	err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) ||
+	      posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0) ||
+	      posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0) ||
+	      posix_spawnp(&pid, "man", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err)
+		return false;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/*
+ * fatscope help CMD: man 8 fatscope-CMD in place of this process, or,
+ * when man(1) or the page is missing (or the exec fails), CMD --help.
+ */
+static int help_command(const struct cmd_desc *c)
+{
+	char *hv[] = { NULL, (char *)"--help", NULL };
+	char page[48];
+
+	snprintf(page, sizeof(page), "fatscope-%s", c->name);
+	if (man_has_page(page)) {
+		fflush(NULL);
+		execlp("man", "man", "8", page, (char *)NULL);
+	}
+	return run_command(c, 2, hv);
+}
+
 static void usage(FILE *out)
 {
 	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
@@ -56,7 +108,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	char *hv[] = { NULL, (char *)"--help", NULL };
 	const char *cmd;
 
 	setlocale(LC_ALL, "");
@@ -80,16 +131,15 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 		}
-		cmd = hv[0] = argv[2];
-		argc = 2;
-		argv = hv;
+		cmd = argv[2];
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			if (strcmp(cmd, commands[i]->name) == 0)
+				return help_command(commands[i]);
 	} else {
-		argc--;
-		argv++;
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			if (strcmp(cmd, commands[i]->name) == 0)
+				return run_command(commands[i], argc - 1, argv + 1);
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(cmd, commands[i]->name) == 0)
-			return run_command(commands[i], argc, argv);
 	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
 	return FATSCOPE_USAGE;
 }
