@@ -18,6 +18,9 @@
 #   - the installed fatscope loads the installed library;
 #   - fsck.TYPE links to fatscope exactly for configure's
 #     --enable-fsck-helpers types;
+#   - the bash completion in configure's bash completion directory
+#     (none with --without-bashcompletiondir), named fatscope, which,
+#     sourced, completes commands and options of the staged fatscope;
 #   - fsck(8) round trips: util-linux `fsck -t exfat IMAGE' (and -a) with
 #     PATH starting at the staged sbin runs fatscope (its finding and
 #     summary lines, which exfatprogs' fsck.exfat does not print) and
@@ -29,7 +32,7 @@
 # otherwise it prints SKIP and exits 77.
 # Environment (tests/Makemodule.am): FSC_MAKE, FSC_CC, FSC_CFLAGS,
 # FSC_LDFLAGS, FSC_BINDIR, FSC_SBINDIR, FSC_LIBDIR, FSC_INCLUDEDIR,
-# FSC_MANDIR, FSC_FSCK_HELPERS.
+# FSC_MANDIR, FSC_FSCK_HELPERS, FSC_BASHCOMPLETIONDIR (empty: none).
 . "$(dirname "$0")/cli/lib.sh"
 
 [ "${FATSCOPE_INSTALL_TEST:-0}" = 1 ] || skip "set FATSCOPE_INSTALL_TEST=1 to install into a staging directory and check it"
@@ -119,6 +122,27 @@ for t in exfat vfat fat msdos; do
 	*) [ ! -e "$link" ] && [ ! -L "$link" ] && ok || bad "fsck.$t installed without --enable-fsck-helpers=$t" ;;
 	esac
 done
+
+# bash completion: where configure said, and it completes with the staged fatscope
+if [ -n "${FSC_BASHCOMPLETIONDIR:-}" ]; then
+	comp=$stage$FSC_BASHCOMPLETIONDIR/fatscope
+	if [ -f "$comp" ]; then
+		got=$(PATH=$sbin:$PATH bash --norc --noprofile -c '. "$1" || exit 1
+			complete -p fatscope
+			COMP_WORDS=(fatscope pr); COMP_CWORD=1; _fatscope; echo "${COMPREPLY[*]}"
+			COMP_WORDS=(fatscope fsck --lost = ""); COMP_CWORD=4; _fatscope; echo "${COMPREPLY[*]}"
+			COMP_WORDS=(fatscope undo --sector); COMP_CWORD=2; _fatscope; echo "${COMPREPLY[*]}"' - "$comp" 2>&1)
+		check "the installed completion" "complete -F _fatscope fatscope
+probe
+keep free
+--sector-size" "$got"
+	else
+		bad "no bash completion at $FSC_BASHCOMPLETIONDIR/fatscope"
+	fi
+else
+	comps=$(cd "$stage" && find . -path '*completion*' -type f | sort)
+	check "bash completion installed without a directory for it" "" "$comps"
+fi
 
 # fsck(8) round trips.  fsck(8) looks for fsck.TYPE in PATH first, and
 # takes only an absolute path (or NAME=value) for a device: anything else
