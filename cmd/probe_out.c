@@ -231,6 +231,7 @@ struct sink {
 
 static void text_str(struct sink *k, const char *key, const char *val)
 {
+	(void)k;	/* text goes to stdout */
 	printf("  %-22s ", key);
 	report_escaped(stdout, val);	/* OEM names, labels: bytes from the disk */
 	putchar('\n');
@@ -238,6 +239,7 @@ static void text_str(struct sink *k, const char *key, const char *val)
 
 static void text_num(struct sink *k, const char *key, uint64_t val)
 {
+	(void)k;	/* text goes to stdout */
 	printf("  %-22s %llu\n", key, (unsigned long long)val);
 }
 

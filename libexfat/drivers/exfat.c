@@ -213,6 +213,7 @@ void judge_exfat57(const struct fsc_probe *p, struct fsc_verdict *v, int variant
 	const uint8_t *s = p->sector0;
 	unsigned bps = s[108];
 
+	(void)variant;	/* one configuration */
 	if (get_le16(s, 510) != 0xAA55) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "invalid boot record signature");
 		return;
@@ -283,6 +284,7 @@ static bool exfat_boot_steps(const struct fsc_probe *p, struct fsc_verdict *v)
 
 void judge_exfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 {
+	(void)variant;	/* one configuration */
 	if (!exfat_boot_steps(p, v))
 		return;
 	if (!exfat_root_steps(p, v, true) || !exfat_upcase_readable(p, v))
@@ -330,6 +332,7 @@ void judge_fuse(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	const struct fsc_exfat_root *r = &p->root;
 	uint64_t need = ((uint64_t)p->ex.cluster_count + 7) / 8;
 
+	(void)variant;	/* one configuration */
 	if (!fuse_boot_steps(p, v))
 		return;
 	if (!r->read || !r->chain_ok)

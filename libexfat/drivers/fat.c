@@ -58,6 +58,7 @@ void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	unsigned bits;
 	enum fsc_type as;
 
+	(void)variant;	/* one configuration */
 	if (e) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "%s", e);
 		return;

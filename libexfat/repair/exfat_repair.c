@@ -403,7 +403,7 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 		bitmap_rebuild_link(r, v);
 	if (r->new_bitmap)
 		return;
-	bool set_owned = take(r, FSC_PR_EXFAT_BITMAP_UNMARKED) | take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) |
+	bool set_owned = take_either(r, FSC_PR_EXFAT_BITMAP_UNMARKED, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) ||
 			 r->allocated;
 	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
 	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING), freed = r->freed != NULL;
@@ -612,7 +612,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 	bool backup = main_boot_sound(r) &&
 		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || backup_geometry_agrees(r, 1u << r->p->ex.sector_shift)) &&
 		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || (differs && !differs->planned)) &&
-			(take(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) | take(r, FSC_PR_EXFAT_BACKUP_DIFFERS))) ||
+			take_either(r, FSC_PR_EXFAT_BACKUP_CHECKSUM, FSC_PR_EXFAT_BACKUP_DIFFERS)) ||
 		       r->boot_changed);
 	uint8_t f2[2];
 

@@ -51,6 +51,14 @@ bool take(const struct rp *r, enum fsc_problem id)
 	return true;
 }
 
+bool take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b)
+{
+	bool ta = take(r, a);
+	bool tb = take(r, b);
+
+	return ta || tb;
+}
+
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
 void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
 {

@@ -78,6 +78,8 @@ bool wanted(const struct rp *r, const struct fsc_finding *f);
 struct fsc_finding *find(const struct rp *r, enum fsc_problem id);
 /* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
 bool take(const struct rp *r, enum fsc_problem id);
+/* take() of both a and b (the second is taken whatever the first gives): either one. */
+bool take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b);
 /* The findings id are not planned after all (take() said they would be). */
 void unplan(const struct rp *r, enum fsc_problem id);
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */

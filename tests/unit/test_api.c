@@ -175,6 +175,7 @@ static void test_codes_unique(void **state)
 	size_t used = 0;
 	int highest = -1;
 
+	(void)state;
 	for (size_t i = 0; i < NDEFS; i++) {
 		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)defs[i].code);
 
@@ -204,6 +205,7 @@ static void test_codes_unique(void **state)
 
 static void test_codes_recorded(void **state)
 {
+	(void)state;
 	for (size_t i = 0; i < NRECORDED; i++) {
 		const struct recorded *r = &recorded[i];
 		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)r->code);
@@ -223,6 +225,7 @@ static void test_fix_kinds(void **state)
 {
 	unsigned seen = 0;
 
+	(void)state;
 	for (size_t i = 0; i < NDEFS; i++) {
 		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)defs[i].code);
 
@@ -258,6 +261,7 @@ static void test_probe_accessors(void **state)
 	const char *why;
 	size_t len;
 
+	(void)state;
 	build_exfat_tree(&im);
 	p = probe(&im);
 	assert_int_equal(fsc_probe_type(p), FSC_TYPE_EXFAT);
@@ -355,6 +359,7 @@ static void test_check_ledger(void **state)
 	struct fsc_probe *p;
 	struct img im;
 
+	(void)state;
 	/* exFAT: VolumeDirty (the probe's), a lost cluster and so PercentInUse (the check's) */
 	build_exfat_tree(&im);
 	im.buf[106] |= 2;

@@ -257,6 +257,7 @@ static void check_row(const struct row *row)
 
 static void test_matrix(void **state)
 {
+	(void)state;
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
 		check_row(&rows[r]);
 	print_message("%zu rows x %d drivers checked\n", sizeof(rows) / sizeof(rows[0]), NCOLS);
@@ -265,6 +266,7 @@ static void test_matrix(void **state)
 /* The matrix has one column per driver of the table, in its order. */
 static void test_columns(void **state)
 {
+	(void)state;
 	if (fsc_driver_count() != NCOLS) {
 		print_error("the driver table has %zu drivers, the matrix %d columns\n",
 			    fsc_driver_count(), NCOLS);
@@ -306,6 +308,7 @@ static void risks_of(void (*make)(struct img *), char *out, size_t len)
 
 static void test_verdict(void **state)
 {
+	(void)state;
 	static const struct { void (*make)(struct img *); const char *want; } cases[] = {
 		{ mk_exfat, "" },
 		{ mk_fat16, "staging-5.4-vfat:wrong-driver" },
@@ -339,6 +342,7 @@ static void test_staging_effect(void **state)
 	struct fsc_probe *p;
 	struct fsc_verdict v;
 
+	(void)state;
 	mk_ex_dirty(&im);
 	p = img_probe(&im);
 	fsc_driver_judge(p, fsc_driver_at((size_t)fsc_driver_lookup("staging-5.4")), &v);

@@ -82,6 +82,7 @@ static void test_fault_counts(void **state)
 	uint8_t b[512];
 	const uint8_t *m;
 
+	(void)state;
 	fsc_fault_config_init(&cfg);
 	rig_open(&g, &cfg);
 	assert_int_equal(fsc_dev_size(g.dev), sizeof(g.mem));
@@ -118,6 +119,7 @@ static void test_fault_window(void **state)
 	uint8_t mem[4096], b[8];
 	struct fsc_dev *lower, *dev;
 
+	(void)state;
 	for (size_t i = 0; i < sizeof(mem); i++)
 		mem[i] = (uint8_t)i;
 	assert_int_equal(fsc_dev_open_mem(mem, sizeof(mem), &lower), 0);
@@ -145,6 +147,7 @@ static void test_fault_fail_one(void **state)
 	uint8_t b[64];
 	const uint8_t *m;
 
+	(void)state;
 	fsc_fault_config_init(&cfg);
 	cfg.fail_read = 1;
 	cfg.fail_write = 1;
@@ -185,6 +188,7 @@ static void test_fault_cut(void **state)
 	struct rig g;
 	uint8_t b[512];
 
+	(void)state;
 	fsc_fault_config_init(&cfg);
 	cfg.cut_write = 2;
 	rig_open(&g, &cfg);
@@ -229,6 +233,7 @@ static void test_fault_volatile(void **state)
 	struct rig g;
 	uint8_t b[512];
 
+	(void)state;
 	fsc_fault_config_init(&cfg);
 	cfg.volatile_cache = true;
 	cfg.cut_write = 3;

@@ -86,6 +86,7 @@ static void read_back(struct img *im, struct fsc_ids *ids)
 
 static void test_exfat_label_serial_guid(void **state)
 {
+	(void)state;
 	/* 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0, and as the GUID entry stores it */
 	static const uint8_t guid[16] = { 0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78, 0x87, 0x96,
 					  0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
@@ -126,6 +127,7 @@ static void test_exfat_full_root(void **state)
 	struct fsc_ids ids;
 	unsigned slots;
 
+	(void)state;
 	build_exfat(&im, 2 << 20, 9, 0);	/* 512-byte clusters: 16 root slots, a one-cluster bitmap */
 	slots = im.cb / 32;
 	for (unsigned i = 3; i < slots; i++)
@@ -149,6 +151,7 @@ static void test_exfat_full_root_percent(void **state)
 	struct fsc_ids ids;
 	uint8_t *copy;
 
+	(void)state;
 	build_exfat(&im, 2 << 20, 9, 0);
 	assert_int_equal(im.cluster_count, 3584);
 	for (unsigned i = 6; i < im.cb / 32; i++)
@@ -187,6 +190,7 @@ static void test_fat_labels(void **state)
 {
 	static const int bits[] = { 12, 16, 32 };
 
+	(void)state;
 	for (int b = 0; b < 3; b++) {
 		struct img im;
 		struct fsc_ids ids;
@@ -221,6 +225,7 @@ static void test_refusals(void **state)
 	char err[200];
 	uint8_t *before;
 
+	(void)state;
 	build_exfat_tree(&im);
 	exfat_set_fat(&im, 4, 0);	/* root chain broken */
 	assert_int_equal(change(&im, set_label, "X"), -EUCLEAN);
@@ -255,6 +260,7 @@ static void test_undo(void **state)
 	char err[200];
 	int fd = mkstemp(path);
 
+	(void)state;
 	assert_true(fd >= 0);
 	build_exfat_tree(&im);
 	assert_int_equal(write(fd, im.buf, im.len), (ssize_t)im.len);
@@ -325,6 +331,7 @@ static int set_label_and_guid(struct fsc_dev *d, const struct fsc_probe *p, stru
  */
 static void test_exfat_label_and_guid(void **state)
 {
+	(void)state;
 	for (int full = 0; full < 2; full++) {
 		struct img im;
 		struct fsc_ids ids;

@@ -370,6 +370,7 @@ static const struct {
 
 static void test_table(void **state)
 {
+	(void)state;
 	for (int i = 0; i < FSC_PR_COUNT; i++) {
 		const struct fsc_problem_info *pi = fsc_problem_info((enum fsc_problem)i);
 		const char *t = pi->message;
@@ -432,6 +433,7 @@ static void fat16_tree(struct img *im) { build_fat_tree(im, 16); }
 
 static void test_healthy_clean(void **state)
 {
+	(void)state;
 	expect_clean(ex, "exFAT");
 	expect_clean(f12, "FAT12");
 	expect_clean(f16, "FAT16");
@@ -510,6 +512,7 @@ static void test_every_id(void **state)
 	bool covered[FSC_PR_COUNT] = { false };
 	char got[2048], want[2048];
 
+	(void)state;
 	for (size_t i = 0; i < NCASES; i++) {
 		int id = fsc_problem_lookup(cases[i].id);
 
@@ -536,6 +539,7 @@ static void test_rendering(void **state)
 	struct fsc_probe *p;
 	char msg[256], loc[96];
 
+	(void)state;
 	p_dirty(&im);
 	p = img_probe(&im);
 	assert_int_equal(fsc_probe_findings(p)->n, 1);
@@ -564,6 +568,7 @@ static void test_cross_link_owners(void **state)
 	char msg[512], loc[512];
 	bool seen = false;
 
+	(void)state;
 	p_cross(&im);
 	fs = probe_and_check(&im);
 	for (size_t i = 0; i < fs.n; i++) {
@@ -621,6 +626,7 @@ static void bitmap_gone(struct img *im)
 
 static void test_one_cause_one_finding(void **state)
 {
+	(void)state;
 	static const struct { void (*make)(struct img *); const char *ids; } t[] = {
 		{ leap2020, "" },
 		{ leap2000, "" },
@@ -640,6 +646,7 @@ static void test_one_cause_one_finding(void **state)
 /* Every field table tiles its structure: no gap, no overlap, in offset order. */
 static void test_field_tables(void **state)
 {
+	(void)state;
 	static const unsigned ends[FSC_TABLE_COUNT] = {
 		[FSC_TABLE_EXFAT_BOOT] = 512, [FSC_TABLE_FAT_BPB] = 36, [FSC_TABLE_FAT16_EBPB] = 512,
 		[FSC_TABLE_FAT32_EBPB] = 512, [FSC_TABLE_FSINFO] = 512,

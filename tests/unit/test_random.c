@@ -30,6 +30,7 @@ static void test_random_sectors(void **state)
 	const char *env = getenv("FSC_RANDOM_SECTORS");
 	uint8_t sec[512];
 
+	(void)state;
 	if (env)
 		n = strtoul(env, NULL, 10);
 	for (unsigned long i = 0; i < n; i++) {
