@@ -22,6 +22,10 @@ exec < /dev/null	# no test may find a terminal to ask on (fsck asks when it does
 SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/$(basename "$0" .sh)"
 
 hard_error() { echo "ERROR: $*" >&2; exit 99; }
+# FATSCOPE_LONG_TESTS=1 (.ci/run sets it) runs the long parts too: the
+# big fixtures in the fuzz replay, every power cut of every repair.
+# Without it a script does a part of them and says what it left out.
+long_tests() { [ "${FATSCOPE_LONG_TESTS:-0}" = 1 ]; }
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ -x "$FATSCOPE" ] || hard_error "no fatscope binary at $FATSCOPE"
