@@ -110,6 +110,7 @@ static void test_chain_and_nofat(void **state)
 	uint8_t *b;
 	uint64_t n;
 
+	(void)state;
 	build(&v, false);
 	open_vol(&v);
 	assert_int_equal(read_all(&v, "/sub/live.bin", 0, &b, &n, NULL), 0);
@@ -130,6 +131,7 @@ static void test_valid_data_length(void **state)
 	uint8_t *b;
 	uint64_t n;
 
+	(void)state;
 	build(&v, false);
 	put_le64(exfat_entry(&v.im, 6, 6) + 32, 8, 10);	/* live.bin: 10 valid bytes */
 	exfat_fix_set(&v.im, 6, 6);
@@ -149,6 +151,7 @@ static void test_loops(void **state)
 	uint8_t *b = NULL;
 	uint64_t n;
 
+	(void)state;
 	build(&v, false);
 	exfat_set_fat(&v.im, 15, 13);	/* live.bin: 13 -> 15 -> 13, right after its end */
 	open_vol(&v);
@@ -173,6 +176,7 @@ static void test_crosslink(void **state)
 	struct fsc_file *f;
 	char buf[512], why[128];
 
+	(void)state;
 	build(&v, false);
 	put_le32(exfat_entry(&v.im, 4, 3) + 32, 20, 15);	/* hello.txt at live.bin's second cluster */
 	exfat_fix_set(&v.im, 4, 3);
@@ -202,6 +206,7 @@ static void test_deleted_fragmented(void **state)
 	uint8_t *b;
 	uint64_t n;
 
+	(void)state;
 	build(&v, false);
 	open_vol(&v);
 	assert_int_equal(fsc_walk_tree(v.dev, v.p, FSC_WALK_DELETED, find_frag, &walked), 0);
@@ -234,6 +239,7 @@ static void test_lookup(void **state)
 	struct fsc_dirent d;
 	char buf[512];
 
+	(void)state;
 	build(&v, false);
 	open_vol(&v);
 	assert_int_equal(fsc_lookup(v.dev, v.p, "//SUB/A.Bin", 0, &d, buf, sizeof(buf)), 0);
