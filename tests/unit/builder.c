@@ -369,3 +369,13 @@ void build_exfat_tree(struct img *im)
 	for (uint32_t c = 5; c <= 10; c++)
 		exfat_mark(im, c, 1);
 }
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+uint64_t test_rand(void)	/* xorshift64* */
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1Dull;
+}

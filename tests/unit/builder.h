@@ -76,6 +76,9 @@ void build_zero(struct img *im, size_t size, int with_sig);
 
 void img_free(struct img *im);
 
+/* The next number of one fixed pseudo-random sequence (xorshift64*): the same on every run. */
+uint64_t test_rand(void);
+
 /* Probe the image (as a memory device with im->dev_sector). */
 struct fsc_probe *img_probe(struct img *im);
 

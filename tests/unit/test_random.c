@@ -12,17 +12,9 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "builder.h"
 #include "fatscope/fatscope.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t next(void)	/* xorshift64* */
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1Dull;
-}
 
 static void test_random_sectors(void **state)
 {
@@ -38,7 +30,7 @@ static void test_random_sectors(void **state)
 		struct fsc_probe *p;
 
 		for (int k = 0; k < 512; k += 8) {
-			uint64_t v = next();
+			uint64_t v = test_rand();
 
 			for (int b = 0; b < 8; b++)
 				sec[k + b] = (uint8_t)(v >> (8 * b));

@@ -26,20 +26,11 @@
 
 #define BLOCK_SECTORS 32768u	/* 16 MiB scanned at a time */
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t next(void)	/* xorshift64* */
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1Dull;
-}
 
 static void fill_random(uint8_t *s, size_t len)
 {
 	for (size_t k = 0; k < len; k += 8) {
-		uint64_t v = next();
+		uint64_t v = test_rand();
 
 		memcpy(s + k, &v, 8);
 	}
