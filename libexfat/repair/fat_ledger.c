@@ -33,17 +33,21 @@ uint64_t fr_entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w)
 }
 
 /* FAT entry c of the active copy as the plan leaves it (raw). */
+/* Entry c from the bytes fr_entry_off gives for it (raw, 12, 16 or 32 bits as stored). */
+static uint32_t entry_value(const struct frp *f, const uint8_t *e, uint32_t c)
+{
+	if (f->lay.fat_bits == 12)
+		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
+	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+}
+
 uint32_t fr_fat_get(struct frp *f, uint32_t c)
 {
 	uint8_t e[4] = { 0 };
 	size_t w;
 	uint64_t off = fr_entry_off(f, f->active, c, &w);
 
-	if (plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0)
-		return 0xFFFFFFFF;
-	if (f->lay.fat_bits == 12)
-		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
-	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+	return plan_view_read(f->r.dev, f->r.plan, off, e, w) < 0 ? 0xFFFFFFFF : entry_value(f, e, c);
 }
 
 /* FAT entry c set to v in copy k; FAT32 keeps its top 4 bits. */
@@ -75,11 +79,14 @@ static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, cons
  */
 void fr_fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
 {
-	if (!grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written))) {
+	/* (a bit a cluster for fr_next_free's test, and the list, each entry once, for fix_copies) */
+	if ((!f->written_set && !(f->written_set = calloc(((uint64_t)f->cc + 2) / 64 + 1, 8))) ||
+	    !grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written))) {
 		f->r.err = -ENOMEM;
 		return;
 	}
-	f->written[f->nwritten++] = c;
+	if (c <= (uint64_t)f->cc + 1 && !bit_test_set(f->written_set, c))
+		f->written[f->nwritten++] = c;
 	fat_set_copy(f, f->active, c, v, why);
 }
 
@@ -145,10 +152,7 @@ void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c)
 /* Has the plan set c's FAT entry? */
 static bool written(const struct frp *f, uint32_t c)
 {
-	for (size_t i = 0; i < f->nwritten; i++)
-		if (f->written[i] == c)
-			return true;
-	return false;
+	return f->written_set && bit_get(f->written_set, c);
 }
 
 /* Was c lost at the first check (in nobody's chain)?  lost0 is in increasing order. */
@@ -176,16 +180,11 @@ bool fr_free_in_last(struct frp *f, uint32_t c)
 	uint8_t e[4] = { 0 };
 	size_t w;
 	uint64_t off;
-	uint32_t raw;
 
 	if (!two)
 		return false;
 	off = fr_entry_off(f, last, c, &w);
-	if (fsc_dev_read(f->r.dev, off, e, w) < 0)
-		return false;
-	raw = f->lay.fat_bits == 12 ? (c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF) :
-	      f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
-	return layout_fat_value(&f->lay, raw) == LAYOUT_FREE;
+	return fsc_dev_read(f->r.dev, off, e, w) == 0 && layout_fat_value(&f->lay, entry_value(f, e, c)) == LAYOUT_FREE;
 }
 
 /*

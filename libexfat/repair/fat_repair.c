@@ -337,6 +337,7 @@ static void frp_free(struct frp *f)
 	free(f->lost);
 	free(f->emptied);
 	free(f->written);
+	free(f->written_set);
 }
 
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,

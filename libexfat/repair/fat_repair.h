@@ -59,7 +59,8 @@ struct frp {
 	unsigned active;
 	bool mirrored;
 	uint32_t cc;			/* clusters checked */
-	uint32_t *written;		/* FAT entries the plan sets in the active copy */
+	uint32_t *written;		/* FAT entries the plan sets in the active copy (each once) */
+	uint64_t *written_set;		/* the same as bits: entry c is bit c */
 	size_t nwritten, capwritten;
 	bool copies_taken;		/* FAT_COPIES_DIFFER is fixed: every copy made the active one */
 	uint32_t *lost;			/* the lost clusters of the check through the plan */
