@@ -302,6 +302,7 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 	struct fvol *v = t->v;
 	struct chain_res res;
 	struct fsc_finding *f;
+	size_t x;
 
 	v->ck.sum->files++;
 	if (!first) {
@@ -314,8 +315,8 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
-	if (res.crossed && hooked(t) && v->hooks->cross && cross_finding(t, &who) != SIZE_MAX)
-		v->hooks->cross(v->hooks->ctx, cross_finding(t, &who), cur_byte(t), first, &res);
+	if (res.crossed && hooked(t) && v->hooks->cross && (x = cross_finding(t, &who)) != SIZE_MAX)
+		v->hooks->cross(v->hooks->ctx, x, cur_byte(t), first, &res);
 	if (!size && res.ended && res.clusters && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_LONG, &who))) {
 		finding_actual(f, "%llu", (unsigned long long)res.clusters);
 		finding_expected(f, "0");
@@ -525,6 +526,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	struct owner who = { t->path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte };
 	struct chain_res res;
 	struct fsc_finding *f;
+	size_t x;
 
 	t->cur = *j;
 	t->is_root = j->node == 0;
@@ -547,8 +549,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 		if (!res.contiguous)
 			v->ck.sum->fragmented++;
 		if (!t->is_root && !res.readable && hooked(t) && v->hooks->dir_astray &&
-		    cross_finding(t, &who) != SIZE_MAX)
-			v->hooks->dir_astray(v->hooks->ctx, cross_finding(t, &who),
+		    (x = cross_finding(t, &who)) != SIZE_MAX)
+			v->hooks->dir_astray(v->hooks->ctx, x,
 					     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
 	}
 	lfn_orphan(t);
