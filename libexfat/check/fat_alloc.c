@@ -217,6 +217,80 @@ static void check_fsinfo(struct fvol *v)
 		finding_detail(f, "%u", bk);
 }
 
+/* Lost chain heads read at most, looking for lost directories (many small lost files stay quick). */
+#define MAX_LOST_HEADS 65536u
+
+static bool bit_at(const uint64_t *set, uint32_t c)
+{
+	return set[(c - 2) / 64] >> ((c - 2) % 64) & 1;
+}
+
+static bool lost_at(const struct fvol *v, uint32_t c)
+{
+	return fv_cluster_valid(v, c) && bit_at(v->used, c) && !bit_at(v->ck.claimed, c);
+}
+
+/* Is p the first cluster of a directory the walk reached (0, or the FAT32 root cluster: the root)? */
+static bool live_dir(const struct fvol *v, uint32_t p)
+{
+	uint8_t d[64];
+	uint32_t up;
+
+	if (p == 0 || (v->b->bpb32 && p == v->lay.root_cluster))	/* (a FAT32 root the walk could not read is none) */
+		return !v->b->bpb32 || (fv_cluster_valid(v, v->lay.root_cluster) && bit_at(v->ck.claimed, v->lay.root_cluster));
+	return fv_cluster_valid(v, p) && bit_at(v->ck.claimed, p) &&
+	       fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, p), d, sizeof(d)) == 0 &&
+	       fat_dir_start(d, p, v->lay.fat_bits, &up);
+}
+
+/*
+ * Lost directories: the heads of lost chains (lost clusters no lost
+ * cluster links to) that start a directory of their own whose .. names a
+ * live directory.  A bit a cluster more, only while there are lost ones.
+ */
+static void lost_dirs(struct fvol *v)
+{
+	uint64_t words = ((uint64_t)v->cc + 63) / 64, reads = 0;
+	uint64_t *linked = calloc(words ? words : 1, sizeof(*linked));
+	uint8_t d[64];
+
+	if (!linked)
+		return;		/* (an advisory finding: without memory it is not looked for) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t w = 0; w < words && reads < MAX_LOST_HEADS; w++) {
+			uint64_t x = v->used[w] & ~v->ck.claimed[w];
+
+			while (x && reads < MAX_LOST_HEADS) {
+				uint32_t c = (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(x) + 2), next, up;
+				struct fsc_finding *f;
+
+				x &= x - 1;
+				if (!pass) {
+					next = fv_next(v, c);
+					if (next != c && lost_at(v, next))
+						linked[(next - 2) / 64] |= 1ull << ((next - 2) % 64);
+					continue;
+				}
+				if (bit_at(linked, c))
+					continue;
+				reads++;
+				if (fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, c), d, sizeof(d)) < 0 ||
+				    !fat_dir_start(d, c, v->lay.fat_bits, &up) || up == c || !live_dir(v, up))
+					continue;
+				if (v->hooks && v->hooks->lost_dir)
+					v->hooks->lost_dir(v->hooks->ctx, c, up);
+				if ((f = ck_add(&v->ck, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, c, NULL))) {
+					finding_actual(f, "%u", c);
+					if (up == 0 || up == v->lay.root_cluster)
+						finding_expected(f, "the root");
+					else
+						finding_expected(f, "the directory at cluster %u", up);
+				}
+			}
+		}
+	free(linked);
+}
+
 void fv_compare(struct fvol *v)
 {
 	struct ck_runs lost = { 0 };
@@ -242,5 +316,7 @@ void fv_compare(struct fvol *v)
 		v->hooks->clusters = v->cc;
 	}
 	ck_runs_report(&v->ck, FSC_PR_FAT_LOST_CLUSTERS, &lost);
+	if (lost.count)
+		lost_dirs(v);
 	check_fsinfo(v);
 }

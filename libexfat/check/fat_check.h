@@ -35,6 +35,8 @@ struct fat_hooks {
 	void (*rename)(void *ctx, size_t finding, uint64_t off, const uint8_t raw[11], const uint64_t *parts,
 		       size_t nparts);
 	void (*lost)(void *ctx, uint32_t c);
+	/* A lost chain that starts a directory of its own (first cluster c) whose .. is the live directory parent (0: the root). */
+	void (*lost_dir)(void *ctx, uint32_t c, uint32_t parent);
 	void *ctx;
 	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
 	uint64_t free_clusters;

@@ -158,7 +158,7 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 
 static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
 {
-	return get_le16(e, 26) | (v->lay.fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+	return fat_entry_first(e, v->lay.fat_bits);
 }
 
 static void dot_entry(struct ftree *t, const uint8_t *e)

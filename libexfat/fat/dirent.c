@@ -109,6 +109,18 @@ bool fat_lost_first_byte(const struct fat_lfn *l, uint8_t raw[11])
 	return false;
 }
 
+uint32_t fat_entry_first(const uint8_t *e, unsigned fat_bits)
+{
+	return get_le16(e, 26) | (fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+}
+
+bool fat_dir_start(const uint8_t d[64], uint32_t c, unsigned fat_bits, uint32_t *parent)
+{
+	*parent = fat_entry_first(d + 32, fat_bits);
+	return !memcmp(d, ".          ", 11) && (d[11] & 0x18) == 0x10 && fat_entry_first(d, fat_bits) == c &&
+	       !memcmp(d + 32, "..         ", 11) && (d[43] & 0x18) == 0x10;
+}
+
 /* Code page 437 (the IBM PC's; Linux's fat default codepage) for 8.3 bytes 0x80-0xFF. */
 static const uint16_t cp437[128] = {
 	0x00C7, 0x00FC, 0x00E9, 0x00E2, 0x00E4, 0x00E0, 0x00E5, 0x00E7,

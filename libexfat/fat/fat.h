@@ -58,6 +58,14 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e);
 unsigned fat_lfn_name(const struct fat_lfn *l, const uint8_t raw[11], bool deleted, const uint16_t **units);
 /* A deleted entry's lost first byte, found through the parts' checksum: true and raw[0] set. */
 bool fat_lost_first_byte(const struct fat_lfn *l, uint8_t raw[11]);
+/* An entry's first cluster (the high word only on FAT32). */
+uint32_t fat_entry_first(const uint8_t *e, unsigned fat_bits);
+/*
+ * Do the first two entries d[0..64) start the directory whose first
+ * cluster is c (. names c, .. follows, both directories)?  *parent: what
+ * .. names (0: the root).
+ */
+bool fat_dir_start(const uint8_t d[64], uint32_t c, unsigned fat_bits, uint32_t *parent);
 /* layout.c */
 /*
  * Fill l from the BPB b, on dev.  Returns 0, or -EINVAL with why filled

@@ -143,7 +143,7 @@ static bool geometry_fits(const struct fsc_probe *p)
 /* One entry of a FAT root directory, as a writer leaves it. */
 static bool fat_entry_plausible(const uint8_t *e, uint32_t clusters, bool fat32)
 {
-	uint32_t first = get_le16(e, 26) | (fat32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+	uint32_t first = fat_entry_first(e, fat32 ? 32 : 16);
 
 	switch (fat_entry_kind(e)) {
 	case FAT_E_LFN:

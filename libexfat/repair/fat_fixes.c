@@ -321,11 +321,8 @@ static bool own_dir(struct frp *f, uint32_t c, uint32_t parent)
 	uint8_t d[64];
 	uint32_t up;
 
-	if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) < 0)
-		return false;
-	up = fr_entry_first(f, d + 32);
-	return !memcmp(d, ".          ", 11) && (d[11] & 0x10) && fr_entry_first(f, d) == c &&
-	       !memcmp(d + 32, "..         ", 11) && (d[43] & 0x10) &&
+	return plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) == 0 &&
+	       fat_dir_start(d, c, f->lay.fat_bits, &up) &&
 	       (up == parent || (parent == 0 && up == f->lay.root_cluster && f->lay.fat_bits == 32));
 }
 

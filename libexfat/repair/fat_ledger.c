@@ -123,7 +123,7 @@ bool fr_read_entry(struct frp *f, uint64_t off, uint8_t e[32])
 
 uint32_t fr_entry_first(const struct frp *f, const uint8_t *e)
 {
-	return get_le16(e, 26) | (f->lay.fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+	return fat_entry_first(e, f->lay.fat_bits);
 }
 
 void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c)

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,14 +136,78 @@ static void new_entry(const struct frp *f, uint8_t *e, const char *name11, uint8
 	put_le32(e, 28, size);
 }
 
-/* The next root slot as the plan leaves it: walks the root, counting FOUND.nnn names. */
-struct root_scan {
+/*
+ * A directory's slots as the plan leaves it: the first free one, the
+ * FOUND.nnn and DIRnnnn.CHK names taken, and (want) a deleted directory
+ * entry that points to cluster want, with the deleted long-name parts
+ * right before it.
+ */
+struct dir_scan {
+	uint32_t want;
 	uint64_t slot;			/* a free or deleted slot (0: none) */
-	uint32_t last;			/* FAT32: the root's last cluster */
-	uint8_t used[1000];		/* FOUND.nnn taken */
+	uint32_t last;			/* the directory's last cluster (0: the FAT12/16 root) */
+	uint8_t found[1000];		/* FOUND.nnn taken */
+	uint8_t chk[10000];		/* DIRnnnn.CHK taken */
+	uint64_t revive;		/* the deleted entry of want (0: none) */
+	uint8_t raw[11];		/* its name, the first byte found through the parts' checksum or '_' */
+	uint64_t part[20];		/* its long-name parts, nearest first */
+	unsigned nparts;
+	struct fat_lfn lfn;		/* the deleted parts read last */
+	uint64_t run[20];
+	unsigned nrun;
 };
 
-static void scan_slots(struct frp *f, uint64_t at, uint64_t len, struct root_scan *rs)
+static unsigned digits(const uint8_t *s, unsigned n)
+{
+	unsigned v = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return UINT_MAX;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static void scan_entry(const struct frp *f, const uint8_t *e, uint64_t at, struct dir_scan *rs)
+{
+	enum fat_kind k = fat_entry_kind(e);
+	unsigned n;
+
+	if ((k == FAT_E_END || k == FAT_E_DELETED || k == FAT_E_LFN_DELETED) && !rs->slot)
+		rs->slot = at;
+	if (!memcmp(e, "FOUND   ", 8) && (n = digits(e + 8, 3)) != UINT_MAX)
+		rs->found[n] = 1;
+	if (!memcmp(e, "DIR", 3) && !memcmp(e + 8, "CHK", 3) && (n = digits(e + 3, 4)) != UINT_MAX && e[7] == ' ')
+		rs->chk[n] = 1;
+	if (k == FAT_E_LFN_DELETED) {
+		fat_lfn_add(&rs->lfn, e);
+		if (rs->lfn.parts == 1)
+			rs->nrun = 0;		/* (a new name began) */
+		if (rs->nrun < 20) {
+			memmove(rs->run + 1, rs->run, rs->nrun * sizeof(*rs->run));
+			rs->run[0] = at;
+		}
+		rs->nrun++;		/* (past 20, too many for one name: none is revived) */
+		return;
+	}
+	if (k == FAT_E_DELETED && rs->want && !rs->revive && (e[11] & 0x18) == 0x10 &&
+	    fat_entry_first(e, f->lay.fat_bits) == rs->want) {
+		rs->revive = at;
+		memcpy(rs->raw, e, 11);
+		rs->nparts = 0;
+		if (fat_lost_first_byte(&rs->lfn, rs->raw) && rs->lfn.parts == rs->nrun) {
+			rs->nparts = rs->nrun;
+			memcpy(rs->part, rs->run, sizeof(rs->part));
+		} else {
+			rs->raw[0] = '_';
+		}
+	}
+	fat_lfn_reset(&rs->lfn);
+	rs->nrun = 0;
+}
+
+static void scan_slots(struct frp *f, uint64_t at, uint64_t len, struct dir_scan *rs)
 {
 	uint8_t e[32];
 
@@ -151,35 +216,102 @@ static void scan_slots(struct frp *f, uint64_t at, uint64_t len, struct root_sca
 			f->r.err = -EIO;
 			return;
 		}
-		if ((e[0] == 0x00 || e[0] == 0xE5) && !rs->slot)
-			rs->slot = at + o;
-		if (!memcmp(e, "FOUND   ", 8) && e[8] >= '0' && e[8] <= '9' && e[9] >= '0' && e[9] <= '9' &&
-		    e[10] >= '0' && e[10] <= '9')
-			rs->used[(e[8] - '0') * 100 + (e[9] - '0') * 10 + (e[10] - '0')] = 1;
+		scan_entry(f, e, at + o, rs);
 	}
 }
 
-/* A root slot for FOUND.nnn (FAT32: a new root cluster when the root is full); false: none. */
-static bool root_slot(struct frp *f, struct root_scan *rs)
+/*
+ * A slot in directory dir (0: the root) for a new entry: scanned whole;
+ * a directory in the data area that is full grows a cluster (taken counts
+ * it when no check follows); false: no room (a full FAT12/16 root).
+ */
+static bool dir_slot(struct frp *f, uint32_t dir, struct dir_scan *rs, bool taken)
 {
 	uint32_t c, nw;
+	uint64_t n = 0;
 	uint8_t *z;
 
-	if (f->lay.fat_bits != 32) {
+	if (!dir && f->lay.fat_bits == 32)
+		dir = f->lay.root_cluster;
+	if (!dir) {
 		scan_slots(f, f->lay.root_byte, f->lay.root_bytes, rs);
 		return rs->slot != 0;
 	}
-	for (c = f->lay.root_cluster, rs->last = c; c && !f->r.err; rs->last = c, c = fr_step(f, c))
+	for (c = dir, rs->last = c; c && n++ <= f->cc && !f->r.err; rs->last = c, c = fr_step(f, c))
 		scan_slots(f, layout_cluster_byte(&f->lay, c), f->lay.cluster_bytes, rs);
 	if (rs->slot || !(nw = fr_next_free(f)) || !(z = calloc(1, f->lay.cluster_bytes)))
 		return rs->slot != 0;
-	put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new root cluster", false);
+	put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new directory cluster", false);
 	free(z);
-	fr_fat_set(f, nw, fr_eoc(f), "a new root cluster");
-	fr_fat_set(f, rs->last, nw, "the root's chain goes on");
+	fr_fat_set(f, nw, fr_eoc(f), "a new directory cluster");
+	fr_fat_set(f, rs->last, nw, "the directory's chain goes on");
 	rs->slot = layout_cluster_byte(&f->lay, nw);
-	f->taken_after++;
+	f->taken_after += taken;
 	return true;
+}
+
+/*
+ * Lost directory c linked into parent (0: the root), the directory its ..
+ * names: under its old name where a deleted entry there still points to
+ * it (its long-name parts revived with it when their checksum gave the
+ * first byte back), else as DIRnnnn.CHK.  False: no room.
+ */
+static bool relink_dir(struct frp *f, uint32_t c, uint32_t parent)
+{
+	struct dir_scan rs = { .want = c };
+	unsigned num = 0;
+	uint8_t e[32];
+	char name[12];
+
+	if (!dir_slot(f, parent, &rs, false))
+		return false;
+	if (rs.revive) {
+		for (unsigned j = 0; j < rs.nparts && !f->r.err; j++) {
+			uint8_t seq = (uint8_t)((j + 1) | (j + 1 == rs.nparts ? 0x40 : 0));
+
+			put(&f->r, rs.part[j], &seq, 1, "a lost directory's long-name part in use again", false);
+		}
+		put(&f->r, rs.revive, rs.raw, 1, "a lost directory's deleted entry in use again (the first letter as recovered)",
+		    false);
+		return true;
+	}
+	while (num < 10000 && rs.chk[num])
+		num++;
+	if (num == 10000)
+		return false;
+	snprintf(name, sizeof(name), "DIR%04u CHK", num);
+	new_entry(f, e, name, 0x10, c, 0);
+	put(&f->r, rs.slot, e, 32, "an entry for a lost directory, in the directory its .. names", false);
+	return true;
+}
+
+size_t fr_relink_lost_dirs(struct frp *f)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < f->nlostdirs && !f->r.err; i++) {
+		const struct lost_dir *q = &f->lostdirs[i];
+		struct fsc_finding *x = NULL;
+
+		if (fr_free_in_last(f, q->c))
+			continue;	/* (a directory a repair cut short made, before its entry: see drop_fresh) */
+		for (size_t k = 0; k < f->r.out->n && !x; k++)
+			if (f->r.out->v[k].id == FSC_PR_FAT_LOST_DIRECTORY && f->r.out->v[k].loc == q->c)
+				x = &f->r.out->v[k];
+		if (!x && (x = finding_add(f->r.out, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, q->c, NULL))) {
+			finding_actual(x, "%u", q->c);		/* (found below a directory linked back) */
+			if (q->parent)
+				finding_expected(x, "the directory at cluster %u", q->parent);
+			else
+				finding_expected(x, "the root");
+		}
+		if (!x || !wanted(&f->r, x) || !relink_dir(f, q->c, q->parent))
+			continue;
+		x->planned = true;
+		done++;
+	}
+	f->nlostdirs = 0;
+	return done;
 }
 
 /* The new directory: its clusters (taken, chained) and entries: . and .., FILEnnnn.CHK for each chain. */
@@ -217,7 +349,7 @@ out:
 /* Every lost chain saved as /FOUND.nnn/FILEnnnn.CHK; false when there is no room (left lost). */
 static bool save_chains(struct frp *f)
 {
-	struct root_scan rs = { 0 };
+	struct dir_scan rs = { 0 };
 	struct lchain *v;
 	size_t n, at;
 	unsigned num = 0;
@@ -225,9 +357,9 @@ static bool save_chains(struct frp *f)
 	uint8_t e[32];
 	char name[12];
 
-	if (!root_slot(f, &rs))
+	if (!dir_slot(f, 0, &rs, true))
 		return false;
-	while (num < 1000 && rs.used[num])
+	while (num < 1000 && rs.found[num])
 		num++;
 	if (num == 1000 || !(v = find_chains(f, &n, true)))
 		return false;

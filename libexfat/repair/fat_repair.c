@@ -100,6 +100,16 @@ static void note_lost(void *ctx, uint32_t c)
 		f->lost[f->nlost++] = c;
 }
 
+static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
+{
+	struct frp *f = ctx;
+
+	if (!grow((void **)&f->lostdirs, &f->caplostdirs, f->nlostdirs + 1, sizeof(*f->lostdirs)))
+		f->r.err = -ENOMEM;
+	else
+		f->lostdirs[f->nlostdirs++] = (struct lost_dir){ c, parent };
+}
+
 /* (keep, when not NULL, receives the findings; the caller frees them) */
 static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings *keep)
 {
@@ -110,7 +120,9 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 	bool errors = false, seen[FSC_PR_COUNT] = { false };
 
 	after->lost = note_lost;
+	after->lost_dir = note_lost_dir;
 	after->ctx = f;
+	f->nlost = f->nlostdirs = 0;
 	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, after) < 0)
 		f->r.err = f->r.err ? f->r.err : -ENOMEM;
 	for (size_t i = 0; i < fs.n; i++) {
@@ -185,24 +197,28 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 	fr_fat_set_all(f, 1, v, why);
 }
 
-/* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
-static void plan_fixes(struct frp *f, bool *errors)
+/* What the walk offered, dropped (the volume is checked again). */
+static void forget_walk(struct frp *f)
 {
-	struct fat_hooks after = { 0 };
-	struct fsc_findings again = { 0 };
-	bool redo = false;
-	uint64_t freed;
+	for (size_t i = 0; i < f->nreqs; i++) {
+		free(f->reqs[i].off);
+		free(f->reqs[i].first);
+	}
+	f->nreqs = f->ncross = f->nastray = f->nlost = 0;
+}
 
+/* The fixes of the findings from index from on: entries, chains, cross-links, directories astray. */
+static void fix_findings(struct frp *f, size_t from)
+{
 	/* First the directories whose cluster was free: what the walk read there is nobody's. */
-	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
 		if (x->id == FSC_PR_FAT_CHAIN_FREE && !fr_under_emptied(f, x) && wanted(&f->r, x))
 			fr_fix_chain(f, x);
 	}
-	f->copies_taken = f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	fr_apply_reqs(f);
-	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
 		if (x->planned || fr_under_emptied(f, x) || !wanted(&f->r, x))
@@ -221,6 +237,111 @@ static void plan_fixes(struct frp *f, bool *errors)
 	}
 	fr_fix_crosslinks(f);
 	fr_relink_dirs(f);
+}
+
+static bool same_finding(const struct fsc_finding *a, const struct fsc_finding *b)
+{
+	return a->id == b->id && a->loc_kind == b->loc_kind && a->loc == b->loc && a->entry == b->entry &&
+	       !strcmp(a->field, b->field) && (a->path && b->path ? !strcmp(a->path, b->path) : a->path == b->path);
+}
+
+/*
+ * The findings of a check of the plan about entries (fs, emptied) added
+ * to the list, but for those it has already: the problems of the trees
+ * linked back; what the walk offered kept for those only (map: fs's
+ * index to the list's).
+ */
+static void merge_findings(struct frp *f, struct fsc_findings *fs)
+{
+	struct fsc_findings *out = f->r.out;
+	size_t n0 = out->n, *map = calloc(fs->n + 1, sizeof(*map)), k;
+
+	for (size_t i = 0; map && i < fs->n; i++) {
+		struct fsc_finding *y = NULL;
+
+		map[i] = SIZE_MAX;
+		for (k = 0; k < n0 && !same_finding(&out->v[k], &fs->v[i]); k++)
+			;
+		if (k == n0 && fs->v[i].path &&
+		    (y = finding_add(out, fs->v[i].id, fs->v[i].loc_kind, fs->v[i].loc, NULL))) {
+			*y = fs->v[i];
+			fs->v[i].path = NULL;		/* (now the list's) */
+			y->planned = false;
+			map[i] = (size_t)(y - out->v);
+		}
+	}
+	k = 0;
+	for (size_t i = 0; i < f->nreqs; i++)
+		if (map && map[f->reqs[i].finding] != SIZE_MAX) {
+			f->reqs[i].finding = map[f->reqs[i].finding];
+			f->reqs[k++] = f->reqs[i];
+		} else {
+			free(f->reqs[i].off);
+			free(f->reqs[i].first);
+		}
+	f->nreqs = k;
+	k = 0;
+	for (size_t i = 0; i < f->ncross; i++)
+		if (map && map[f->cross[i].finding] != SIZE_MAX) {
+			f->cross[i].finding = map[f->cross[i].finding];
+			f->cross[k++] = f->cross[i];
+		}
+	f->ncross = k;
+	k = 0;
+	for (size_t i = 0; i < f->nastray; i++)
+		if (map && map[f->astray[i].finding] != SIZE_MAX) {
+			f->astray[i].finding = map[f->astray[i].finding];
+			f->astray[k++] = f->astray[i];
+		}
+	f->nastray = k;
+	if (!map)
+		f->r.err = -ENOMEM;
+	free(map);
+	fsc_findings_free(fs);
+}
+
+/* Rounds of lost directories linked back: a round's trees are checked, and their problems fixed, with the rest. */
+#define RELINK_ROUNDS 4
+
+static void relink_rounds(struct frp *f, struct fat_hooks *after, bool *errors)
+{
+	for (int round = 0; round < RELINK_ROUNDS && !*errors && !f->r.err && f->nlostdirs; round++) {
+		struct fsc_findings again = { 0 };
+		size_t n0 = f->r.out->n;
+
+		if (!fr_relink_lost_dirs(f))
+			return;
+		/* Checked again with what the walk offers, for the trees linked back. */
+		forget_walk(f);
+		*after = (struct fat_hooks){ .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
+					     .dir_astray = fr_hook_astray, .rename = fr_hook_rename };
+		*errors = recheck(f, after, &again);
+		*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
+		if (!*errors) {
+			fsc_findings_free(&again);
+			continue;
+		}
+		merge_findings(f, &again);
+		free(f->lost0);			/* (a directory astray below finds its tree among today's lost) */
+		f->lost0 = f->nlost ? malloc(f->nlost * sizeof(*f->lost0)) : NULL;
+		f->nlost0 = f->lost0 ? f->nlost : 0;
+		if (f->lost0)
+			memcpy(f->lost0, f->lost, f->nlost * sizeof(*f->lost0));
+		fix_findings(f, n0);
+		*errors = recheck(f, after, NULL);
+	}
+}
+
+/* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
+static void plan_fixes(struct frp *f, bool *errors)
+{
+	struct fat_hooks after = { 0 };
+	struct fsc_findings again = { 0 };
+	bool redo = false;
+	uint64_t freed;
+
+	f->copies_taken = f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	fix_findings(f, 0);
 	fix_fat0(f);
 	fr_boot_fixes(f);
 	*errors = recheck(f, &after, &again);
@@ -231,10 +352,9 @@ static void plan_fixes(struct frp *f, bool *errors)
 			redo = true;
 		}
 	fsc_findings_free(&again);
-	if (redo) {
-		f->nlost = 0;
+	if (redo)
 		*errors = recheck(f, &after, NULL);
-	}
+	relink_rounds(f, &after, errors);
 	freed = fr_handle_lost(f, *errors);
 	fix_copies(f);
 	fix_fsinfo(f, &after, freed);
@@ -252,16 +372,6 @@ static bool geometry(struct frp *f)
 	if ((uint64_t)f->cc + 2 > (uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits)
 		f->cc = (uint32_t)((uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits - 2);
 	return true;
-}
-
-/* What the walk offered, dropped (the volume is checked again). */
-static void forget_walk(struct frp *f)
-{
-	for (size_t i = 0; i < f->nreqs; i++) {
-		free(f->reqs[i].off);
-		free(f->reqs[i].first);
-	}
-	f->nreqs = f->ncross = f->nastray = f->nlost = 0;
 }
 
 /* The findings list cut back to its first n. */
@@ -335,6 +445,7 @@ static void frp_free(struct frp *f)
 	free(f->astray);
 	free(f->lost0);
 	free(f->lost);
+	free(f->lostdirs);
 	free(f->emptied);
 	free(f->written);
 	free(f->written_set);

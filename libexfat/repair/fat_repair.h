@@ -41,8 +41,15 @@ struct astray_req {
 	uint32_t parent;
 };
 
+/* A lost directory (first cluster c) whose .. names the live directory parent (0: the root). */
+struct lost_dir {
+	uint32_t c, parent;
+};
+
 struct frp {
 	struct rp r;
+	struct lost_dir *lostdirs;	/* of the last check of the plan */
+	size_t nlostdirs, caplostdirs;
 	struct astray_req *astray;
 	size_t nastray, capastray;
 	uint32_t *lost0;		/* the lost clusters of the first check */
@@ -125,6 +132,12 @@ void fr_fix_crosslinks(struct frp *f);
  * --lost-to and freed, or freed (--lost=free); the clusters freed.
  */
 uint64_t fr_handle_lost(struct frp *f, bool errors);
+/*
+ * fat_lost.c: each lost directory of the last check, when its finding is
+ * wanted, linked into the directory its .. names (its deleted entry there
+ * in use again, else a new DIRnnnn.CHK); how many were.
+ */
+size_t fr_relink_lost_dirs(struct frp *f);
 
 /* fat_boot.c: the FAT32 boot sector restored from its backup (first); the boot region's other fixes (last). */
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2);

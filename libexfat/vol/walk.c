@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fat/fat.h"
 #include "vol/geo.h"
 
 struct wjob {
@@ -244,7 +245,7 @@ static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 	d.deleted = deleted;
 	d.attr = e[11];
 	d.dir = e[11] & 0x10;
-	d.first_cluster = (uint32_t)get_le16(e, 26) | (w->l->fat_bits == 32 ? (uint32_t)get_le16(e, 20) << 16 : 0);
+	d.first_cluster = fat_entry_first(e, w->l->fat_bits);
 	d.size = d.valid_size = d.dir ? 0 : get_le32(e, 28);
 	d.ctime = (uint32_t)get_le16(e, 16) << 16 | get_le16(e, 14);
 	d.ctime_10ms = e[13];

@@ -35,7 +35,7 @@ fbad-fat16-lfn|4|FAT_LFN_SEQUENCE
 fbad-fat16-loop|4|FAT_CHAIN_LOOP
 fbad-fat16-lost|0|FAT_LOST_CLUSTERS
 fbad-fat16-size|4|FAT_CHAIN_SHORT
-fbad-fat32-dircycle|4|FAT_CROSS_LINK FAT_LOST_CLUSTERS
+fbad-fat32-dircycle|4|FAT_CROSS_LINK FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY
 fbad-fat32-fsinfo|0|FAT32_FSINFO_FREE_COUNT FAT32_FSINFO_NEXT_FREE
 fbad-fat32-rootloop|4|FAT_CHAIN_LOOP
 fbad-fat16-range|4|FAT_CHAIN_RANGE FAT_LOST_CLUSTERS
@@ -44,7 +44,9 @@ fbad-fat16-dotmissing|4|FAT_DOT_MISSING
 fbad-fat16-unusual|0|FAT_SHORT_NAME_UNUSUAL
 fbad-fat16-lfnsum|4|FAT_LFN_CHECKSUM
 fbad-fat16-utf16|0|FAT_LFN_UTF16
-fbad-fat16-nocluster|4|FAT_DIR_NO_CLUSTER FAT_LOST_CLUSTERS
+fbad-fat16-nocluster|4|FAT_DIR_NO_CLUSTER FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY
+fbad-fat16-lostdir|0|FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY
+fbad-fat32-lostdir|0|FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY
 fbad-fat16-labelmismatch|0|FAT_LABEL_MISMATCH
 fbad-fat16-attrs|4|FAT_ATTRIBUTES
 fbad-fat16-dates|0|FAT_TIMESTAMP
@@ -80,7 +82,7 @@ while IFS='|' read -r name want_rc want_ids; do
 	fi
 	rm -f "$name.img"
 done <<< "$cases"
-[ "$seen" -eq 34 ] && ok || bad "only $seen of the 34 FAT fixtures checked"
+[ "$seen" -eq 36 ] && ok || bad "only $seen of the 36 FAT fixtures checked"
 
 # The populated fixtures are clean.
 for name in pop-fat12 pop-fat16 pop-fat32 fat12 fat16 fat32; do

@@ -90,5 +90,24 @@ void pf_dir_astray(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26,
 /* SUB's entry points to the root's... no: to hello.txt's cluster 3, which the root claimed first. */
 void pf_dir_cycle(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 3); }
 
+/* SUB's entry deleted while its clusters stayed: a lost directory whose .. is the root, its entry there still. */
+void pf_lost_dir(struct img *im) { t16(im); fat_dirent(im, 0, 3)[0] = 0xE5; }
+/* The same, and A.BIN (in SUB) has a chain shorter than its size: a problem only a walk of the tree relinked sees. */
+void pf_lost_dir_damaged(struct img *im) { pf_lost_dir(im); fat_set(im, 7, 0xFFFF); }
+
+/* FAT32: a directory INNER (cluster 9, holding c.bin at 10) whose entry in SUB is gone, not even deleted. */
+void pf_lost_subdir(struct img *im)
+{
+	build_fat_tree(im, 32);
+	fat_put_entry(im, 9, 0, ".          ", NULL, 0x10, 9, 0);
+	fat_put_entry(im, 9, 1, "..         ", NULL, 0x10, 4, 0);
+	fat_put_entry(im, 9, 2, "C       BIN", "c.bin", 0x20, 10, 100);
+	fat_set(im, 9, fat_eoc(im));
+	fat_set(im, 10, fat_eoc(im));
+	put_le32(im->buf, 512 + 488, im->cluster_count - 9);	/* clusters 2..10 used */
+	put_le32(im->buf, 512 + 492, 11);
+	memcpy(im->buf + 7 * 512, im->buf + 512, 512);
+}
+
 /* The first FAT copy (the one drivers read) lost A.BIN's link; the second is whole. */
 void pf_copies_wrong(struct img *im) { t16(im); fat_set_copy(im, 0, 7, 0); }

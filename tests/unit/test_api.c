@@ -99,6 +99,7 @@ static const struct recorded {
 	{ "FAT_ATTRIBUTES", FSC_PR_FAT_ATTRIBUTES, 125 },
 	{ "FAT_TIMESTAMP", FSC_PR_FAT_TIMESTAMP, 126 },
 	{ "FAT_DIR_UNREADABLE", FSC_PR_FAT_DIR_UNREADABLE, 127 },
+	{ "FAT_LOST_DIRECTORY", FSC_PR_FAT_LOST_DIRECTORY, 128 },
 	{ "EXFAT_DEVICE_SECTOR_SIZE", FSC_PR_EXFAT_DEVICE_SECTOR_SIZE, 25 },
 	{ "EXFAT_VOLUME_BEYOND_DEVICE", FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE, 26 },
 	{ "EXFAT_BITMAP_CLUSTERS_FREE", FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE, 27 },
@@ -217,7 +218,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 126);
+	assert_int_equal(NRECORDED, 127);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */
