@@ -230,11 +230,16 @@ static void summary_text(const char *path, const struct fsc_check_summary *s, bo
 {
 	uint64_t objects = s->files + s->dirs + 1;
 
-	printf("%s: %s%llu file%s, %llu director%s, %llu/%llu clusters used (%.1f%% non-contiguous)\n",
+	printf("%s: %s%llu file%s, %llu director%s, %llu/%llu clusters used (%.1f%% non-contiguous)",
 	       path, before ? "before the repair: " : "", (unsigned long long)s->files, s->files == 1 ? "" : "s",
 	       (unsigned long long)s->dirs, s->dirs == 1 ? "y" : "ies",
 	       (unsigned long long)s->clusters_marked, (unsigned long long)s->clusters_total,
 	       100.0 * (double)s->fragmented / (double)objects);
+	/* -p reads each directory to its end marker: the rest is a full check's (-n, -y). */
+	if (s->dirs_to_end_marker)
+		printf(", %llu director%s read to the end marker only", (unsigned long long)s->dirs_to_end_marker,
+		       s->dirs_to_end_marker == 1 ? "y" : "ies");
+	putchar('\n');
 }
 
 /* What a repair did, for report_json; NULL for a check. */
@@ -264,6 +269,8 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_u64(&j, "clusters_marked", s->clusters_marked);
 	json_u64(&j, "lost_clusters", s->lost_clusters);
 	json_u64(&j, "fragmented", s->fragmented);
+	if (s->dirs_to_end_marker)	/* (-p) */
+		json_u64(&j, "dirs_to_end_marker", s->dirs_to_end_marker);
 	json_u64(&j, "findings_not_listed", s->suppressed);
 	if (s->incomplete) {
 		json_int(&j, "not_checked_from_pass", s->incomplete);
@@ -318,6 +325,8 @@ static void check_opts(const struct fsck_ctl *ctl, const char *path, struct fsc_
 	if (threads && strcmp(threads, "1") == 0)
 		o->threads = 1;
 	o->deadline = ctl->deadline;
+	/* Preen (fsck(8) at boot, automounters): each directory read only to its end marker. */
+	o->to_end_marker = ctl->mode == MODE_PREEN;
 	if (ctl->progress_fd == 0 && isatty(STDERR_FILENO) && !ctl->json)
 		pr->mode = PROGRESS_BAR;
 	else if (ctl->progress_fd > 0)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "check/exfat_check.h"
+#include "io/io.h"
 
 #define DT_RING 1024			/* ranges waiting */
 #define DT_START_BYTES (4u << 20)	/* queued before a thread is worth starting */
@@ -192,6 +193,8 @@ void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uin
 {
 	if (!len)
 		return;
+	/* Read soon, by the thread or the walker: the kernel may begin (more reads in flight on a slow device). */
+	dev_willneed(t->dev, off, len);
 	pthread_mutex_lock(&t->lock);
 	while (t->count == DT_RING)
 		help(t);

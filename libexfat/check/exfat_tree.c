@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "check/exfat_check.h"
+#include "io/io.h"
 
 #define MAX_DIR_BYTES (256ull << 20)
 /* Read first from each directory cluster: most directories end within it. */
@@ -59,6 +60,7 @@ struct walk {
 	/* the directory being read */
 	size_t node;
 	bool is_root, end_seen, after_end_told, nofat;
+	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
 	char path[4096];
 	uint32_t cluster, entry;
 	struct exfat_asm as;		/* the entry set being assembled */
@@ -79,6 +81,14 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
 		return;
+	/*
+	 * Its first cluster is read soon (to the end marker only with
+	 * to_end_marker): the kernel may fetch it while the walk goes on, more
+	 * reads in flight, and the head and the tail in one request.
+	 */
+	if (ck_cluster_valid(&w->v->ck, first))
+		dev_willneed(w->v->dev, xv_cluster_byte(w->v, first),
+			     w->v->ck.o && w->v->ck.o->to_end_marker ? DIR_HEAD : w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
 	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd };
 }
 
@@ -593,6 +603,13 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	}
 }
 
+/* The next read of a directory cluster: want bytes, at most the chunk and what is left. */
+static uint32_t next_len(uint32_t left, uint32_t chunk, uint32_t want)
+{
+	want = want < chunk ? want : chunk;
+	return left < want ? left : want;
+}
+
 /* Past the end marker only 0x00 may follow: n entries of d, already read. */
 static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t first)
 {
@@ -608,22 +625,28 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
  * One cluster of a directory: the entries up to the end marker are parsed
  * here; the rest of what was read is scanned at once, and what lies beyond
  * goes to dirtail.c unread.  While resolving cross-links nothing past the
- * end marker matters (no findings are made).
+ * end marker matters (no findings are made).  With to_end_marker (fsck
+ * -p) what lies beyond is not read at all, and the reads before the
+ * marker double from DIR_HEAD (a large directory in few reads, at most
+ * twice what it uses).
  */
 static bool dir_cluster(void *ctx, uint32_t c)
 {
 	struct walk *w = ctx;
 	struct xvol *v = w->v;
+	bool to_end = v->ck.o && v->ck.o->to_end_marker;
 	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
 	uint32_t len = v->cb < DIR_HEAD ? v->cb : DIR_HEAD;
 
 	w->cluster = c;
-	for (uint32_t at = 0; at < v->cb; at += len, len = v->cb - at < chunk ? v->cb - at : chunk) {
+	for (uint32_t at = 0; at < v->cb; at += len, len = next_len(v->cb - at, chunk, to_end ? 2 * len : chunk)) {
 		const uint8_t *d = v->dirbuf;
 		uint32_t i = 0, n = len / 32;
 
 		if (w->end_seen) {
-			if (w->tail && !w->after_end_told)
+			if (to_end)
+				w->tail_unread = true;
+			else if (w->tail && !w->after_end_told)
 				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
 					    c, at / 32);
 			break;
@@ -650,7 +673,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->node = j->node;
 	w->is_root = j->node == 0;
 	w->nofat = j->nofat;
-	w->end_seen = w->after_end_told = false;
+	w->end_seen = w->after_end_told = w->tail_unread = false;
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {
@@ -668,6 +691,7 @@ static void read_dir(struct walk *w, const struct job *j)
 		v->ck.sum->fragmented++;
 	check_duplicates(w);
 	w->dirs++;
+	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
 }
 
 /* The first entry in use past the end marker of each directory, in walk order. */
@@ -705,6 +729,7 @@ int xv_walk_tree(struct xvol *v)
 			goto out;
 		}
 	}
+	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(w, 0, v->p->ex.root_cluster, 0, false, false);
 	while (w->nstack && !ck_out_of_time(&v->ck)) {
 		struct job j = w->stack[--w->nstack];
@@ -715,6 +740,7 @@ int xv_walk_tree(struct xvol *v)
 		dirtail_drop(w->tail);	/* out of time: the reads still waiting are not begun */
 	if (w->tail)
 		report_tails(w);
+	dev_random(v->dev, false);
 out:
 	dirtail_free(w->tail);
 	pathtab_free(&w->nodes);

@@ -65,6 +65,8 @@ struct fvol {
 #define FV_NPASSES 4
 /* Bytes of directory read at a time. */
 #define FV_DIR_CHUNK (256u * 1024)
+/* Read first with to_end_marker (fsck -p): most directories end within it. */
+#define FV_DIR_HEAD 4096u
 
 static inline bool fv_cluster_valid(const struct fvol *v, uint32_t c)
 {

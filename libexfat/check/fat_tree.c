@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "check/fat_walk.h"
+#include "io/io.h"
 #include "fat/fat.h"
 
 /* ---- long names (fatgen103 section 7) ---- */
@@ -255,10 +256,34 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, siz
 	return true;
 }
 
+static bool to_end(const struct fvol *v)
+{
+	return v->ck.o && v->ck.o->to_end_marker;
+}
+
+/* The first read of len bytes of directory (a cluster, or the FAT12/16 root area). */
+static uint32_t first_read(const struct fvol *v, uint64_t len)
+{
+	uint32_t r = to_end(v) ? FV_DIR_HEAD : FV_DIR_CHUNK;
+
+	return len < r ? (uint32_t)len : r;
+}
+
+/* The next read, with left bytes left and the last read len long. */
+static uint32_t next_read(const struct fvol *v, uint64_t left, uint32_t len)
+{
+	uint32_t r = to_end(v) && 2 * len < FV_DIR_CHUNK ? 2 * len : FV_DIR_CHUNK;
+
+	return left < r ? (uint32_t)left : r;
+}
+
 static void push_job(struct ftree *t, const struct job *j)
 {
 	if (j->node == SIZE_MAX || !grow((void **)&t->stack, &t->capstack, t->nstack + 1, sizeof(*t->stack)))
 		return;
+	/* Its first read comes soon: the kernel may fetch it while the walk goes on (more reads in flight). */
+	if (fv_cluster_valid(t->v, j->first))
+		dev_willneed(t->v->dev, layout_cluster_byte(&t->v->lay, j->first), first_read(t->v, t->v->cb));
 	t->stack[t->nstack++] = *j;
 }
 
@@ -470,17 +495,23 @@ static void unreadable(struct ftree *t, const struct owner *who, uint64_t byte, 
 		       (unsigned long long)byte, (unsigned long long)fsc_dev_size(t->v->dev));
 }
 
-/* One cluster of a directory, whole. */
+/*
+ * One cluster of a directory, whole; with to_end_marker (fsck -p) only up
+ * to the end marker, in reads doubling from FV_DIR_HEAD (a large directory
+ * in few reads, at most twice what it uses).
+ */
 static bool dir_cluster(void *ctx, uint32_t c)
 {
 	struct ftree *t = ctx;
 	struct fvol *v = t->v;
-	uint32_t chunk = v->cb < FV_DIR_CHUNK ? v->cb : FV_DIR_CHUNK;
 
-	for (uint32_t at = 0; at < v->cb; at += chunk) {
-		uint32_t len = v->cb - at < chunk ? v->cb - at : chunk;
+	for (uint32_t at = 0, len = first_read(v, v->cb); at < v->cb; at += len, len = next_read(v, v->cb - at, len)) {
 		uint64_t byte = layout_cluster_byte(&v->lay, c) + at;
 
+		if (t->end_seen && to_end(v)) {
+			t->tail_unread = true;
+			break;
+		}
 		if (fsc_dev_read(v->dev, byte, v->dirbuf, len) < 0) {
 			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0 };
 
@@ -504,9 +535,11 @@ static void read_root_area(struct ftree *t)
 	uint64_t base = v->lay.root_byte, len = v->lay.root_bytes;
 	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0 };
 
-	for (uint64_t o = 0; o < len; o += FV_DIR_CHUNK) {
-		size_t n = (size_t)(len - o < FV_DIR_CHUNK ? len - o : FV_DIR_CHUNK);
-
+	for (uint64_t o = 0, n = first_read(v, len); o < len; o += n, n = next_read(v, len - o, (uint32_t)n)) {
+		if (t->end_seen && to_end(v)) {
+			t->tail_unread = true;
+			break;
+		}
 		if (fsc_dev_read(v->dev, base + o, v->dirbuf, n) < 0) {
 			unreadable(t, &who, base + o, n);
 			return;
@@ -530,7 +563,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 
 	t->cur = *j;
 	t->is_root = j->node == 0;
-	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = false;
+	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = false;
 	t->index = t->after_end = 0;
 	t->nzeros = t->zeros_kept = 0;
 	t->zlfn = SIZE_MAX;
@@ -562,6 +595,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 					 t->zeros_kept);
 	}
 	fw_check_duplicates(t);
+	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
 }
 
 int fv_walk_tree(struct fvol *v)
@@ -576,12 +610,14 @@ int fv_walk_tree(struct fvol *v)
 	}
 	t->v = v;
 	t->run.finding = SIZE_MAX;
+	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(t, &root);
 	while (t->nstack && !ck_out_of_time(&v->ck)) {
 		struct job j = t->stack[--t->nstack];
 
 		read_dir(t, &j);
 	}
+	dev_random(v->dev, false);
 	pathtab_free(&t->nodes);
 	free(t->stack);
 	free(t->names);

@@ -38,6 +38,7 @@ struct ftree {
 	/* the directory being read */
 	struct job cur;
 	bool is_root, end_seen;
+	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
 	char path[4096];
 	uint64_t index;			/* entries read so far */
 	uint32_t cl, ent;		/* where the entry lies: cluster and index, */

@@ -160,6 +160,20 @@ void dev_sequential(struct fsc_dev *dev)
 		posix_fadvise(dev->fd, (off_t)dev->win_off, (off_t)dev->win_size, POSIX_FADV_SEQUENTIAL);
 }
 
+void dev_random(struct fsc_dev *dev, bool random)
+{
+	if (dev->fd >= 0)
+		posix_fadvise(dev->fd, (off_t)dev->win_off, (off_t)dev->win_size,
+			      random ? POSIX_FADV_RANDOM : POSIX_FADV_NORMAL);
+}
+
+void dev_willneed(struct fsc_dev *dev, uint64_t off, uint64_t len)
+{
+	if (dev->fd >= 0 && off < dev->win_size)
+		posix_fadvise(dev->fd, (off_t)(dev->win_off + off),
+			      (off_t)(len < dev->win_size - off ? len : dev->win_size - off), POSIX_FADV_WILLNEED);
+}
+
 /* ---- memory ---- */
 
 static int mem_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)

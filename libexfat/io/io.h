@@ -54,5 +54,13 @@ struct fsc_dev *dev_new(const struct dev_ops *ops, void *priv, uint64_t size);
 int dev_next_data(struct fsc_dev *dev, uint64_t off, uint64_t *data, uint64_t *end);
 /* The window will be read from start to end (posix_fadvise): a hint only. */
 void dev_sequential(struct fsc_dev *dev);
+/*
+ * Reads of the window will be small and scattered (directories): no
+ * readahead past what is asked (random true), or the kernel's default
+ * again (false).  A hint only.
+ */
+void dev_random(struct fsc_dev *dev, bool random);
+/* len bytes at off will be read soon: the kernel starts reading them now (a hint only). */
+void dev_willneed(struct fsc_dev *dev, uint64_t off, uint64_t len);
 
 #endif

@@ -114,7 +114,8 @@ static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
 static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings *keep)
 {
 	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
-	struct fsc_check_opts o = { .max_per_problem = keep ? UINT32_MAX : 1, .threads = 1 };
+	struct fsc_check_opts o = { .max_per_problem = keep ? UINT32_MAX : 1, .threads = 1,
+				    .to_end_marker = f->to_end_marker };
 	struct fsc_findings fs = { 0 };
 	struct fsc_check_summary s;
 	bool errors = false, seen[FSC_PR_COUNT] = { false };
@@ -466,6 +467,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	int ret;
 
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
+	f.to_end_marker = o.to_end_marker;
 	/* A damaged FAT32 boot sector first: the rest is checked as the restore leaves it. */
 	if (fr_boot_restore(&f.r, &view, &p2)) {
 		f.r.p = p2;
@@ -479,7 +481,8 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	f.nlost0 = f.nlost;
 	f.lost = NULL;
 	f.nlost = f.caplost = 0;
-	if (ret < 0 || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f)) {
+	/* (no finding at all: nothing to plan, and no second check to read the volume again) */
+	if (ret < 0 || !out->n || fsc_findings_has(out, FSC_PR_FAT_FAT_UNREADABLE) || !geometry(&f)) {
 		frp_free(&f);
 		fsc_probe_free(p2);
 		fsc_dev_close(view);

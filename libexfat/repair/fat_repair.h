@@ -65,6 +65,7 @@ struct frp {
 	struct layout lay;
 	unsigned active;
 	bool mirrored;
+	bool to_end_marker;		/* the check's: the checks of the plan read as far (fsck -p) */
 	uint32_t cc;			/* clusters checked */
 	uint32_t *written;		/* FAT entries the plan sets in the active copy (each once) */
 	uint64_t *written_set;		/* the same as bits: entry c is bit c */

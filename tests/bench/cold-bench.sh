@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# cold-bench.sh - `fatscope fsck -n` against `fsck.exfat -n` on a slow
+# cold-bench.sh - `fatscope fsck -n` and `-p -f` against `fsck.exfat -n` on a slow
 # device with a cold page cache (issue #13): a read-only loop device over
 # fsck-bench.sh's cached exFAT images, throttled through a blkio cgroup to
 # 40 MB/s and 2,000 IOPS (an A1-class SD card), page cache dropped before
@@ -151,6 +151,14 @@ run_fatscope() {
 	(( rc == 0 || rc == 4 )) || { cat "$tmpd/fatscope.out" >&2; die "fatscope fsck -n exited $rc"; }
 	fs_rc=$rc
 }
+# Preen as fsck(8) at boot and automounters run it (-f: even when clean): to the end markers.
+# shellcheck disable=SC2317
+run_fatscope_preen() {
+	local rc=0
+	in_cgroup "$FATSCOPE" fsck -p -f -- "$1" > "$tmpd/preen.out" 2>&1 < /dev/null || rc=$?
+	(( rc == 0 || rc == 4 )) || { cat "$tmpd/preen.out" >&2; die "fatscope fsck -p -f exited $rc"; }
+	preen_rc=$rc
+}
 # shellcheck disable=SC2317
 run_fsck_exfat() {
 	local rc=0
@@ -193,16 +201,17 @@ for label in "${labels[@]}"; do
 	make_cgroup "$majmin"
 	note "device $loop_dev ($majmin), cgroup $cg"
 
-	: > "$tmpd/fatscope.us"; : > "$tmpd/fsck_exfat.us"
-	: > "$tmpd/fatscope.bytes"; : > "$tmpd/fsck_exfat.bytes"
+	: > "$tmpd/fatscope.us"; : > "$tmpd/fsck_exfat.us"; : > "$tmpd/fatscope_preen.us"
+	: > "$tmpd/fatscope.bytes"; : > "$tmpd/fsck_exfat.bytes"; : > "$tmpd/fatscope_preen.bytes"
 	for (( r = 1; r <= runs; r++ )); do
 		if (( r % 2 )); then
-			timed_cold fatscope; u1=$_us; timed_cold fsck_exfat; u2=$_us
+			timed_cold fatscope; u1=$_us; timed_cold fatscope_preen; u3=$_us; timed_cold fsck_exfat; u2=$_us
 		else
-			timed_cold fsck_exfat; u2=$_us; timed_cold fatscope; u1=$_us
+			timed_cold fsck_exfat; u2=$_us; timed_cold fatscope_preen; u3=$_us; timed_cold fatscope; u1=$_us
 		fi
-		printf 'run %d: fatscope %s s, %s MB read (exit %d); fsck.exfat %s s, %s MB read\n' "$r" \
+		printf 'run %d: fatscope -n %s s, %s MB read (exit %d); -p -f %s s, %s MB read (exit %d); fsck.exfat %s s, %s MB read\n' "$r" \
 			"$(fmt_s "$u1")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope.bytes")")" "$fs_rc" \
+			"$(fmt_s "$u3")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope_preen.bytes")")" "$preen_rc" \
 			"$(fmt_s "$u2")" "$(fmt_mb "$(tail -n1 "$tmpd/fsck_exfat.bytes")")"
 	done
 	: > "$tmpd/fatscope_budget.us"; : > "$tmpd/fatscope_budget.bytes"
@@ -224,12 +233,14 @@ for label in "${labels[@]}"; do
 	fl_bw_u=$(awk -v b="${m[inuse_bytes]}" -v r="$bps" 'BEGIN { printf "%.2f", b / r }')
 	mf=$(median < "$tmpd/fatscope.us"); me=$(median < "$tmpd/fsck_exfat.us")
 	bf=$(median < "$tmpd/fatscope.bytes"); be=$(median < "$tmpd/fsck_exfat.bytes")
+	mp=$(median < "$tmpd/fatscope_preen.us"); bp=$(median < "$tmpd/fatscope_preen.bytes")
 	note "metadata, every directory byte: $(fmt_mb "${m[bytes]}") MB in ${m[ranges]} extents" \
 		"(floors: IOPS $fl_iops s, bandwidth $fl_bw s); to the end markers $(fmt_mb "${m[inuse_bytes]}") MB" \
 		"in ${m[inuse_ranges]} extents (floors: IOPS $fl_iops_u s, bandwidth $fl_bw_u s)"
-	final[$label]=$(printf '%s %s: fatscope %s s, %s MB; fsck.exfat %s s, %s MB; ratio %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s' \
-		"$prog" "$label" "$(fmt_s "$mf")" "$(fmt_mb "$bf")" "$(fmt_s "$me")" "$(fmt_mb "$be")" \
-		"$(ratio "$mf" "$me")" "$fl_iops" "$fl_bw" "$fl_iops_u" "$fl_bw_u")
+	final[$label]=$(printf '%s %s: fatscope -n %s s, %s MB; -p -f %s s, %s MB; fsck.exfat %s s, %s MB; ratio -n %s, -p %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s; -p against its IOPS floor %s' \
+		"$prog" "$label" "$(fmt_s "$mf")" "$(fmt_mb "$bf")" "$(fmt_s "$mp")" "$(fmt_mb "$bp")" "$(fmt_s "$me")" "$(fmt_mb "$be")" \
+		"$(ratio "$mf" "$me")" "$(ratio "$mp" "$me")" "$fl_iops" "$fl_bw" "$fl_iops_u" "$fl_bw_u" \
+		"$(awk -v p="$mp" -v f="$fl_iops_u" 'BEGIN { printf "%.2fx", p / 1e6 / f }')")
 	final[$label]+="; ${bud[$label]}"
 done
 

@@ -727,6 +727,12 @@ struct fsc_check_summary {
 	 */
 	int incomplete, npasses;
 	bool incomplete_partly;
+	/*
+	 * Directories read only to their end-of-directory marker
+	 * (fsc_check_opts.to_end_marker): the entries after it, in the rest
+	 * of their clusters, were not checked.
+	 */
+	uint64_t dirs_to_end_marker;
 };
 
 /* Progress: pass p of n, done of total units. */
@@ -743,6 +749,13 @@ struct fsc_check_opts {
 	 * in fsc_check_summary.incomplete (a repair then plans nothing).
 	 */
 	uint64_t deadline;
+	/*
+	 * Read each directory only up to its end-of-directory marker (rounded
+	 * up to 4 KiB), as fsck -p does: the entries in use after a marker
+	 * (EXFAT_AFTER_END, FAT_AFTER_END) are then not looked for, and
+	 * fsc_check_summary.dirs_to_end_marker counts the directories so read.
+	 */
+	bool to_end_marker;
 };
 
 /*
