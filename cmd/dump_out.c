@@ -473,6 +473,8 @@ int dump_volume(struct dump_ctl *ctl)
 	}
 	if (ctl->what & DUMP_EXTENTS && !code)
 		code = section_extents(ctl);
+	if (ctl->what & DUMP_OWNER && !code)
+		code = section_owner(ctl);
 	if (ctl->what & DUMP_SECTOR && !code)
 		code = section_sector(ctl);
 	if (ctl->json)
