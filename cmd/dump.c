@@ -102,13 +102,15 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 static int dump_path(struct dump_ctl *ctl, const char *path)
 {
 	struct volume v;
-	int code = volume_open(&dump_cmd, path, &ctl->sel, 0, &v);
+	int code = volume_open(&dump_cmd, path, &ctl->sel, VOL_BACKUP_VIEW, &v);
 
 	if (code)
 		return code;
 	ctl->image = path;
 	ctl->dev = v.dev;
 	ctl->p = v.p;
+	ctl->main_p = v.main_p;
+	ctl->offset = fsc_dev_offset(v.main_dev ? v.main_dev : v.dev);
 	if (fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT && !fsc_type_is_fat(fsc_probe_type(ctl->p)) && ctl->what != DUMP_SECTOR) {
 		errmsg(path, "not an exFAT or FAT volume (%s); --sector still works", fsc_type_name(fsc_probe_type(ctl->p)));
 		code = DUMP_NOTFS;
@@ -117,6 +119,7 @@ static int dump_path(struct dump_ctl *ctl, const char *path)
 	}
 	ctl->dev = NULL;
 	ctl->p = NULL;
+	ctl->main_p = NULL;
 	volume_close(&v);
 	return code;
 }

@@ -20,6 +20,8 @@ struct dump_ctl {
 	const char *image;
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
+	struct fsc_probe *main_p;	/* sector 0 destroyed: the volume's own probe (p is the backup's view) */
+	uint64_t offset;		/* of the volume in the device or image */
 	struct json j;
 };
 

@@ -352,6 +352,25 @@ struct fsc_partition {
  * pointers stay valid until fsc_probe_free().
  */
 int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
+/*
+ * Sector 0 destroyed (blank or unknown bytes) over a sound backup
+ * (EXFAT_MAIN_BOOT_LOST: the backup boot region at sector 12;
+ * FAT32_MAIN_BOOT_LOST: the backup boot sector at sector 6): the backup's
+ * type, FSC_TYPE_EXFAT or FSC_TYPE_FAT32; FSC_TYPE_UNKNOWN otherwise.
+ */
+enum fsc_type fsc_probe_backup_type(const struct fsc_probe *p);
+/* The filesystem the volume holds: fsc_probe_backup_type when there is one, else fsc_probe_type. */
+enum fsc_type fsc_probe_volume_type(const struct fsc_probe *p);
+/*
+ * A read-only view of dev with the backup in place of the destroyed main
+ * boot region (exFAT: sectors 0-11 from 12-23; FAT32: sector 0 from 6),
+ * and its probe: what the volume is once restored, for reading it (dump,
+ * ls, fsck -n) without writing a byte.  dev must outlive *view; free
+ * both (fsc_probe_free, then fsc_dev_close).  Returns 0, -ENOENT (p found
+ * no such backup), -ENOMEM, or the probe's errors.
+ */
+int fsc_probe_backup_view(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_dev **view,
+			  struct fsc_probe **vp);
 void fsc_probe_free(struct fsc_probe *p);
 enum fsc_type fsc_probe_type(const struct fsc_probe *p);
 /* The device as probed: its logical sector size, and its size (the window's) in bytes. */
