@@ -97,6 +97,9 @@ static void fields(struct dump_ctl *ctl, enum fsc_table t, const uint8_t *s, uin
 	}
 	printf("%s (byte %" PRIu64 "):\n", title, base);
 	tb = table(cols, 6);
+	/* The values come escaped already (\xhh, backslash too): libsmartcols must not escape them again. */
+	if (tb)
+		scols_table_enable_noencoding(tb, 1);
 	for (size_t i = 0; tb && i < n; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 

@@ -86,7 +86,8 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
 	case COL_TYPE: return fsc_type_name(fsc_probe_volume_type(rc->p));
-	case COL_LABEL: return fsc_probe_label(rc->p) ? report_escape_buf(buf, len, fsc_probe_label(rc->p)) : "";
+	/* as it is: libsmartcols escapes control characters and invalid UTF-8 (escaped here, its \ would be again) */
+	case COL_LABEL: return fsc_probe_label(rc->p) ? fsc_probe_label(rc->p) : "";
 	case COL_VERDICT: return verdict_word(rc);
 	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
