@@ -118,7 +118,7 @@ static int cmd_cat(int argc, char **argv)
 
 	if (r)
 		return r < 0 ? close_stdout_checked(CAT_OK, CAT_OPERROR) : r;
-	if ((r = volume_open(&cat_cmd, ctl.image, &ctl.sel, 0, &v)))
+	if ((r = volume_open(&cat_cmd, ctl.image, &ctl.sel, VOL_BACKUP_VIEW, &v)))
 		return r;
 	if (!(r = volume_need_fs(ctl.image, &v, CAT_NOTFS)))
 		r = cat_file(&ctl, &v);

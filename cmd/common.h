@@ -108,9 +108,17 @@ struct volume {
 	struct fsc_dev *dev;
 	struct fsc_partition part;	/* with --partition; part.partno is 0 otherwise */
 	struct fsc_probe *p;		/* NULL with VOL_NO_PROBE */
+	/* VOL_BACKUP_VIEW over a destroyed main boot region: dev and p are the backup's view, these the volume's */
+	struct fsc_dev *main_dev;
+	struct fsc_probe *main_p;
 };
 
-enum { VOL_WRITE = 1, VOL_NO_PROBE = 2 };
+/*
+ * VOL_BACKUP_VIEW: when sector 0 is destroyed over a sound backup
+ * (fsc_probe_backup_type), dev and p are the read-only view through the
+ * backup (fsc_probe_backup_view), main_dev and main_p the volume as it is.
+ */
+enum { VOL_WRITE = 1, VOL_NO_PROBE = 2, VOL_BACKUP_VIEW = 4 };
 
 /*
  * The one open step: open path (read-only unless VOL_WRITE), apply sel's

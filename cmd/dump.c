@@ -34,6 +34,7 @@ static void dump_help(void)
 	      " -d, --deleted          the tree with deleted entries and whether they can be recovered\n"
 	      "     --path PATH        the extents of one file or directory\n"
 	      "     --cluster N        the chain starting at cluster N\n"
+	      "     --owner N          which file or structure owns cluster N, and its entry\n"
 	      "     --sector N         a hex dump of sector N of the volume\n"
 	      " -J, --json             JSON output\n", stdout);
 	common_options_help(23);
@@ -41,7 +42,7 @@ static void dump_help(void)
 	      "See fatscope-dump(8).\n", stdout);
 }
 
-enum { OPT_PATH = OPT_CMD_BASE, OPT_CLUSTER, OPT_SECTOR };
+enum { OPT_PATH = OPT_CMD_BASE, OPT_CLUSTER, OPT_SECTOR, OPT_OWNER };
 
 static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 {
@@ -51,6 +52,7 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 		{ "deleted", no_argument, NULL, 'd' }, { "path", required_argument, NULL, OPT_PATH },
 		{ "cluster", required_argument, NULL, OPT_CLUSTER },
 		{ "sector", required_argument, NULL, OPT_SECTOR }, { "json", no_argument, NULL, 'J' },
+		{ "owner", required_argument, NULL, OPT_OWNER },
 		COMMON_LONGOPTS,
 	};
 	uint64_t v;
@@ -70,6 +72,12 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 				return usage_error(&dump_cmd, "invalid cluster '%s'", optarg);
 			ctl->what |= DUMP_EXTENTS;
 			ctl->cluster = (uint32_t)v;
+			break;
+		case OPT_OWNER:
+			if (parse_size(optarg, &v) < 0 || v < 2 || v > 0xFFFFFFF6u)
+				return usage_error(&dump_cmd, "invalid cluster '%s'", optarg);
+			ctl->what |= DUMP_OWNER;
+			ctl->owner = (uint32_t)v;
 			break;
 		case OPT_SECTOR:
 			if (parse_size(optarg, &v) < 0)
@@ -94,13 +102,15 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 static int dump_path(struct dump_ctl *ctl, const char *path)
 {
 	struct volume v;
-	int code = volume_open(&dump_cmd, path, &ctl->sel, 0, &v);
+	int code = volume_open(&dump_cmd, path, &ctl->sel, VOL_BACKUP_VIEW, &v);
 
 	if (code)
 		return code;
 	ctl->image = path;
 	ctl->dev = v.dev;
 	ctl->p = v.p;
+	ctl->main_p = v.main_p;
+	ctl->offset = fsc_dev_offset(v.main_dev ? v.main_dev : v.dev);
 	if (fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT && !fsc_type_is_fat(fsc_probe_type(ctl->p)) && ctl->what != DUMP_SECTOR) {
 		errmsg(path, "not an exFAT or FAT volume (%s); --sector still works", fsc_type_name(fsc_probe_type(ctl->p)));
 		code = DUMP_NOTFS;
@@ -109,6 +119,7 @@ static int dump_path(struct dump_ctl *ctl, const char *path)
 	}
 	ctl->dev = NULL;
 	ctl->p = NULL;
+	ctl->main_p = NULL;
 	volume_close(&v);
 	return code;
 }

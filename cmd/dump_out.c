@@ -97,6 +97,9 @@ static void fields(struct dump_ctl *ctl, enum fsc_table t, const uint8_t *s, uin
 	}
 	printf("%s (byte %" PRIu64 "):\n", title, base);
 	tb = table(cols, 6);
+	/* The values come escaped already (\xhh, backslash too): libsmartcols must not escape them again. */
+	if (tb)
+		scols_table_enable_noencoding(tb, 1);
 	for (size_t i = 0; tb && i < n; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
@@ -165,16 +168,29 @@ static void boot_fat(struct dump_ctl *ctl)
 
 static void section_boot(struct dump_ctl *ctl)
 {
+	const struct fsc_findings *fs = fsc_probe_findings(ctl->p), *lost;
+	struct fsc_findings all = { 0 };
+
 	if (fsc_probe_type(ctl->p) == FSC_TYPE_EXFAT)
 		boot_exfat(ctl);
 	else
 		boot_fat(ctl);
-	if (ctl->json) {
-		report_findings_json(&ctl->j, fsc_probe_findings(ctl->p));
-		return;
+	/* Read through the backup: the destroyed sector 0's finding first, then the backup's. */
+	if (ctl->main_p && (lost = fsc_probe_findings(ctl->main_p))->n &&
+	    (all.v = malloc((lost->n + fs->n) * sizeof(*all.v)))) {
+		memcpy(all.v, lost->v, lost->n * sizeof(*all.v));
+		if (fs->n)
+			memcpy(all.v + lost->n, fs->v, fs->n * sizeof(*all.v));
+		all.n = all.cap = lost->n + fs->n;
+		fs = &all;
 	}
-	report_findings_text(fsc_probe_findings(ctl->p), "");
-	putchar('\n');
+	if (ctl->json)
+		report_findings_json(&ctl->j, fs);
+	else
+		report_findings_text(fs, "");
+	free(all.v);	/* the entries are the probes' */
+	if (!ctl->json)
+		putchar('\n');
 }
 
 static void section_summary(struct dump_ctl *ctl)
@@ -449,10 +465,16 @@ int dump_volume(struct dump_ctl *ctl)
 		json_init(&ctl->j, stdout);
 		json_open(&ctl->j, NULL, '{');
 		json_str(&ctl->j, "path", ctl->image);
-		json_u64(&ctl->j, "offset", fsc_dev_offset(ctl->dev));
+		json_u64(&ctl->j, "offset", ctl->offset);
 		json_str(&ctl->j, "type", fsc_type_name(type));
+		if (ctl->main_p)
+			json_str(&ctl->j, "read_through", type == FSC_TYPE_EXFAT ? "backup boot region" : "backup boot sector");
 	} else {
-		printf("%s: %s, %" PRIu64 " bytes\n\n", ctl->image, fsc_type_name(type), fsc_dev_size(ctl->dev));
+		printf("%s: %s, %" PRIu64 " bytes\n", ctl->image, fsc_type_name(type), fsc_dev_size(ctl->dev));
+		if (ctl->main_p)
+			printf("sector 0 is destroyed (%s): read through the %s\n", fsc_type_name(fsc_probe_type(ctl->main_p)),
+			       type == FSC_TYPE_EXFAT ? "backup boot region (sectors 12-23)" : "backup boot sector (sector 6)");
+		putchar('\n');
 	}
 	if (ctl->what & DUMP_BOOT && type != FSC_TYPE_UNKNOWN && (type == FSC_TYPE_EXFAT || fsc_type_is_fat(type))) {
 		if (ctl->json)
@@ -473,6 +495,8 @@ int dump_volume(struct dump_ctl *ctl)
 	}
 	if (ctl->what & DUMP_EXTENTS && !code)
 		code = section_extents(ctl);
+	if (ctl->what & DUMP_OWNER && !code)
+		code = section_owner(ctl);
 	if (ctl->what & DUMP_SECTOR && !code)
 		code = section_sector(ctl);
 	if (ctl->json)

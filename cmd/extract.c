@@ -370,7 +370,7 @@ static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 {
 	int r;
 
-	if ((r = volume_open(&extract_cmd, ctl->image, &ctl->sel, 0, &ctl->v)))
+	if ((r = volume_open(&extract_cmd, ctl->image, &ctl->sel, VOL_BACKUP_VIEW, &ctl->v)))
 		return r;
 	if ((r = volume_need_fs(ctl->image, &ctl->v, EXTRACT_NOTFS))) {
 		volume_close(&ctl->v);

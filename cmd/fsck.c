@@ -258,7 +258,7 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 	json_init(&j, stdout);
 	json_open(&j, NULL, '{');
 	json_str(&j, "path", path);
-	json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
+	json_str(&j, "type", fsc_type_name(fsc_probe_volume_type(p)));
 	json_bool(&j, "checked", checked);
 	report_findings_json(&j, fs);
 	json_open(&j, "summary", '{');
@@ -617,7 +617,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	unsigned left;
 	int r, code;
 
-	if (ctl->verbose && !ctl->json && fsc_type_is_fat(fsc_probe_type(p)))
+	if (ctl->verbose && !ctl->json && fsc_type_is_fat(fsc_probe_volume_type(p)))
 		fprintf(stderr, "Pass 1: boot sector\nPass 2: FAT copies\n"
 			"Pass 3: directory tree\nPass 4: allocation against the FAT, FSInfo\n");
 	else if (ctl->verbose && !ctl->json)
@@ -679,7 +679,7 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 		return code;
 	p = v.p;
 	if (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p)) ||
-	    fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
+	    fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN) {
 		code = check_volume(ctl, path, v.dev, p);
 	} else {
 		errmsg(path, "not an exFAT or FAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));

@@ -234,7 +234,7 @@ static int list(struct ls_ctl *ctl, const struct volume *v, const struct fsc_dir
 		ctl->v[i].d.path = ctl->v[i].path;
 		ctl->v[i].d.name = ctl->v[i].name;
 	}
-	if (r == 0)
+	if (r == 0 && ctl->n)
 		qsort(ctl->v, ctl->n, sizeof(*ctl->v), cmp_ent);
 	return r;
 }
@@ -244,7 +244,7 @@ static int ls_volume(struct ls_ctl *ctl)
 	struct volume v;
 	struct fsc_dirent top;
 	char buf[4400];
-	int code = volume_open(&ls_cmd, ctl->image, &ctl->sel, 0, &v), r;
+	int code = volume_open(&ls_cmd, ctl->image, &ctl->sel, VOL_BACKUP_VIEW, &v), r;
 
 	if (code)
 		return code;

@@ -55,7 +55,7 @@ static bool row_counts(const struct row_ctx *rc, const struct fsc_risk *r)
 /* VERDICT, one word (raw output stays one field): AT-RISK, no-risk (exFAT, FAT), not-exFAT/FAT. */
 static const char *verdict_word(const struct row_ctx *rc)
 {
-	enum fsc_type t = fsc_probe_type(rc->p);
+	enum fsc_type t = fsc_probe_volume_type(rc->p);
 
 	for (size_t i = 0; i < rc->nrisks; i++)
 		if (row_counts(rc, &rc->risks[i]))
@@ -85,8 +85,9 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
-	case COL_TYPE: return fsc_type_name(fsc_probe_type(rc->p));
-	case COL_LABEL: return fsc_probe_label(rc->p) ? report_escape_buf(buf, len, fsc_probe_label(rc->p)) : "";
+	case COL_TYPE: return fsc_type_name(fsc_probe_volume_type(rc->p));
+	/* as it is: libsmartcols escapes control characters and invalid UTF-8 (escaped here, its \ would be again) */
+	case COL_LABEL: return fsc_probe_label(rc->p) ? fsc_probe_label(rc->p) : "";
 	case COL_VERDICT: return verdict_word(rc);
 	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
@@ -394,10 +395,14 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 
 	human_size(fsc_probe_dev_size(p), size, sizeof(size));
 	if (part)
-		printf("%s: partition %d (type %s, offset %llu): %s\n", path, part->partno, part->type,
-		       (unsigned long long)part->offset, type_title(fsc_probe_type(p)));
+		printf("%s: partition %d (type %s, offset %llu): %s", path, part->partno, part->type,
+		       (unsigned long long)part->offset, type_title(fsc_probe_volume_type(p)));
 	else
-		printf("%s: %s\n", path, type_title(fsc_probe_type(p)));
+		printf("%s: %s", path, type_title(fsc_probe_volume_type(p)));
+	if (fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN)
+		printf(" (sector 0 destroyed: %s; the backup %s is sound)", fsc_type_name(fsc_probe_type(p)),
+		       fsc_probe_backup_type(p) == FSC_TYPE_EXFAT ? "boot region" : "boot sector");
+	putchar('\n');
 	printf("  %-22s %llu bytes (%s), %u-byte device sectors\n", "size",
 	       (unsigned long long)fsc_probe_dev_size(p), size, fsc_probe_dev_sector_size(p));
 	if (fsc_probe_label(p))
@@ -472,7 +477,9 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 		json_null(j, "partition");
 	json_u64(j, "size", fsc_probe_dev_size(p));
 	json_u64(j, "device_sector_size", fsc_probe_dev_sector_size(p));
-	json_str(j, "type", fsc_type_name(fsc_probe_type(p)));
+	json_str(j, "type", fsc_type_name(fsc_probe_volume_type(p)));
+	if (fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN)
+		json_str(j, "sector0_type", fsc_type_name(fsc_probe_type(p)));
 	json_str(j, "label", fsc_probe_label(p));
 	json_str(j, "serial", fsc_probe_serial(p));
 	json_open(j, "details", '{');
@@ -510,6 +517,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		report_text(ctl, &rc, path, part, p, jd);
 	ctl->last_type = fsc_probe_type(p);
 	code = jd->counted ? PROBE_RISK :
-	       (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p))) ? PROBE_OK : PROBE_NOTFS;
+	       (fsc_probe_volume_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_volume_type(p))) ? PROBE_OK :
+	       PROBE_NOTFS;
 	return code;
 }

@@ -68,7 +68,7 @@ static const char *cell(const struct scan_ctl *ctl, const struct fsc_scan_hit *h
 	case COL_SECTOR: snprintf(buf, len, "%llu", (unsigned long long)(off / ctl->sector)); break;
 	case COL_SIZE: snprintf(buf, len, "%llu%s", (unsigned long long)h->size, h->truncated ? " (cut)" : ""); break;
 	case COL_TYPE: return fsc_type_name(h->type);
-	case COL_LABEL: return h->has_label ? report_escape_buf(buf, len, h->label) : "";
+	case COL_LABEL: return h->has_label ? h->label : "";	/* libsmartcols escapes it (once) */
 	case COL_FOUND: return found_name(h->how);
 	case COL_CONFIDENCE: return fsc_scan_confidence_name(h->confidence);
 	case COL_PARTITION:

@@ -97,6 +97,21 @@ int volume_open(const struct cmd_desc *d, const char *path, const struct vol_sel
 		r = d->operror;
 	else if (!(flags & VOL_NO_PROBE))
 		r = volume_probe(d, path, v->dev, &v->p);
+	if (!r && flags & VOL_BACKUP_VIEW && fsc_probe_backup_type(v->p) != FSC_TYPE_UNKNOWN) {
+		struct fsc_dev *view;
+		struct fsc_probe *vp;
+		int e = fsc_probe_backup_view(v->dev, v->p, &view, &vp);
+
+		if (e < 0) {
+			errmsg(path, "cannot read the volume through its backup boot sector: %s", strerror(-e));
+			r = d->operror;
+		} else {
+			v->main_dev = v->dev;
+			v->main_p = v->p;
+			v->dev = view;
+			v->p = vp;
+		}
+	}
 	if (r)
 		volume_close(v);
 	return r;
@@ -107,6 +122,9 @@ void volume_close(struct volume *v)
 	fsc_probe_free(v->p);
 	if (v->dev)
 		fsc_dev_close(v->dev);
+	fsc_probe_free(v->main_p);
+	if (v->main_dev)
+		fsc_dev_close(v->main_dev);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -51,9 +51,22 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 		return r;
 	if (p->type == FSC_TYPE_EXFAT)
 		return exfat_check(dev, p, o, out, sum, fix);
-	/* A lost main region over a sound backup: the probe's finding is all there is until it is restored. */
-	if (fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST))
-		return 0;
+	/*
+	 * A main boot region lost over a sound backup: checked through the
+	 * backup, read-only (a repair restores the region first, or only
+	 * reports); the view's own findings follow the probe's.
+	 */
+	if (p->backup_type != FSC_TYPE_UNKNOWN) {
+		struct fsc_dev *view;
+		struct fsc_probe *vp;
+
+		if (fix || fsc_probe_backup_view(dev, p, &view, &vp) < 0)
+			return 0;
+		r = check_with(view, vp, o, out, sum, NULL);
+		fsc_probe_free(vp);
+		fsc_dev_close(view);
+		return r;
+	}
 	if (fsc_type_is_fat(p->type))
 		return fix ? -ENOTSUP : fat_check(dev, p, o, out, sum, NULL);
 	return -EINVAL;

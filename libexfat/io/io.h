@@ -46,6 +46,13 @@ struct fsc_dev {
 struct fsc_dev *dev_new(const struct dev_ops *ops, void *priv, uint64_t size);
 
 /*
+ * remap.c: a read-only view of lower (the caller keeps it open longer)
+ * whose bytes 0 .. len - 1 are lower's src .. src + len - 1; the rest is
+ * lower's.  NULL when out of memory.
+ */
+struct fsc_dev *dev_remap(struct fsc_dev *lower, uint64_t len, uint64_t src);
+
+/*
  * The next bytes of the window at or after off that may hold data: *data
  * (the window's size when only a hole is left) up to *end, from the
  * image's holes (SEEK_DATA, SEEK_HOLE); anything but a regular file is

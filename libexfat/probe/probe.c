@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/io.h"
 #include "probe/probe.h"
 
 static const char *const type_names[FSC_TYPE_COUNT] = {
@@ -189,9 +190,51 @@ static void lost_main_region(struct fsc_dev *dev, struct fsc_probe *p)
 		f = finding_add(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 12, NULL);
 		if (f)
 			finding_detail(f, "%u-byte sectors", ss);
+		p->backup_type = FSC_TYPE_EXFAT;
+		p->backup_byte = 12ull * ss;
+		p->backup_len = 12 * ss;
 		break;
 	}
 	free(b);
+}
+
+/*
+ * The same for FAT32 (fatgen103: BPB_BkBootSec, 6 as every formatter
+ * writes it, since sector 0 no longer says): a sector 6 that, probed in
+ * sector 0's place, is a FAT32 boot sector naming itself the backup, with
+ * no error finding.
+ */
+static void lost_fat32_main(struct fsc_dev *dev, struct fsc_probe *p)
+{
+	struct fsc_probe *t = calloc(1, sizeof(*t));
+	struct fsc_finding *f;
+
+	for (unsigned ss = 512; t && ss <= 4096; ss *= 2) {
+		bool sound = true;
+
+		memset(t, 0, sizeof(*t));
+		t->dev_sector_size = p->dev_sector_size;
+		t->dev_size = p->dev_size;
+		t->sector0_len = ss;
+		if (p->dev_size < 7ull * ss || fsc_dev_read(dev, 6ull * ss, t->sector0, ss) < 0 ||
+		    !fat_bpb_plausible(t->sector0) || get_le16(t->sector0, 11) != ss || get_le16(t->sector0, 22) != 0 ||
+		    get_le16(t->sector0, 50) != 6)
+			continue;
+		fat_bpb_check(dev, t);
+		for (size_t i = 0; i < t->findings.n; i++)
+			sound &= fsc_problem_info(t->findings.v[i].id)->severity < FSC_SEV_ERROR;
+		fsc_findings_free(&t->findings);
+		if (t->type != FSC_TYPE_FAT32 || !sound)
+			continue;
+		f = finding_add(&p->findings, FSC_PR_FAT32_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 6, NULL);
+		if (f)
+			finding_detail(f, "%u-byte sectors", ss);
+		p->backup_type = FSC_TYPE_FAT32;
+		p->backup_byte = 6ull * ss;
+		p->backup_len = ss;
+		break;
+	}
+	free(t);
 }
 
 void probe_decode(struct fsc_dev *dev, struct fsc_probe *p)
@@ -215,6 +258,8 @@ void probe_decode(struct fsc_dev *dev, struct fsc_probe *p)
 	case FSC_TYPE_BLANK:
 	case FSC_TYPE_UNKNOWN:
 		lost_main_region(dev, p);
+		if (p->backup_type == FSC_TYPE_UNKNOWN)
+			lost_fat32_main(dev, p);
 		break;
 	default:
 		break;
@@ -244,6 +289,39 @@ FSC_EXPORT int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out)
 	probe_decode(dev, p);
 	*out = p;
 	return 0;
+}
+
+FSC_EXPORT enum fsc_type fsc_probe_backup_type(const struct fsc_probe *p)
+{
+	return p->backup_type;
+}
+
+FSC_EXPORT enum fsc_type fsc_probe_volume_type(const struct fsc_probe *p)
+{
+	return p->backup_type != FSC_TYPE_UNKNOWN ? p->backup_type : p->type;
+}
+
+FSC_EXPORT int fsc_probe_backup_view(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_dev **view,
+				     struct fsc_probe **vp)
+{
+	int r;
+
+	*view = NULL;
+	*vp = NULL;
+	if (p->backup_type == FSC_TYPE_UNKNOWN)
+		return -ENOENT;
+	if (!(*view = dev_remap(dev, p->backup_len, p->backup_byte)))
+		return -ENOMEM;
+	r = fsc_probe_volume(*view, vp);
+	if (r == 0 && (*vp)->type != p->backup_type)
+		r = -EIO;	/* the device changed since p was probed */
+	if (r < 0) {
+		fsc_probe_free(*vp);
+		fsc_dev_close(*view);
+		*vp = NULL;
+		*view = NULL;
+	}
+	return r;
 }
 
 FSC_EXPORT void fsc_probe_free(struct fsc_probe *p)

@@ -59,6 +59,10 @@ struct fsc_probe {
 	uint64_t ntfs_serial;
 	bool ntfs_blkid_ok;		/* passes blkid's ntfs prober */
 	char ntfs_blkid_why[80];
+	/* sector 0 destroyed over a sound backup (EXFAT_MAIN_BOOT_LOST, FAT32_MAIN_BOOT_LOST) */
+	enum fsc_type backup_type;	/* FSC_TYPE_EXFAT or FSC_TYPE_FAT32; FSC_TYPE_UNKNOWN: none */
+	uint64_t backup_byte;		/* where the backup is */
+	uint32_t backup_len;		/* the bytes it stands in for at byte 0 */
 };
 
 /* probe.c */

@@ -648,6 +648,9 @@ static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const str
 
 	if (fsc_type_is_fat(p->type))
 		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
+	/* A FAT32 sector 0 lost over its backup: checked through the backup, nothing planned. */
+	if (p->backup_type == FSC_TYPE_FAT32)
+		return check_with(dev, p, co, out, sum, NULL);
 	if (p->type != FSC_TYPE_EXFAT && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		memset(sum, 0, sizeof(*sum));
 		return -EINVAL;

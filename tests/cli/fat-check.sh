@@ -53,7 +53,8 @@ fbad-fat16-dates|0|FAT_TIMESTAMP
 fbad-fat32-bootrestore|4|FAT32_BACKUP_DIFFERS FAT32_FSVER FAT32_ROOT_CLUSTER FAT_LOST_CLUSTERS
 fbad-fat32-fsinfosig|0|FAT32_FSINFO_SIGNATURE
 fbad-fat16-cutfat|4|FAT_FAT_UNREADABLE FAT_VOLUME_BEYOND_DEVICE
-fbad-fat16-cutroot|4|FAT_DIR_UNREADABLE FAT_VOLUME_BEYOND_DEVICE'
+fbad-fat16-cutroot|4|FAT_DIR_UNREADABLE FAT_VOLUME_BEYOND_DEVICE
+fbad-fat32-boot0|4|FAT32_MAIN_BOOT_LOST'
 
 have_fsck_fat=0
 command -v fsck.fat > /dev/null && have_fsck_fat=1
@@ -82,7 +83,7 @@ while IFS='|' read -r name want_rc want_ids; do
 	fi
 	rm -f "$name.img"
 done <<< "$cases"
-[ "$seen" -eq 36 ] && ok || bad "only $seen of the 36 FAT fixtures checked"
+[ "$seen" -eq 37 ] && ok || bad "only $seen of the 37 FAT fixtures checked"
 
 # The populated fixtures are clean.
 for name in pop-fat12 pop-fat16 pop-fat32 fat12 fat16 fat32; do

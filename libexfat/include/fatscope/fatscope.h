@@ -352,6 +352,25 @@ struct fsc_partition {
  * pointers stay valid until fsc_probe_free().
  */
 int fsc_probe_volume(struct fsc_dev *dev, struct fsc_probe **out);
+/*
+ * Sector 0 destroyed (blank or unknown bytes) over a sound backup
+ * (EXFAT_MAIN_BOOT_LOST: the backup boot region at sector 12;
+ * FAT32_MAIN_BOOT_LOST: the backup boot sector at sector 6): the backup's
+ * type, FSC_TYPE_EXFAT or FSC_TYPE_FAT32; FSC_TYPE_UNKNOWN otherwise.
+ */
+enum fsc_type fsc_probe_backup_type(const struct fsc_probe *p);
+/* The filesystem the volume holds: fsc_probe_backup_type when there is one, else fsc_probe_type. */
+enum fsc_type fsc_probe_volume_type(const struct fsc_probe *p);
+/*
+ * A read-only view of dev with the backup in place of the destroyed main
+ * boot region (exFAT: sectors 0-11 from 12-23; FAT32: sector 0 from 6),
+ * and its probe: what the volume is once restored, for reading it (dump,
+ * ls, fsck -n) without writing a byte.  dev must outlive *view; free
+ * both (fsc_probe_free, then fsc_dev_close).  Returns 0, -ENOENT (p found
+ * no such backup), -ENOMEM, or the probe's errors.
+ */
+int fsc_probe_backup_view(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_dev **view,
+			  struct fsc_probe **vp);
 void fsc_probe_free(struct fsc_probe *p);
 enum fsc_type fsc_probe_type(const struct fsc_probe *p);
 /* The device as probed: its logical sector size, and its size (the window's) in bytes. */
@@ -677,6 +696,55 @@ typedef void (*fsc_extent_fn)(void *ctx, uint32_t first, uint32_t count);
  */
 int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 		    bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen);
+
+/* Who owns a cluster (fsc_cluster_owner). */
+enum fsc_owner_kind {
+	FSC_OWNER_NONE,
+	FSC_OWNER_RESERVED,		/* its bytes lie in the boot region (exFAT) or the reserved sectors (FAT) */
+	FSC_OWNER_FAT,			/* ... in the FATs */
+	FSC_OWNER_ROOT_AREA,		/* ... in the FAT12/16 fixed root directory area */
+	FSC_OWNER_BITMAP,		/* exFAT's allocation bitmap */
+	FSC_OWNER_UPCASE,		/* exFAT's up-case table */
+	FSC_OWNER_ROOT,			/* the root directory (exFAT, FAT32) */
+	FSC_OWNER_FILE,			/* a live file */
+	FSC_OWNER_DIR,			/* a live directory */
+	FSC_OWNER_DELETED,		/* free, and a deleted entry's recoverable data holds it */
+	FSC_OWNER_FREE,			/* free, no entry found that had it */
+	FSC_OWNER_BAD,			/* marked bad in the FAT */
+	FSC_OWNER_LOST,			/* allocated, owned by nothing */
+};
+/* "reserved", "fat", "root-area", "bitmap", "upcase", "root", "file", "directory", "deleted", "free", "bad", "lost". */
+const char *fsc_owner_kind_name(enum fsc_owner_kind k);
+
+struct fsc_owner {
+	enum fsc_owner_kind kind;
+	uint32_t cluster;		/* the cluster asked about */
+	uint64_t byte;			/* its byte offset in the volume */
+	uint32_t clusters;		/* data clusters the device holds (valid: 2 .. clusters + 1) */
+	uint32_t next;			/* its FAT entry as the FAT reader normalises it */
+	bool allocated;			/* exFAT: set in the bitmap; FAT: a FAT entry that is not free or bad */
+	bool bitmap_known;		/* false on an exFAT volume whose bitmap cannot be read */
+	uint32_t head;			/* the first cluster of the allocation holding it */
+	uint64_t index;			/* its position in that allocation (0: the head) */
+	const char *path;		/* FILE, DIR, DELETED: the entry's path ("" otherwise) */
+	const char *dir;		/* the directory holding the entry */
+	uint32_t entry_cluster;		/* the cluster holding the entry; 0: the FAT12/16 root area */
+	uint64_t entry_byte;		/* byte offset of the entry (exFAT: the file entry; FAT: the 8.3 one) */
+	int64_t entry_index;		/* the entry's 32-byte slot in its directory; -1: not known */
+	enum fsc_recovery recovery;	/* DELETED: how much of that entry's data is left */
+};
+
+/*
+ * Who owns cluster (2 .. clusters + 1) of the volume probed as p: the
+ * tree is walked and each allocation followed until the cluster is met
+ * (the first owner of a cross-linked cluster; chains bounded, loops
+ * cut), no per-cluster map is built.  Strings are stored in buf (len
+ * bytes; cut short to "" when it is too small).  Returns 0 and *out,
+ * -ERANGE (not a cluster of the data area the device holds; out->clusters
+ * is set), -EINVAL (not exFAT or FAT), -EIO, -ENOMEM.
+ */
+int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+		      struct fsc_owner *out, char *buf, size_t len);
 
 struct fsc_alloc_summary {
 	uint64_t clusters, used, free, bad;
