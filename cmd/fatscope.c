@@ -14,11 +14,13 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "nls.h"
 
 static const struct cmd_desc *const commands[] = {
 	&probe_cmd, &dump_cmd, &ls_cmd, &cat_cmd, &extract_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
@@ -106,11 +108,31 @@ static void usage(FILE *out)
 	      "\nSee fatscope(8).\n", out);
 }
 
+/*
+ * The locale of the environment, and the catalogue of the program's
+ * messages (and of the library's, the same domain): in LOCALEDIR, or in
+ * $FATSCOPE_LOCALEDIR when set (tests/cli/i18n.sh runs the build tree's
+ * catalogues through it).
+ */
+static void nls_init(void)
+{
+	setlocale(LC_ALL, "");
+#ifdef ENABLE_NLS
+	const char *dir = getenv("FATSCOPE_LOCALEDIR");
+
+	if (!dir || !*dir)
+		dir = LOCALEDIR;
+	bindtextdomain(PACKAGE, dir);
+	textdomain(PACKAGE);
+	fsc_nls_bind(dir);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
-	setlocale(LC_ALL, "");
+	nls_init();
 	if (argc >= 1 && is_fsck_helper(argv[0]))
 		return run_command(&fsck_cmd, argc, argv);
 	if (argc < 2) {
