@@ -124,7 +124,7 @@ static int cmd_dump(int argc, char **argv)
 }
 
 const struct cmd_desc dump_cmd = {
-	.name = "dump", .summary = "show every on-disk structure of a volume (read-only)",
+	.name = "dump", .summary = N_("show every on-disk structure of a volume (read-only)"),
 	.run = cmd_dump, .help = dump_help,
 	.usage = DUMP_USAGE, .operror = DUMP_OPERROR, .too_small = DUMP_NOTFS,
 };

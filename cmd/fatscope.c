@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "nls.h"
 
 static const struct cmd_desc *const commands[] = {
 	&probe_cmd, &dump_cmd, &ls_cmd, &cat_cmd, &extract_cmd, &fsck_cmd, &label_cmd, &undo_cmd,
@@ -99,13 +98,14 @@ static int help_command(const struct cmd_desc *c)
 
 static void usage(FILE *out)
 {
-	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
-	      " fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
-	      "\nCommands:\n", out);
+	/* The bash completion reads the command names below "Commands:" with LC_ALL=C. */
+	fputs(_("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
+		" fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
+		"\nCommands:\n"), out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
-	      "\nSee fatscope(8).\n", out);
+		fprintf(out, " %-8s %s\n", commands[i]->name, _(commands[i]->summary));
+	fputs(_("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
+		"\nSee fatscope(8).\n"), out);
 }
 
 /*
@@ -162,6 +162,6 @@ int main(int argc, char **argv)
 			if (strcmp(cmd, commands[i]->name) == 0)
 				return run_command(commands[i], argc - 1, argv + 1);
 	}
-	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
+	fprintf(stderr, _("fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n"), cmd);
 	return FATSCOPE_USAGE;
 }

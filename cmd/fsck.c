@@ -696,7 +696,7 @@ static int cmd_fsck(int argc, char **argv)
 
 /* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
 const struct cmd_desc fsck_cmd = {
-	.name = "fsck", .summary = "check and repair exFAT and FAT volumes (fsck(8) options and exit codes)",
+	.name = "fsck", .summary = N_("check and repair exFAT and FAT volumes (fsck(8) options and exit codes)"),
 	.run = cmd_fsck, .help = fsck_help,
 	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
 };

@@ -293,7 +293,7 @@ static int cmd_label(int argc, char **argv)
 }
 
 const struct cmd_desc label_cmd = {
-	.name = "label", .summary = "show or change the label, serial and volume GUID",
+	.name = "label", .summary = N_("show or change the label, serial and volume GUID"),
 	.run = cmd_label, .help = label_help,
 	.usage = LABEL_USAGE, .operror = LABEL_OPERROR, .too_small = LABEL_NOTFS,
 };

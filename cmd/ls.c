@@ -280,7 +280,7 @@ static int cmd_ls(int argc, char **argv)
 }
 
 const struct cmd_desc ls_cmd = {
-	.name = "ls", .summary = "list a directory of a volume, as ls(1) does (read-only)",
+	.name = "ls", .summary = N_("list a directory of a volume, as ls(1) does (read-only)"),
 	.run = cmd_ls, .help = ls_help,
 	.usage = LS_USAGE, .operror = LS_OPERROR, .too_small = LS_NOTFS,
 };

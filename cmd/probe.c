@@ -212,7 +212,7 @@ static int cmd_probe(int argc, char **argv)
 }
 
 const struct cmd_desc probe_cmd = {
-	.name = "probe", .summary = "identify volumes and predict what each driver does with them",
+	.name = "probe", .summary = N_("identify volumes and predict what each driver does with them"),
 	.run = cmd_probe, .help = probe_help,
 	.usage = PROBE_USAGE, .operror = PROBE_OPERROR, .too_small = PROBE_NOTFS,
 };

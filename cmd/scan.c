@@ -293,7 +293,7 @@ static int cmd_scan(int argc, char **argv)
 }
 
 const struct cmd_desc scan_cmd = {
-	.name = "scan", .summary = "find volumes at any offset of a disk, also without a partition table",
+	.name = "scan", .summary = N_("find volumes at any offset of a disk, also without a partition table"),
 	.run = cmd_scan, .help = scan_help,
 	.usage = SCAN_USAGE, .operror = SCAN_OPERROR, .too_small = SCAN_NOTFOUND,
 };
