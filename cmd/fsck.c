@@ -511,7 +511,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	struct fsc_findings fs = { 0 };
 	struct fsc_probe *p2 = NULL;
 	unsigned left;
-	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, "repair");
+	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, N_("repair"));
 
 	if (code)
 		return code;
