@@ -24,15 +24,15 @@ struct cat_ctl {
 
 static void cat_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope cat [options] DEVICE|IMAGE PATH\n\n"
-	      "Write the bytes of a file of an exFAT or FAT volume to standard output (read-only).\n\n"
-	      "Options:\n"
-	      " -d, --deleted          PATH may name a deleted file: what is left of it\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope cat [options] DEVICE|IMAGE PATH\n\n"
+		"Write the bytes of a file of an exFAT or FAT volume to standard output (read-only).\n\n"
+		"Options:\n"
+		" -d, --deleted          PATH may name a deleted file: what is left of it\n"), stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 written, 1 a deleted file only partly recovered (zeros for the rest),\n"
-	      "2 not an exFAT or FAT volume, 4 the file's chain is damaged or nothing of it is left,\n"
-	      "8 operational error (also: no such file, a directory), 16 usage.\n\nSee fatscope-cat(8).\n",
+	fputs(_("\nExit status: 0 written, 1 a deleted file only partly recovered (zeros for the rest),\n"
+		"2 not an exFAT or FAT volume, 4 the file's chain is damaged or nothing of it is left,\n"
+		"8 operational error (also: no such file, a directory), 16 usage.\n\nSee fatscope-cat(8).\n"),
 	      stdout);
 }
 
@@ -53,7 +53,7 @@ static int parse_args(struct cat_ctl *ctl, int argc, char **argv)
 	if ((r = check_operands(&cat_cmd, argc, 2, &ctl->sel)))
 		return r;
 	if (optind + 2 != argc)
-		return usage_error(&cat_cmd, "no file path given");
+		return usage_error(&cat_cmd, _("no file path given"));
 	ctl->image = argv[optind];
 	ctl->path = argv[optind + 1];
 	return 0;
@@ -74,8 +74,8 @@ static int deleted_state(const struct cat_ctl *ctl, const struct fsc_dirent *d, 
 	if (!d->deleted || st == FSC_REC_INTACT)
 		return 0;
 	file_recovery_text(f, what, sizeof(what));
-	errmsg(ctl->image, "%s: deleted, %s%s", report_escape_buf(esc, sizeof(esc), d->path), what,
-	       st == FSC_REC_PARTIAL ? "" : ": nothing written");
+	errmsg(ctl->image, st == FSC_REC_PARTIAL ? _("%s: deleted, %s") : _("%s: deleted, %s: nothing written"),
+	       report_escape_buf(esc, sizeof(esc), d->path), what);
 	return st == FSC_REC_PARTIAL ? CAT_PARTIAL : CAT_DAMAGED;
 }
 
@@ -91,11 +91,11 @@ static int cat_file(struct cat_ctl *ctl, const struct volume *v)
 				  &d, buf, sizeof(buf))))
 		return code;
 	if (d.dir) {
-		errmsg(ctl->image, "%s: is a directory", ctl->path);
+		errmsg(ctl->image, _("%s: is a directory"), ctl->path);
 		return CAT_OPERROR;
 	}
 	if ((r = fsc_reader_open(v->dev, v->p, 0, &rd)) < 0) {
-		errmsg(ctl->image, "cannot read the volume: %s", strerror(-r));
+		errmsg(ctl->image, _("cannot read the volume: %s"), strerror(-r));
 		return CAT_OPERROR;
 	}
 	if ((r = file_open(ctl->image, rd, &d, &f)) < 0) {
@@ -127,7 +127,7 @@ static int cmd_cat(int argc, char **argv)
 }
 
 const struct cmd_desc cat_cmd = {
-	.name = "cat", .summary = "write a file of a volume to standard output (read-only)",
+	.name = "cat", .summary = N_("write a file of a volume to standard output (read-only)"),
 	.run = cmd_cat, .help = cat_help,
 	.usage = CAT_USAGE, .operror = CAT_OPERROR, .too_small = CAT_NOTFS,
 };

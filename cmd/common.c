@@ -37,7 +37,7 @@ int usage_error(const struct cmd_desc *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'fatscope %s --help' for more information.\n", d->name);
+	fprintf(stderr, _("\nTry 'fatscope %s --help' for more information.\n"), d->name);
 	return d->usage;
 }
 
@@ -154,12 +154,15 @@ int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_s
 	case OPT_CODEPAGE:
 		if (parse_uint(arg, 100000, &cp) == 0 && fsc_fat_codepage((unsigned)cp) == 0)
 			return 0;
-		return usage_error(d, "invalid code page '%s' (437 or 850)", arg);
+		return usage_error(d, _("invalid code page '%s' (437 or 850)"), arg);
 	case OPT_OFFSET: case OPT_PARTITION: case OPT_SECTOR_SIZE:
 		if (parse_vol_option(c, arg, sel) == 0)
 			return 0;
-		return usage_error(d, "invalid %s '%s'", c == OPT_OFFSET ? "offset" :
-				   c == OPT_PARTITION ? "partition number" : "sector size", arg);
+		if (c == OPT_OFFSET)
+			return usage_error(d, _("invalid offset '%s'"), arg);
+		if (c == OPT_PARTITION)
+			return usage_error(d, _("invalid partition number '%s'"), arg);
+		return usage_error(d, _("invalid sector size '%s'"), arg);
 	case 'h':
 		d->help();
 		return CMD_DONE;
@@ -168,7 +171,7 @@ int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_s
 		return CMD_DONE;
 	default:
 		/* getopt_long has said what is wrong, as "fatscope CMD: ..." (argv[0]). */
-		fprintf(stderr, "Try 'fatscope %s --help' for more information.\n", d->name);
+		fprintf(stderr, _("Try 'fatscope %s --help' for more information.\n"), d->name);
 		return d->usage;
 	}
 }
@@ -176,31 +179,31 @@ int common_option(const struct cmd_desc *d, int c, const char *arg, struct vol_s
 void common_options_help(int width)
 {
 	static const char *const lines[][2] = {
-		{ "    --offset BYTES", "the volume starts at this byte of the image" },
-		{ "    --partition N", "the volume is partition N of a whole-disk image" },
-		{ "    --sector-size N", "the device's logical sector size (default: the device's, 512 for images)" },
-		{ "    --codepage N", "FAT 8.3 names' code page: 850 (default, as mtools) or 437 (Linux's)" },
-		{ "-h, --help", "display this help" },
-		{ "-V, --version", "display version" },
+		{ "    --offset BYTES", N_("the volume starts at this byte of the image") },
+		{ "    --partition N", N_("the volume is partition N of a whole-disk image") },
+		{ "    --sector-size N", N_("the device's logical sector size (default: the device's, 512 for images)") },
+		{ "    --codepage N", N_("FAT 8.3 names' code page: 850 (default, as mtools) or 437 (Linux's)") },
+		{ "-h, --help", N_("display this help") },
+		{ "-V, --version", N_("display version") },
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		printf(" %-*s%s\n", width, lines[i][0], lines[i][1]);
+		printf(" %-*s%s\n", width, lines[i][0], _(lines[i][1]));
 }
 
 int check_select(const struct cmd_desc *d, const struct vol_select *sel)
 {
 	if (sel->has_offset && sel->partition)
-		return usage_error(d, "--offset and --partition are mutually exclusive");
+		return usage_error(d, _("--offset and --partition are mutually exclusive"));
 	return 0;
 }
 
 int check_operands(const struct cmd_desc *d, int argc, int max, const struct vol_select *sel)
 {
 	if (optind >= argc)
-		return usage_error(d, "no device or image specified");
+		return usage_error(d, _("no device or image specified"));
 	if (max && argc - optind > max)
-		return usage_error(d, max == 1 ? "only one device or image at a time" : "too many arguments");
+		return usage_error(d, max == 1 ? _("only one device or image at a time") : _("too many arguments"));
 	return check_select(d, sel);
 }
 
@@ -214,7 +217,7 @@ int close_stdout_checked(int code, int operror)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
 		if (errno != EPIPE)
-			errmsg(NULL, "write error on standard output: %s", strerror(errno));
+			errmsg(NULL, _("write error on standard output: %s"), strerror(errno));
 		return operror;
 	}
 	return code;

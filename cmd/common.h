@@ -2,7 +2,8 @@
 /*
  * common.h - what every fatscope subcommand shares: its description, the
  * common options (--offset, --partition, --sector-size, -h, -V), usage
- * errors, operand checks, and the one step that opens and probes a volume.
+ * errors, operand checks, and the one step that opens and probes a volume;
+ * nls.h for the translation of messages.
  */
 #ifndef FSC_COMMON_H
 #define FSC_COMMON_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include "fatscope/fatscope.h"
 #include "exitcodes.h"
+#include "nls.h"
 
 /* A subcommand, for the dispatcher and the shared code. */
 struct cmd_desc {

@@ -23,23 +23,23 @@
 
 static void dump_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope dump [options] DEVICE|IMAGE\n\n"
-	      "Show the on-disk structures of an exFAT or FAT volume (read-only).\n\n"
-	      "Options:\n"
-	      " -b, --boot             the boot sector field by field, FSInfo, the backup (default)\n"
-	      " -s, --summary          used, free and bad clusters (default)\n"
-	      " -t, --tree             the directory tree\n"
-	      " -l, --long             the tree with attributes, sizes, clusters, times, locations\n"
-	      " -d, --deleted          the tree with deleted entries and whether they can be recovered\n"
-	      "     --path PATH        the extents of one file or directory\n"
-	      "     --cluster N        the chain starting at cluster N\n"
-	      "     --owner N          which file or structure owns cluster N, and its entry\n"
-	      "     --sector N         a hex dump of sector N of the volume\n"
-	      " -J, --json             JSON output\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope dump [options] DEVICE|IMAGE\n\n"
+		"Show the on-disk structures of an exFAT or FAT volume (read-only).\n\n"
+		"Options:\n"
+		" -b, --boot             the boot sector field by field, FSInfo, the backup (default)\n"
+		" -s, --summary          used, free and bad clusters (default)\n"
+		" -t, --tree             the directory tree\n"
+		" -l, --long             the tree with attributes, sizes, clusters, times, locations\n"
+		" -d, --deleted          the tree with deleted entries and whether they can be recovered\n"
+		"     --path PATH        the extents of one file or directory\n"
+		"     --cluster N        the chain starting at cluster N\n"
+		"     --owner N          which file or structure owns cluster N, and its entry\n"
+		"     --sector N         a hex dump of sector N of the volume\n"
+		" -J, --json             JSON output\n"), stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 shown, 2 not an exFAT or FAT volume, 8 operational error, 16 usage.\n\n"
-	      "See fatscope-dump(8).\n", stdout);
+	fputs(_("\nExit status: 0 shown, 2 not an exFAT or FAT volume, 8 operational error, 16 usage.\n\n"
+		"See fatscope-dump(8).\n"), stdout);
 }
 
 enum { OPT_PATH = OPT_CMD_BASE, OPT_CLUSTER, OPT_SECTOR, OPT_OWNER };
@@ -69,7 +69,7 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 		case OPT_PATH: ctl->what |= DUMP_EXTENTS; ctl->path = optarg; break;
 		case OPT_CLUSTER:
 			if (parse_size(optarg, &v) < 0 || v < 2 || v > 0xFFFFFFF6u)
-				return usage_error(&dump_cmd, "invalid cluster '%s'", optarg);
+				return usage_error(&dump_cmd, _("invalid cluster '%s'"), optarg);
 			ctl->what |= DUMP_EXTENTS;
 			ctl->cluster = (uint32_t)v;
 			break;
@@ -81,7 +81,7 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 			break;
 		case OPT_SECTOR:
 			if (parse_size(optarg, &v) < 0)
-				return usage_error(&dump_cmd, "invalid sector '%s'", optarg);
+				return usage_error(&dump_cmd, _("invalid sector '%s'"), optarg);
 			ctl->what |= DUMP_SECTOR;
 			ctl->sector = v;
 			break;
@@ -93,7 +93,7 @@ static int parse_args(struct dump_ctl *ctl, int argc, char **argv)
 	if ((r = check_operands(&dump_cmd, argc, 1, &ctl->sel)))
 		return r;
 	if (ctl->path && ctl->cluster)
-		return usage_error(&dump_cmd, "--path and --cluster are mutually exclusive");
+		return usage_error(&dump_cmd, _("--path and --cluster are mutually exclusive"));
 	if (!ctl->what)
 		ctl->what = DUMP_BOOT | DUMP_SUMMARY;
 	return 0;
@@ -112,7 +112,7 @@ static int dump_path(struct dump_ctl *ctl, const char *path)
 	ctl->main_p = v.main_p;
 	ctl->offset = fsc_dev_offset(v.main_dev ? v.main_dev : v.dev);
 	if (fsc_probe_type(ctl->p) != FSC_TYPE_EXFAT && !fsc_type_is_fat(fsc_probe_type(ctl->p)) && ctl->what != DUMP_SECTOR) {
-		errmsg(path, "not an exFAT or FAT volume (%s); --sector still works", fsc_type_name(fsc_probe_type(ctl->p)));
+		errmsg(path, _("not an exFAT or FAT volume (%s); --sector still works"), fsc_type_name(fsc_probe_type(ctl->p)));
 		code = DUMP_NOTFS;
 	} else {
 		code = dump_volume(ctl);
@@ -135,7 +135,7 @@ static int cmd_dump(int argc, char **argv)
 }
 
 const struct cmd_desc dump_cmd = {
-	.name = "dump", .summary = "show every on-disk structure of a volume (read-only)",
+	.name = "dump", .summary = N_("show every on-disk structure of a volume (read-only)"),
 	.run = cmd_dump, .help = dump_help,
 	.usage = DUMP_USAGE, .operror = DUMP_OPERROR, .too_small = DUMP_NOTFS,
 };

@@ -95,7 +95,7 @@ static void fields(struct dump_ctl *ctl, enum fsc_table t, const uint8_t *s, uin
 		fields_json(ctl, f, n, s, base, title);
 		return;
 	}
-	printf("%s (byte %" PRIu64 "):\n", title, base);
+	printf(_("%s (byte %" PRIu64 "):\n"), title, base);
 	tb = table(cols, 6);
 	/* The values come escaped already (\xhh, backslash too): libsmartcols must not escape them again. */
 	if (tb)
@@ -128,7 +128,7 @@ static void boot_exfat(struct dump_ctl *ctl)
 			   fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_UNREADABLE);
 
 	fields(ctl, FSC_TABLE_EXFAT_BOOT, fsc_probe_sector0(p, NULL), 0,
-	       ctl->json ? "exfat_boot_sector" : "exFAT boot sector");
+	       ctl->json ? "exfat_boot_sector" : _("exFAT boot sector"));
 	if (ctl->json) {
 		if (ex->checksum_known) {
 			json_u64(&ctl->j, "boot_checksum", ex->checksum_stored);
@@ -138,10 +138,10 @@ static void boot_exfat(struct dump_ctl *ctl)
 		return;
 	}
 	if (ex->checksum_known)
-		printf("boot checksum: stored 0x%08x, computed 0x%08x: %s\n", ex->checksum_stored,
-		       ex->checksum_computed, ex->checksum_stored == ex->checksum_computed ? "match" : "MISMATCH");
-	printf("backup boot region (sectors 12-23): %s\n", backup_told ? "see the findings" :
-	       ex->checksum_known ? "identical apart from VolumeFlags and PercentInUse" : "not read");
+		printf(_("boot checksum: stored 0x%08x, computed 0x%08x: %s\n"), ex->checksum_stored,
+		       ex->checksum_computed, ex->checksum_stored == ex->checksum_computed ? _("match") : _("MISMATCH"));
+	printf(_("backup boot region (sectors 12-23): %s\n"), backup_told ? _("see the findings") :
+	       ex->checksum_known ? _("identical apart from VolumeFlags and PercentInUse") : _("not read"));
 }
 
 static void boot_fat(struct dump_ctl *ctl)
@@ -152,17 +152,17 @@ static void boot_fat(struct dump_ctl *ctl)
 
 	fields(ctl, FSC_TABLE_FAT_BPB, fsc_probe_sector0(p, NULL), 0, ctl->json ? "bpb" : "FAT BPB");
 	fields(ctl, b->bpb32 ? FSC_TABLE_FAT32_EBPB : FSC_TABLE_FAT16_EBPB, fsc_probe_sector0(p, NULL), 0,
-	       ctl->json ? "extended_bpb" : b->bpb32 ? "FAT32 extended BPB" : "FAT12/16 extended BPB");
+	       ctl->json ? "extended_bpb" : b->bpb32 ? _("FAT32 extended BPB") : _("FAT12/16 extended BPB"));
 	if (b->bpb32 && b->fsinfo_sector && b->fsinfo_sector < b->reserved &&
 	    fsc_dev_map(ctl->dev, (uint64_t)b->fsinfo_sector * b->bytes_per_sector, 512, &fsi) == 0)
 		fields(ctl, FSC_TABLE_FSINFO, fsi, (uint64_t)b->fsinfo_sector * b->bytes_per_sector,
 		       ctl->json ? "fsinfo" : "FSInfo");
 	if (!ctl->json && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-		printf("backup boot sector (sector %u): %s\n", b->backup_sector,
+		printf(_("backup boot sector (sector %u): %s\n"), b->backup_sector,
 		       fsc_findings_has(fsc_probe_findings(p), FSC_PR_FAT32_BACKUP_DIFFERS) ?
-		       "differs (see the findings)" : "identical apart from the state byte");
+		       _("differs (see the findings)") : _("identical apart from the state byte"));
 	if (!ctl->json)
-		printf("FAT type: %s by the cluster count (%" PRIu64 "), %s by the BPB\n",
+		printf(_("FAT type: %s by the cluster count (%" PRIu64 "), %s by the BPB\n"),
 		       fsc_type_name(b->spec_type), b->clusters, fsc_type_name(b->bpb_type));
 }
 
@@ -201,7 +201,7 @@ static void section_summary(struct dump_ctl *ctl)
 
 	if (r < 0) {
 		if (!ctl->json)
-			printf("allocation: not summarised (%s)\n\n", strerror(-r));
+			printf(_("allocation: not summarised (%s)\n\n"), strerror(-r));
 		return;
 	}
 	if (ctl->json) {
@@ -216,8 +216,8 @@ static void section_summary(struct dump_ctl *ctl)
 		json_close(j, '}');
 		return;
 	}
-	printf("allocation: %" PRIu64 " clusters of %u bytes: %" PRIu64 " used, %" PRIu64 " free, %" PRIu64
-	       " bad; free space in %" PRIu64 " run%s, the largest %" PRIu64 " clusters\n\n", s.clusters,
+	printf(_("allocation: %" PRIu64 " clusters of %u bytes: %" PRIu64 " used, %" PRIu64 " free, %" PRIu64
+		 " bad; free space in %" PRIu64 " run%s, the largest %" PRIu64 " clusters\n\n"), s.clusters,
 	       s.cluster_bytes, s.used, s.free, s.bad, s.free_runs, s.free_runs == 1 ? "" : "s",
 	       s.largest_free_run);
 }
@@ -312,9 +312,9 @@ static int section_tree(struct dump_ctl *ctl)
 	} else {
 		scols_print_table(t.tb);
 		scols_unref_table(t.tb);
-		printf("%" PRIu64 " entries%s", t.entries, ctl->deleted ? "" : "\n\n");
+		printf(_("%" PRIu64 " entries%s"), t.entries, ctl->deleted ? "" : "\n\n");
 		if (ctl->deleted)
-			printf(", %" PRIu64 " deleted\n\n", t.deleted);
+			printf(_(", %" PRIu64 " deleted\n\n"), t.deleted);
 	}
 	free(t.dirs);
 	return r;
@@ -358,7 +358,7 @@ static int lookup_error(struct dump_ctl *ctl, int r)
 
 	if (r == 0)
 		return 0;
-	errmsg(ctl->image, "%s: %s", ctl->path, what);
+	errmsg(ctl->image, "%s: %s", ctl->path, _(what));
 	if (ctl->json)	/* the object says so too: nothing in it may look like success */
 		json_str(&ctl->j, "error", what);
 	return DUMP_OPERROR;
@@ -390,8 +390,8 @@ static int section_extents(struct dump_ctl *ctl)
 		if (!first) {
 			if (!ctl->json) {
 				report_escaped(stdout, f.path);
-				printf(": %s\n\n", f.depth ? "no clusters (empty)" :
-				       "the fixed root directory area, not in clusters");
+				printf(": %s\n\n", f.depth ? _("no clusters (empty)") :
+				       _("the fixed root directory area, not in clusters"));
 			}
 			return 0;
 		}
@@ -405,8 +405,8 @@ static int section_extents(struct dump_ctl *ctl)
 	} else {
 		if (ctl->path)
 			report_escaped(stdout, f.path);
-		printf("%s: first cluster %u, %s\n", ctl->path ? "" : "chain from cluster",
-		       first, nofat ? "contiguous (NoFatChain)" : "FAT chain");
+		printf(_("%s: first cluster %u, %s\n"), ctl->path ? "" : _("chain from cluster"),
+		       first, nofat ? _("contiguous (NoFatChain)") : _("FAT chain"));
 		e.tb = table(cols, 3);
 	}
 	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, broken, sizeof(broken));
@@ -417,9 +417,9 @@ static int section_extents(struct dump_ctl *ctl)
 		json_close(&ctl->j, '}');
 	} else {
 		print_table(e.tb);
-		printf("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n\n", n, n == 1 ? "" : "s", e.runs,
+		printf(_("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n\n"), n, n == 1 ? "" : "s", e.runs,
 		       e.runs == 1 ? "" : "s",
-		       broken[0] ? "; stopped: " : "", broken);
+		       broken[0] ? _("; stopped: ") : "", broken);
 	}
 	return n < 0 ? DUMP_OPERROR : 0;
 }
@@ -432,7 +432,7 @@ static int section_sector(struct dump_ctl *ctl)
 	size_t o = 0;
 
 	if (ctl->sector > (fsc_dev_size(ctl->dev) / ss) || fsc_dev_map(ctl->dev, ctl->sector * ss, ss, &s) < 0) {
-		errmsg(ctl->image, "sector %" PRIu64 " is beyond the end of the volume", ctl->sector);
+		errmsg(ctl->image, _("sector %" PRIu64 " is beyond the end of the volume"), ctl->sector);
 		return DUMP_OPERROR;
 	}
 	for (uint32_t i = 0; i < ss; i += 16) {
@@ -451,7 +451,7 @@ static int section_sector(struct dump_ctl *ctl)
 		json_str(&ctl->j, "hexdump", hex);
 		json_close(&ctl->j, '}');
 	} else {
-		printf("sector %" PRIu64 " (%u bytes at byte %" PRIu64 "):\n%s\n", ctl->sector, ss, ctl->sector * ss, hex);
+		printf(_("sector %" PRIu64 " (%u bytes at byte %" PRIu64 "):\n%s\n"), ctl->sector, ss, ctl->sector * ss, hex);
 	}
 	return 0;
 }
@@ -470,10 +470,11 @@ int dump_volume(struct dump_ctl *ctl)
 		if (ctl->main_p)
 			json_str(&ctl->j, "read_through", type == FSC_TYPE_EXFAT ? "backup boot region" : "backup boot sector");
 	} else {
-		printf("%s: %s, %" PRIu64 " bytes\n", ctl->image, fsc_type_name(type), fsc_dev_size(ctl->dev));
+		printf(_("%s: %s, %" PRIu64 " bytes\n"), ctl->image, fsc_type_name(type), fsc_dev_size(ctl->dev));
 		if (ctl->main_p)
-			printf("sector 0 is destroyed (%s): read through the %s\n", fsc_type_name(fsc_probe_type(ctl->main_p)),
-			       type == FSC_TYPE_EXFAT ? "backup boot region (sectors 12-23)" : "backup boot sector (sector 6)");
+			printf(type == FSC_TYPE_EXFAT ? _("sector 0 is destroyed (%s): read through the backup boot region (sectors 12-23)\n")
+						      : _("sector 0 is destroyed (%s): read through the backup boot sector (sector 6)\n"),
+			       fsc_type_name(fsc_probe_type(ctl->main_p)));
 		putchar('\n');
 	}
 	if (ctl->what & DUMP_BOOT && type != FSC_TYPE_UNKNOWN && (type == FSC_TYPE_EXFAT || fsc_type_is_fat(type))) {
@@ -489,7 +490,7 @@ int dump_volume(struct dump_ctl *ctl)
 	if (ctl->what & DUMP_TREE) {
 		r = section_tree(ctl);
 		if (r < 0) {
-			errmsg(ctl->image, "cannot read the directory tree: %s", strerror(-r));
+			errmsg(ctl->image, _("cannot read the directory tree: %s"), strerror(-r));
 			code = DUMP_OPERROR;
 		}
 	}

@@ -58,18 +58,18 @@ struct x_ctl {
 
 static void extract_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope extract [options] -o DIR DEVICE|IMAGE [PATH...]\n\n"
-	      "Copy files and directories of an exFAT or FAT volume (all of it without PATH) into DIR,\n"
-	      "with their times; the volume is only read.\n\n"
-	      "Options:\n"
-	      " -o, --output DIR       where to write (made if missing; never through a link)\n"
-	      " -d, --deleted          also recover deleted files and directories, as far as they are left\n"
-	      " -f, --force            replace files that exist in DIR (default: refuse them)\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope extract [options] -o DIR DEVICE|IMAGE [PATH...]\n\n"
+		"Copy files and directories of an exFAT or FAT volume (all of it without PATH) into DIR,\n"
+		"with their times; the volume is only read.\n\n"
+		"Options:\n"
+		" -o, --output DIR       where to write (made if missing; never through a link)\n"
+		" -d, --deleted          also recover deleted files and directories, as far as they are left\n"
+		" -f, --force            replace files that exist in DIR (default: refuse them)\n"), stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 all written, 1 deleted files only partly recovered or not at all,\n"
-	      "2 not an exFAT or FAT volume, 4 files with a damaged chain not written, 8 operational\n"
-	      "error (also: no such path, a file that exists), 16 usage.\n\nSee fatscope-extract(8).\n", stdout);
+	fputs(_("\nExit status: 0 all written, 1 deleted files only partly recovered or not at all,\n"
+		"2 not an exFAT or FAT volume, 4 files with a damaged chain not written, 8 operational\n"
+		"error (also: no such path, a file that exists), 16 usage.\n\nSee fatscope-extract(8).\n"), stdout);
 }
 
 static int parse_args(struct x_ctl *ctl, int argc, char **argv)
@@ -94,7 +94,7 @@ static int parse_args(struct x_ctl *ctl, int argc, char **argv)
 	if ((r = check_operands(&extract_cmd, argc, 0, &ctl->sel)))
 		return r;
 	if (!ctl->outdir)
-		return usage_error(&extract_cmd, "no output directory given (-o DIR)");
+		return usage_error(&extract_cmd, _("no output directory given (-o DIR)"));
 	ctl->image = argv[optind];
 	return 0;
 }
@@ -191,7 +191,7 @@ static bool left_out(struct x_ctl *ctl, const struct fsc_dirent *d, struct fsc_f
 	else
 		snprintf(what, sizeof(what), "%s", fsc_recovery_name(st));
 	worse(ctl, EXTRACT_PARTIAL);
-	snprintf(line, sizeof(line), "%s (%s): ", st == FSC_REC_PARTIAL ? "recovered in part" : "not recovered", what);
+	snprintf(line, sizeof(line), "%s (%s): ", st == FSC_REC_PARTIAL ? _("recovered in part") : _("not recovered"), what);
 	say(line, d->path, NULL, NULL);
 	return st != FSC_REC_PARTIAL;
 }
@@ -213,7 +213,7 @@ static int put_file(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, char
 	}
 	fd = host_create(pfd, name, len, ctl->force && !renamed && !d->deleted, renamed || d->deleted);
 	if (fd < 0) {
-		errmsg(ctl->outdir, "%s: %s", name, fd == -EEXIST ? "exists (--force replaces it)" : strerror(-fd));
+		errmsg(ctl->outdir, "%s: %s", name, fd == -EEXIST ? _("exists (--force replaces it)") : strerror(-fd));
 		worse(ctl, EXTRACT_OPERROR);
 		fsc_file_close(f);
 		return 0;
@@ -247,7 +247,7 @@ static void put(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, const ch
 			return;
 		if ((r = host_mkdir(pfd, name)) < 0) {
 			errmsg(ctl->outdir, "%s%s%s: %s", rel, *rel ? "/" : "", name,
-			       r == -ELOOP ? "a symbolic link is in the way" : r == -EEXIST ? "a file is in the way" :
+			       r == -ELOOP ? _("a symbolic link is in the way") : r == -EEXIST ? _("a file is in the way") :
 			       strerror(-r));
 			worse(ctl, EXTRACT_OPERROR);
 			return;
@@ -262,9 +262,9 @@ static void put(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, const ch
 		return;
 	}
 	if (renamed || strcmp(name, d->name) != 0)
-		say("renamed: ", d->path, rel, name);
+		say(_("renamed: "), d->path, rel, name);
 	if (d->deleted && !d->dir)
-		say("recovered (intact): ", d->path, NULL, NULL);
+		say(_("recovered (intact): "), d->path, NULL, NULL);
 }
 
 /* The directory's entries gathered: live ones first, so that they keep their names. */
@@ -330,7 +330,7 @@ static void extract_path(struct x_ctl *ctl, const char *path)
 	r = fsc_walk_dir(ctl->v.dev, ctl->v.p, &top, ctl->deleted ? FSC_WALK_DELETED : 0, take, ctl);
 	flush(ctl);
 	if (r < 0) {
-		errmsg(ctl->image, "%s: cannot read the directory: %s", path, strerror(-r));
+		errmsg(ctl->image, _("%s: cannot read the directory: %s"), path, strerror(-r));
 		worse(ctl, EXTRACT_OPERROR);
 	}
 }
@@ -356,13 +356,13 @@ static int open_outdir(const char *dir)
 	int fd;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		errmsg(dir, "cannot make the output directory: %s", strerror(errno));
+		errmsg(dir, _("cannot make the output directory: %s"), strerror(errno));
 		return -1;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		errmsg(dir, "%s", errno == ELOOP ? "is a symbolic link: give the directory it points to" :
-		       errno == ENOTDIR ? "not a directory" : strerror(errno));
+		errmsg(dir, "%s", errno == ELOOP ? _("is a symbolic link: give the directory it points to") :
+		       errno == ENOTDIR ? _("not a directory") : strerror(errno));
 	return fd;
 }
 
@@ -377,7 +377,7 @@ static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 		return r;
 	}
 	if ((r = fsc_reader_open(ctl->v.dev, ctl->v.p, FSC_READER_CROSSLINKS, &ctl->rd)) < 0) {
-		errmsg(ctl->image, "cannot read the volume: %s", strerror(-r));
+		errmsg(ctl->image, _("cannot read the volume: %s"), strerror(-r));
 		volume_close(&ctl->v);
 		return EXTRACT_OPERROR;
 	}
@@ -393,10 +393,10 @@ static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 			close(ctl->pfd);
 		dir_times(ctl);
 		close(ctl->root);
-		printf("%" PRIu64 " files (%" PRIu64 " bytes) and %" PRIu64 " directories written%s", ctl->files,
+		printf(_("%" PRIu64 " files (%" PRIu64 " bytes) and %" PRIu64 " directories written%s"), ctl->files,
 		       ctl->bytes, ctl->ndirs_made, ctl->recovered ? ", " : "");
 		if (ctl->recovered)
-			printf("%" PRIu64 " of them deleted and recovered", ctl->recovered);
+			printf(_("%" PRIu64 " of them deleted and recovered"), ctl->recovered);
 		putchar('\n');
 	}
 	free(ctl->group);
@@ -417,7 +417,7 @@ static int cmd_extract(int argc, char **argv)
 }
 
 const struct cmd_desc extract_cmd = {
-	.name = "extract", .summary = "copy files of a volume out to a directory (read-only)",
+	.name = "extract", .summary = N_("copy files of a volume out to a directory (read-only)"),
 	.run = cmd_extract, .help = extract_help,
 	.usage = EXTRACT_USAGE, .operror = EXTRACT_OPERROR, .too_small = EXTRACT_NOTFS,
 };

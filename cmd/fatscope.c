@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,20 +98,41 @@ static int help_command(const struct cmd_desc *c)
 
 static void usage(FILE *out)
 {
-	fputs("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
-	      " fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
-	      "\nCommands:\n", out);
+	/* The bash completion reads the command names below "Commands:" with LC_ALL=C. */
+	fputs(_("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
+		" fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
+		"\nCommands:\n"), out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, " %-8s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
-	      "\nSee fatscope(8).\n", out);
+		fprintf(out, " %-8s %s\n", commands[i]->name, _(commands[i]->summary));
+	fputs(_("\nOptions:\n -h, --help     display this help\n -V, --version  display version\n"
+		"\nSee fatscope(8).\n"), out);
+}
+
+/*
+ * The locale of the environment, and the catalogue of the program's
+ * messages (and of the library's, the same domain): in LOCALEDIR, or in
+ * $FATSCOPE_LOCALEDIR when set (tests/cli/i18n.sh runs the build tree's
+ * catalogues through it).
+ */
+static void nls_init(void)
+{
+	setlocale(LC_ALL, "");
+#ifdef ENABLE_NLS
+	const char *dir = getenv("FATSCOPE_LOCALEDIR");
+
+	if (!dir || !*dir)
+		dir = LOCALEDIR;
+	bindtextdomain(PACKAGE, dir);
+	textdomain(PACKAGE);
+	fsc_nls_bind(dir);
+#endif
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd;
 
-	setlocale(LC_ALL, "");
+	nls_init();
 	if (argc >= 1 && is_fsck_helper(argv[0]))
 		return run_command(&fsck_cmd, argc, argv);
 	if (argc < 2) {
@@ -140,6 +162,6 @@ int main(int argc, char **argv)
 			if (strcmp(cmd, commands[i]->name) == 0)
 				return run_command(commands[i], argc - 1, argv + 1);
 	}
-	fprintf(stderr, "fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n", cmd);
+	fprintf(stderr, _("fatscope: unknown command '%s'\nTry 'fatscope --help' for more information.\n"), cmd);
 	return FATSCOPE_USAGE;
 }

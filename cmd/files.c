@@ -43,7 +43,7 @@ int file_copy(const char *image, const char *path, struct fsc_file *f, file_sink
 		off += (uint64_t)n;
 	}
 	if (n < 0) {
-		errmsg(image, "%s: read error at byte %" PRIu64 ": %s", report_escape_buf(esc, sizeof(esc), path),
+		errmsg(image, _("%s: read error at byte %" PRIu64 ": %s"), report_escape_buf(esc, sizeof(esc), path),
 		       off, strerror((int)-n));
 		r = (int)n;
 	}
@@ -57,7 +57,7 @@ void file_recovery_text(const struct fsc_file *f, char *buf, size_t len)
 	enum fsc_recovery st = fsc_file_recovery(f);
 
 	if (st == FSC_REC_PARTIAL)
-		snprintf(buf, len, "partial: %" PRIu64 " of %" PRIu64 " clusters in use again, written as zeros",
+		snprintf(buf, len, _("partial: %" PRIu64 " of %" PRIu64 " clusters in use again, written as zeros"),
 			 reused, all);
 	else
 		snprintf(buf, len, "%s", fsc_recovery_name(st));

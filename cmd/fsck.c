@@ -39,33 +39,33 @@ struct fsck_ctl {
 
 static void fsck_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope fsck [options] DEVICE|IMAGE\n"
-	      " fatscope fsck --explain PROBLEM-ID\n\n"
-	      "Check and repair an exFAT or FAT12/16/32 volume (FAT repair covers part of the checks so far).\n\n"
-	      "Options:\n"
-	      " -n, --no              check only, answer no to every repair (default without a terminal)\n"
-	      " -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
-	      " -y, --yes             repair everything fatscope can repair\n"
-	      "     --dry-run         with -p or -y: print the repair plan, write nothing\n"
-	      "     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
-	      "     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
-	      "     --lost-to DIR     with -y: copy each lost chain to DIR/FILEnnnn.CHK, then free it\n"
-	      "     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
-	      "     --budget SECONDS  stop the check after the pass (or directory) where SECONDS run out:\n"
-	      "                        exit 4, nothing written (default: $FATSCOPE_FSCK_BUDGET, else none)\n"
-	      " -f, --force           check fully even in preen mode on a clean volume\n"
-	      " -v, --verbose         name each pass\n"
-	      " -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
-	      " -J, --json            JSON output\n"
-	      "     --explain ID      print what a problem ID means\n"
-	      " -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope fsck [options] DEVICE|IMAGE\n"
+		" fatscope fsck --explain PROBLEM-ID\n\n"
+		"Check and repair an exFAT or FAT12/16/32 volume (FAT repair covers part of the checks so far).\n\n"
+		"Options:\n"
+		" -n, --no              check only, answer no to every repair (default without a terminal)\n"
+		" -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
+		" -y, --yes             repair everything fatscope can repair\n"
+		"     --dry-run         with -p or -y: print the repair plan, write nothing\n"
+		"     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
+		"     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
+		"     --lost-to DIR     with -y: copy each lost chain to DIR/FILEnnnn.CHK, then free it\n"
+		"     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
+		"     --budget SECONDS  stop the check after the pass (or directory) where SECONDS run out:\n"
+		"                        exit 4, nothing written (default: $FATSCOPE_FSCK_BUDGET, else none)\n"
+		" -f, --force           check fully even in preen mode on a clean volume\n"
+		" -v, --verbose         name each pass\n"
+		" -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
+		" -J, --json            JSON output\n"
+		"     --explain ID      print what a problem ID means\n"
+		" -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n"), stdout);
 	common_options_help(22);
-	fputs("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
-	      "for: y(es), n(o), a(ll), q(uit: write nothing).\n"
-	      "\nExit status (fsck(8), a sum): 0 no errors, 1 errors corrected, 4 errors left\n"
-	      "uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n\n"
-	      "See fatscope-fsck(8).\n", stdout);
+	fputs(_("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
+		"for: y(es), n(o), a(ll), q(uit: write nothing).\n"
+		"\nExit status (fsck(8), a sum): 0 no errors, 1 errors corrected, 4 errors left\n"
+		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n\n"
+		"See fatscope-fsck(8).\n"), stdout);
 }
 
 static int explain(const char *arg)
@@ -82,11 +82,11 @@ static int explain(const char *arg)
 	i = arg[n] ? -1 : fsc_problem_lookup(id);
 
 	if (i < 0)
-		return usage_error(&fsck_cmd, "unknown problem ID '%s'", arg);
+		return usage_error(&fsck_cmd, _("unknown problem ID '%s'"), arg);
 	pi = fsc_problem_info((enum fsc_problem)i);
-	printf("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s%s\n  repair:   %s\n  %s\n", pi->name,
+	printf(_("%s\n  severity: %s\n  message:  %s\n  fix:      %s%s%s\n  repair:   %s\n  %s\n"), pi->name,
 	       fsc_severity_name(pi->severity), pi->message, fsc_fix_name(pi->fix),
-	       pi->preen ? " (safe for -p)" : "", pi->data_loss ? " (may cut file data)" : "", pi->repair,
+	       pi->preen ? _(" (safe for -p)") : "", pi->data_loss ? _(" (may cut file data)") : "", pi->repair,
 	       pi->explanation);
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
@@ -138,7 +138,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 			enum mode m = c == 'n' ? MODE_CHECK : c == 'y' ? MODE_YES : MODE_PREEN;
 
 			if (ctl->mode_given && ctl->mode != m)
-				return usage_error(&fsck_cmd, "-n, -p (-a) and -y exclude one another");
+				return usage_error(&fsck_cmd, _("-n, -p (-a) and -y exclude one another"));
 			ctl->mode = m;
 			ctl->mode_given = true;
 			break;
@@ -155,7 +155,7 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		case OPT_LOST_TO: ctl->lost_to = optarg; ctl->free_lost = true; break;
 		case OPT_LOST:
 			if (strcmp(optarg, "free") && strcmp(optarg, "keep"))
-				return usage_error(&fsck_cmd, "invalid --lost '%s' (keep or free)", optarg);
+				return usage_error(&fsck_cmd, _("invalid --lost '%s' (keep or free)"), optarg);
 			ctl->free_lost = strcmp(optarg, "free") == 0;
 			break;
 		case 'f': ctl->force = true; break;
@@ -163,13 +163,13 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		case 'J': ctl->json = true; break;
 		case 'C':
 			if (parse_uint(optarg, 1023, &v) < 0)
-				return usage_error(&fsck_cmd, "invalid progress descriptor '%s'", optarg);
+				return usage_error(&fsck_cmd, _("invalid progress descriptor '%s'"), optarg);
 			ctl->progress_fd = (int)v;
 			break;
 		case OPT_EXPLAIN: ctl->explain = optarg; break;
 		case OPT_BUDGET:
 			if (parse_budget(optarg, &ctl->budget) < 0)
-				return usage_error(&fsck_cmd, "invalid --budget '%s' (seconds, 0 or more)", optarg);
+				return usage_error(&fsck_cmd, _("invalid --budget '%s' (seconds, 0 or more)"), optarg);
 			break;
 		default:
 			if ((r = common_option(&fsck_cmd, c, optarg, &ctl->sel)))
@@ -180,14 +180,14 @@ static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
 		return 0;
 	if (ctl->budget < 0 && getenv("FATSCOPE_FSCK_BUDGET") && *getenv("FATSCOPE_FSCK_BUDGET") &&
 	    parse_budget(getenv("FATSCOPE_FSCK_BUDGET"), &ctl->budget) < 0)
-		return usage_error(&fsck_cmd, "invalid FATSCOPE_FSCK_BUDGET '%s' (seconds, 0 or more)",
+		return usage_error(&fsck_cmd, _("invalid FATSCOPE_FSCK_BUDGET '%s' (seconds, 0 or more)"),
 				   getenv("FATSCOPE_FSCK_BUDGET"));
 	if ((r = check_operands(&fsck_cmd, argc, 1, &ctl->sel)))
 		return r;
 	if (!ctl->mode_given && isatty(STDIN_FILENO) && !ctl->json)
 		ctl->mode = MODE_ASK;
 	if ((ctl->dry_run || ctl->undo) && ctl->mode == MODE_CHECK)
-		return usage_error(&fsck_cmd, "--dry-run and --undo need -p, -y or a terminal to ask on");
+		return usage_error(&fsck_cmd, _("--dry-run and --undo need -p, -y or a terminal to ask on"));
 	return 0;
 }
 
@@ -218,11 +218,11 @@ static void incomplete_text(const struct fsck_ctl *ctl, const char *prefix, cons
 	char passes[40];
 
 	if (s->incomplete < s->npasses)
-		snprintf(passes, sizeof(passes), "passes %d-%d", s->incomplete, s->npasses);
+		snprintf(passes, sizeof(passes), _("passes %d-%d"), s->incomplete, s->npasses);
 	else
-		snprintf(passes, sizeof(passes), "pass %d", s->incomplete);
-	printf("%sbudget of %g s ran out: %s of %d not checked%s; not known to be clean\n", prefix, ctl->budget,
-	       passes, s->npasses, s->incomplete_partly ? " (the first of them in part, up to a directory)" : "");
+		snprintf(passes, sizeof(passes), _("pass %d"), s->incomplete);
+	printf(_("%sbudget of %g s ran out: %s of %d not checked%s; not known to be clean\n"), prefix, ctl->budget,
+	       passes, s->npasses, s->incomplete_partly ? _(" (the first of them in part, up to a directory)") : "");
 }
 
 /* The summary line; before: it is the check's from before a repair. */
@@ -230,15 +230,16 @@ static void summary_text(const char *path, const struct fsc_check_summary *s, bo
 {
 	uint64_t objects = s->files + s->dirs + 1;
 
-	printf("%s: %s%llu file%s, %llu director%s, %llu/%llu clusters used (%.1f%% non-contiguous)",
-	       path, before ? "before the repair: " : "", (unsigned long long)s->files, s->files == 1 ? "" : "s",
-	       (unsigned long long)s->dirs, s->dirs == 1 ? "y" : "ies",
+	printf("%s: %s", path, before ? _("before the repair: ") : "");
+	printf(P_("%llu file, ", "%llu files, ", s->files), (unsigned long long)s->files);
+	printf(P_("%llu directory, ", "%llu directories, ", s->dirs), (unsigned long long)s->dirs);
+	printf(_("%llu/%llu clusters used (%.1f%% non-contiguous)"),
 	       (unsigned long long)s->clusters_marked, (unsigned long long)s->clusters_total,
 	       100.0 * (double)s->fragmented / (double)objects);
 	/* -p reads each directory to its end marker: the rest is a full check's (-n, -y). */
 	if (s->dirs_to_end_marker)
-		printf(", %llu director%s read to the end marker only", (unsigned long long)s->dirs_to_end_marker,
-		       s->dirs_to_end_marker == 1 ? "y" : "ies");
+		printf(P_(", %llu directory read to the end marker only", ", %llu directories read to the end marker only",
+			  s->dirs_to_end_marker), (unsigned long long)s->dirs_to_end_marker);
 	putchar('\n');
 }
 
@@ -293,7 +294,7 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 	for (size_t i = 0; list && i < fs->n; i++)
 		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &fs->v[i]);
 	if (s->suppressed)
-		printf("%s%llu more findings of the same kinds not listed\n", prefix,
+		printf(_("%s%llu more findings of the same kinds not listed\n"), prefix,
 		       (unsigned long long)s->suppressed);
 	summary_text(path, s, before);
 	if (s->incomplete) {
@@ -307,12 +308,13 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 		for (size_t i = 0; i < fs->n; i++)
 			warn += fsc_problem_info(fs->v[i].id)->severity == FSC_SEV_WARN;
 		if (warn)
-			printf("%sno errors; %zu warning%s (advisory: the volume is usable as it is)\n", prefix,
-			       warn, warn == 1 ? "" : "s");
+			printf(P_("%sno errors; %zu warning (advisory: the volume is usable as it is)\n",
+				  "%sno errors; %zu warnings (advisory: the volume is usable as it is)\n", warn),
+			       prefix, warn);
 		return;
 	}
-	printf("%s%u problem%s left uncorrected%s\n", prefix, left, left == 1 ? "" : "s",
-	       ctl->mode == MODE_CHECK ? " (checked read-only)" : "");
+	printf(P_("%s%u problem left uncorrected%s\n", "%s%u problems left uncorrected%s\n", left), prefix, left,
+	       ctl->mode == MODE_CHECK ? _(" (checked read-only)") : "");
 }
 
 /* The check's options: threads, progress. */
@@ -364,13 +366,13 @@ static int lost_out(void *ctx, unsigned chain, uint64_t off, const void *buf, si
 	if (off == 0) {
 		if (a->fd >= 0 && (fsync(a->fd) < 0 || close(a->fd) < 0)) {
 			a->fd = -1;
-			errmsg(a->lost_to, "cannot write FILE%04u.CHK: %s", chain - 1, strerror(errno));
+			errmsg(a->lost_to, _("cannot write FILE%04u.CHK: %s"), chain - 1, strerror(errno));
 			return -1;
 		}
 		snprintf(name, sizeof(name), "FILE%04u.CHK", chain);
 		a->fd = openat(a->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (a->fd < 0) {
-			errmsg(a->lost_to, "cannot create %s: %s", name, strerror(errno));
+			errmsg(a->lost_to, _("cannot create %s: %s"), name, strerror(errno));
 			return -1;
 		}
 		a->files++;
@@ -381,7 +383,7 @@ static int lost_out(void *ctx, unsigned chain, uint64_t off, const void *buf, si
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			errmsg(a->lost_to, "cannot write FILE%04u.CHK: %s", chain, w < 0 ? strerror(errno) : "no space");
+			errmsg(a->lost_to, _("cannot write FILE%04u.CHK: %s"), chain, w < 0 ? strerror(errno) : _("no space"));
 			return -1;
 		}
 		p += w;
@@ -404,7 +406,7 @@ static int lost_out_close(struct asker *a)
 		close(a->dirfd);
 	a->fd = a->dirfd = -1;
 	if (bad)
-		errmsg(a->lost_to, "cannot make the saved lost chains durable: %s", strerror(bad));
+		errmsg(a->lost_to, _("cannot make the saved lost chains durable: %s"), strerror(bad));
 	return bad ? -1 : 0;
 }
 
@@ -419,9 +421,10 @@ static bool ask_fix(void *ctx, const struct fsc_finding *f)
 		return a->all;
 	report_finding_line(stderr, "", f);
 	/* what the fix does (the plan's edits come from it), and whether file data may be cut */
-	fprintf(stderr, "  fix: %s%s\n", pi->repair, pi->data_loss ? " (may cut file data)" : "");
+	fprintf(stderr, _("  fix: %s%s\n"), pi->repair, pi->data_loss ? _(" (may cut file data)") : "");
 	for (;;) {
-		fputs("Fix? [y/n/a/q] ", stderr);
+		/* TRANSLATORS: the answers read are y, n, a and q, in any language. */
+		fputs(_("Fix? [y/n/a/q] "), stderr);
 		fflush(stderr);
 		if (!fgets(line, sizeof(line), stdin)) {
 			a->quit = true;
@@ -446,7 +449,7 @@ static void repair_findings(const struct fsck_ctl *ctl, const char *path, const 
 	*fixed = 0;
 	for (size_t i = 0; i < fs->n; i++) {
 		snprintf(prefix, sizeof(prefix), "%s%s%-6s", ctl->mode == MODE_PREEN ? path : "",
-			 ctl->mode == MODE_PREEN ? ": " : "", fs->v[i].planned ? "fixed" : "left");
+			 ctl->mode == MODE_PREEN ? ": " : "", fs->v[i].planned ? _("fixed") : _("left"));
 		*fixed += fs->v[i].planned;
 		if (!ctl->json)
 			report_finding_line(stdout, prefix, &fs->v[i]);
@@ -471,10 +474,10 @@ static int left_findings(const struct fsc_findings *before, struct fsc_findings 
 static void print_written(const struct fsck_ctl *ctl, const char *path, const struct fsc_plan *plan, size_t fixed,
 			  const char *how, const char *end)
 {
-	printf("%s: %zu problem%s fixed, %zu change%s written%s", path, fixed, fixed == 1 ? "" : "s",
-	       fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s", how);
+	printf(P_("%s: %zu problem fixed, ", "%s: %zu problems fixed, ", fixed), path, fixed);
+	printf(P_("%zu change written%s", "%zu changes written%s", fsc_plan_count(plan)), fsc_plan_count(plan), how);
 	if (ctl->undo)
-		printf("; undo with: fatscope undo %s %s", ctl->undo, path);
+		printf(_("; undo with: fatscope undo %s %s"), ctl->undo, path);
 	fputs(end, stdout);
 }
 
@@ -492,7 +495,7 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 	int code;
 
 	if (left_findings(before, &left_fs) < 0) {
-		errmsg(path, "out of memory");
+		errmsg(path, _("out of memory"));
 		return FSCK_OPERROR;
 	}
 	code = FSCK_CORRECTED | ledger_code(&left_fs, &left);
@@ -502,7 +505,7 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 		report_json(path, fsc_probe_volume(dev, &now) == 0 ? now : p, &left_fs, s, true, code, &rj);
 		fsc_probe_free(now);
 	} else {
-		print_written(ctl, path, plan, fixed, " and read back", "\n");
+		print_written(ctl, path, plan, fixed, _(" and read back"), "\n");
 		report_text(ctl, path, &left_fs, s, code & ~FSCK_CORRECTED, left, false, true);
 	}
 	free(left_fs.v);
@@ -520,14 +523,14 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	struct fsc_findings fs = { 0 };
 	struct fsc_probe *p2 = NULL;
 	unsigned left;
-	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, "repair");
+	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, N_("repair"));
 
 	if (code)
 		return code;
 	if (!ctl->recheck)
 		return repair_report(ctl, path, dev, p0, plan, before, s0, fixed);
 	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
-		errmsg(path, "cannot check the volume again after the repair");
+		errmsg(path, _("cannot check the volume again after the repair"));
 		fsc_probe_free(p2);
 		fsc_findings_free(&fs);
 		return FSCK_OPERROR;
@@ -536,7 +539,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	if (ctl->json) {
 		report_json(path, p2, &fs, &s, true, code, &rj);
 	} else {
-		print_written(ctl, path, plan, fixed, "", "\nChecked again:\n");
+		print_written(ctl, path, plan, fixed, "", _("\nChecked again:\n"));
 		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true, false);
 	}
 	fsc_probe_free(p2);
@@ -568,7 +571,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	if (ctl->lost_to && !ctl->dry_run) {
 		a.dirfd = open(ctl->lost_to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (a.dirfd < 0) {
-			errmsg(ctl->lost_to, "cannot open the --lost-to directory: %s", strerror(errno));
+			errmsg(ctl->lost_to, _("cannot open the --lost-to directory: %s"), strerror(errno));
 			fsc_plan_free(plan);
 			return FSCK_OPERROR;
 		}
@@ -581,13 +584,13 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	if (a.dirfd >= 0 && lost_out_close(&a) < 0 && r >= 0)
 		r = -ECANCELED;
 	if (r == -ECANCELED) {
-		errmsg(path, "lost clusters could not be saved to %s: nothing written", ctl->lost_to);
+		errmsg(path, _("lost clusters could not be saved to %s: nothing written"), ctl->lost_to);
 		code = FSCK_OPERROR;
 	} else if (r < 0) {
-		errmsg(path, "check failed: %s", strerror(-r));
+		errmsg(path, _("check failed: %s"), strerror(-r));
 		code = FSCK_OPERROR;
 	} else if (a.quit) {
-		printf("%s: cancelled, nothing written\n", path);
+		printf(_("%s: cancelled, nothing written\n"), path);
 		code = FSCK_CANCELLED;
 	} else if (repair_findings(ctl, path, &fs, &fixed), fsc_plan_count(plan) == 0 || ctl->dry_run) {
 		code = budget_code(&s, ledger_code(&fs, &left));
@@ -596,8 +599,9 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 		else
 			report_text(ctl, path, &fs, &s, code, left, false, false);
 		if (ctl->dry_run && fsc_plan_count(plan) && !ctl->json) {
-			printf("%s: %zu change%s planned, nothing written (--dry-run):\n", path, fsc_plan_count(plan),
-			       fsc_plan_count(plan) == 1 ? "" : "s");
+			printf(P_("%s: %zu change planned, nothing written (--dry-run):\n",
+				  "%s: %zu changes planned, nothing written (--dry-run):\n", fsc_plan_count(plan)),
+			       path, fsc_plan_count(plan));
 			report_plan(stdout, plan);
 		}
 	} else {
@@ -618,17 +622,17 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	int r, code;
 
 	if (ctl->verbose && !ctl->json && fsc_type_is_fat(fsc_probe_volume_type(p)))
-		fprintf(stderr, "Pass 1: boot sector\nPass 2: FAT copies\n"
-			"Pass 3: directory tree\nPass 4: allocation against the FAT, FSInfo\n");
+		fputs(_("Pass 1: boot sector\nPass 2: FAT copies\n"
+			"Pass 3: directory tree\nPass 4: allocation against the FAT, FSInfo\n"), stderr);
 	else if (ctl->verbose && !ctl->json)
-		fprintf(stderr, "Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
-			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n");
+		fputs(_("Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
+			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n"), stderr);
 	if (preen_skip(ctl, p)) {
 		code = ledger_code(fsc_probe_findings(p), &left);
 		if (ctl->json)
 			report_json(path, p, fsc_probe_findings(p), &s, false, code, NULL);
 		else
-			printf("%s: clean (not marked dirty; -f checks fully)\n", path);
+			printf(_("%s: clean (not marked dirty; -f checks fully)\n"), path);
 		return code;
 	}
 	if (ctl->mode != MODE_CHECK)
@@ -638,7 +642,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	progress_done(&pr);
 	if (r < 0) {
 		fsc_findings_free(&fs);
-		errmsg(path, "check failed: %s", strerror(-r));
+		errmsg(path, _("check failed: %s"), strerror(-r));
 		return FSCK_OPERROR;
 	}
 	code = budget_code(&s, ledger_code(&fs, &left));
@@ -682,7 +686,7 @@ static int fsck_path(struct fsck_ctl *ctl, const char *path)
 	    fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN) {
 		code = check_volume(ctl, path, v.dev, p);
 	} else {
-		errmsg(path, "not an exFAT or FAT volume (%s); see fatscope probe", fsc_type_name(fsc_probe_type(p)));
+		errmsg(path, _("not an exFAT or FAT volume (%s); see fatscope probe"), fsc_type_name(fsc_probe_type(p)));
 		code = json_refusal(ctl, path, p, "not an exFAT or FAT volume");
 	}
 	volume_close(&v);
@@ -705,7 +709,7 @@ static int cmd_fsck(int argc, char **argv)
 
 /* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
 const struct cmd_desc fsck_cmd = {
-	.name = "fsck", .summary = "check and repair exFAT and FAT volumes (fsck(8) options and exit codes)",
+	.name = "fsck", .summary = N_("check and repair exFAT and FAT volumes (fsck(8) options and exit codes)"),
 	.run = cmd_fsck, .help = fsck_help,
 	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
 };

@@ -32,20 +32,20 @@ struct label_ctl {
 
 static void label_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope label [options] DEVICE|IMAGE [NEW-LABEL]\n\n"
-	      "Show or change the volume label, the serial and the exFAT volume GUID.\n\n"
-	      "Options:\n"
-	      " -s, --serial=SERIAL    set the serial: XXXX-XXXX, 8 hex digits, or 'random'\n"
-	      " -g, --guid=GUID        set the exFAT volume GUID: a UUID, 'random' or 'time'\n"
-	      "     --dry-run          print the bytes that would change, write nothing\n"
-	      "     --undo FILE        keep every overwritten byte in FILE (see fatscope undo)\n"
-	      " -J, --json             JSON output\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope label [options] DEVICE|IMAGE [NEW-LABEL]\n\n"
+		"Show or change the volume label, the serial and the exFAT volume GUID.\n\n"
+		"Options:\n"
+		" -s, --serial=SERIAL    set the serial: XXXX-XXXX, 8 hex digits, or 'random'\n"
+		" -g, --guid=GUID        set the exFAT volume GUID: a UUID, 'random' or 'time'\n"
+		"     --dry-run          print the bytes that would change, write nothing\n"
+		"     --undo FILE        keep every overwritten byte in FILE (see fatscope undo)\n"
+		" -J, --json             JSON output\n"), stdout);
 	common_options_help(23);
-	fputs("\nAn empty NEW-LABEL (\"\") removes the label.\n"
-	      "Exit status: 0 done, 1 invalid new value, 2 not an exFAT or FAT volume,\n"
-	      "4 the structures to change are damaged (run fsck), 8 operational error, 16 usage.\n\n"
-	      "See fatscope-label(8).\n", stdout);
+	fputs(_("\nAn empty NEW-LABEL (\"\") removes the label.\n"
+		"Exit status: 0 done, 1 invalid new value, 2 not an exFAT or FAT volume,\n"
+		"4 the structures to change are damaged (run fsck), 8 operational error, 16 usage.\n\n"
+		"See fatscope-label(8).\n"), stdout);
 }
 
 static int parse_serial(const char *s, uint32_t *out)
@@ -104,12 +104,12 @@ static int parse_args(struct label_ctl *ctl, int argc, char **argv)
 		switch (c) {
 		case 's':
 			if (parse_serial(optarg, &ctl->serial) < 0)
-				return usage_error(&label_cmd, "invalid serial '%s' (XXXX-XXXX, 8 hex digits or random)", optarg);
+				return usage_error(&label_cmd, _("invalid serial '%s' (XXXX-XXXX, 8 hex digits or random)"), optarg);
 			ctl->set_serial = true;
 			break;
 		case 'g':
 			if (parse_guid(optarg, ctl->guid) < 0)
-				return usage_error(&label_cmd, "invalid GUID '%s' (a UUID, random or time)", optarg);
+				return usage_error(&label_cmd, _("invalid GUID '%s' (a UUID, random or time)"), optarg);
 			ctl->set_guid = true;
 			break;
 		case 'J': ctl->json = true; break;
@@ -158,26 +158,27 @@ static void show(const struct label_ctl *ctl, const char *path, const struct fsc
 	}
 	/* labels are bytes from the disk: control bytes and invalid UTF-8 escaped */
 	if (ids->has_label)
-		printf("label:       %s  (blkid: LABEL=\"%s\")\n", report_escape_buf(esc, sizeof(esc), ids->label),
+		printf(_("label:       %s  (blkid: LABEL=\"%s\")\n"), report_escape_buf(esc, sizeof(esc), ids->label),
 		       esc);
 	else
-		printf("label:       none  (blkid: no LABEL)\n");
+		printf(_("label:       none  (blkid: no LABEL)\n"));
 	if (fat)
-		printf("boot label:  %s  (%s)\n",
-		       ids->has_boot_label ? report_escape_buf(esc, sizeof(esc), ids->boot_label) : "none",
-		       ids->has_boot_label ? "blkid: LABEL_FATBOOT; Windows shows the root label" : "BS_VolLab is NO NAME or absent");
+		printf(_("boot label:  %s  (%s)\n"),
+		       ids->has_boot_label ? report_escape_buf(esc, sizeof(esc), ids->boot_label) : _("none"),
+		       ids->has_boot_label ? _("blkid: LABEL_FATBOOT; Windows shows the root label") : _("BS_VolLab is NO NAME or absent"));
 	if (ids->has_serial)
-		printf("serial:      %s  (blkid: UUID=\"%s\")\n", ids->serial_text, ids->serial_text);
+		printf(_("serial:      %s  (blkid: UUID=\"%s\")\n"), ids->serial_text, ids->serial_text);
 	else
-		printf("serial:      none  (blkid: no UUID)\n");
+		printf(_("serial:      none  (blkid: no UUID)\n"));
 	if (!fat)
-		printf("volume GUID: %s  (blkid does not show it)\n", ids->has_guid ? g : "none");
+		printf(_("volume GUID: %s  (blkid does not show it)\n"), ids->has_guid ? g : _("none"));
 }
 
 static void print_plan(const char *path, const struct fsc_plan *plan)
 {
-	printf("%s: %zu change%s planned, nothing written (--dry-run):\n", path, fsc_plan_count(plan),
-	       fsc_plan_count(plan) == 1 ? "" : "s");
+	printf(P_("%s: %zu change planned, nothing written (--dry-run):\n",
+		  "%s: %zu changes planned, nothing written (--dry-run):\n", fsc_plan_count(plan)),
+	       path, fsc_plan_count(plan));
 	report_plan(stdout, plan);
 }
 
@@ -204,7 +205,7 @@ static int plan_changes(const struct label_ctl *ctl, const char *path, struct fs
 		return r == -EUCLEAN ? LABEL_DAMAGED : LABEL_OPERROR;
 	}
 	if (r < 0) {
-		errmsg(path, "cannot plan the change: %s", strerror(-r));
+		errmsg(path, _("cannot plan the change: %s"), strerror(-r));
 		return LABEL_OPERROR;
 	}
 	return 0;
@@ -213,21 +214,21 @@ static int plan_changes(const struct label_ctl *ctl, const char *path, struct fs
 /* Apply the plan and read the volume back. */
 static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_plan *plan)
 {
-	int r = volume_apply(&label_cmd, path, dev, plan, ctl->undo, "change");
+	int r = volume_apply(&label_cmd, path, dev, plan, ctl->undo, N_("change"));
 	struct fsc_probe *p2;
 	struct fsc_ids ids;
 
 	if (r)
 		return r;
 	if (fsc_probe_volume(dev, &p2) < 0) {
-		errmsg(path, "cannot read the volume back");
+		errmsg(path, _("cannot read the volume back"));
 		return LABEL_OPERROR;
 	}
 	fsc_ids_read(dev, p2, &ids);
 	if ((ctl->set_serial && ids.serial != ctl->serial) || (ctl->set_guid && memcmp(ids.guid, ctl->guid, 16)) ||
 	    (ctl->new_label && strcasecmp(ids.has_label ? ids.label : "", ctl->new_label) != 0) ||
 	    fsc_findings_has(fsc_probe_findings(p2), FSC_PR_EXFAT_BOOT_CHECKSUM)) {
-		errmsg(path, "the change did not read back as written");
+		errmsg(path, _("the change did not read back as written"));
 		fsc_probe_free(p2);
 		return LABEL_OPERROR;
 	}
@@ -238,9 +239,10 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 			snprintf(where, sizeof(where), "--partition %d ", ctl->sel.partition);
 		else if (ctl->sel.has_offset)
 			snprintf(where, sizeof(where), "--offset %llu ", (unsigned long long)ctl->sel.offset);
-		printf("%s: %zu change%s written", path, fsc_plan_count(plan), fsc_plan_count(plan) == 1 ? "" : "s");
+		printf(P_("%s: %zu change written", "%s: %zu changes written", fsc_plan_count(plan)), path,
+		       fsc_plan_count(plan));
 		if (ctl->undo)
-			printf("; undo with: fatscope undo %s%s %s", where, ctl->undo, path);
+			printf(_("; undo with: fatscope undo %s%s %s"), where, ctl->undo, path);
 		putchar('\n');
 	}
 	show(ctl, path, p2, &ids);
@@ -263,7 +265,7 @@ static int label_path(struct label_ctl *ctl, const char *path)
 	dev = v.dev;
 	p = v.p;
 	if (fsc_ids_read(dev, p, &ids) < 0) {
-		errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(fsc_probe_type(p)));
+		errmsg(path, _("not an exFAT or FAT volume (%s)"), fsc_type_name(fsc_probe_type(p)));
 		code = LABEL_NOTFS;
 	} else if (!change) {
 		show(ctl, path, p, &ids);
@@ -271,7 +273,7 @@ static int label_path(struct label_ctl *ctl, const char *path)
 		code = LABEL_OPERROR;
 	} else if (!(code = plan_changes(ctl, path, dev, p, plan))) {
 		if (fsc_plan_count(plan) == 0)
-			printf("%s: nothing to change\n", path);
+			printf(_("%s: nothing to change\n"), path);
 		else if (ctl->dry_run)
 			print_plan(path, plan);
 		else
@@ -293,7 +295,7 @@ static int cmd_label(int argc, char **argv)
 }
 
 const struct cmd_desc label_cmd = {
-	.name = "label", .summary = "show or change the label, serial and volume GUID",
+	.name = "label", .summary = N_("show or change the label, serial and volume GUID"),
 	.run = cmd_label, .help = label_help,
 	.usage = LABEL_USAGE, .operror = LABEL_OPERROR, .too_small = LABEL_NOTFS,
 };

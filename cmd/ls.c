@@ -39,18 +39,18 @@ struct ls_ctl {
 
 static void ls_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope ls [options] DEVICE|IMAGE [PATH]\n\n"
-	      "List a directory (or a file) of an exFAT or FAT volume, as ls(1) does (read-only).\n\n"
-	      "Options:\n"
-	      " -l, --long             attributes, size, first cluster and modification time\n"
-	      " -a, --all              also hidden entries (Hidden attribute, a leading dot)\n"
-	      " -R, --recursive        every directory below, each under its path\n"
-	      " -d, --deleted          also deleted entries, with how much of each is left\n"
-	      " -J, --json             JSON output\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope ls [options] DEVICE|IMAGE [PATH]\n\n"
+		"List a directory (or a file) of an exFAT or FAT volume, as ls(1) does (read-only).\n\n"
+		"Options:\n"
+		" -l, --long             attributes, size, first cluster and modification time\n"
+		" -a, --all              also hidden entries (Hidden attribute, a leading dot)\n"
+		" -R, --recursive        every directory below, each under its path\n"
+		" -d, --deleted          also deleted entries, with how much of each is left\n"
+		" -J, --json             JSON output\n"), stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 listed, 2 not an exFAT or FAT volume, 8 operational error (also: no such\n"
-	      "path), 16 usage.\n\nSee fatscope-ls(8).\n", stdout);
+	fputs(_("\nExit status: 0 listed, 2 not an exFAT or FAT volume, 8 operational error (also: no such\n"
+		"path), 16 usage.\n\nSee fatscope-ls(8).\n"), stdout);
 }
 
 static int parse_args(struct ls_ctl *ctl, int argc, char **argv)
@@ -169,7 +169,7 @@ static void print_line(const struct ls_ctl *ctl, const struct fsc_dirent *d, con
 	}
 	report_escaped(stdout, name);
 	if (!ctl->longlist && d->deleted)
-		printf("  (deleted, %s)", fsc_recovery_name(d->recovery));
+		printf(_("  (deleted, %s)"), fsc_recovery_name(d->recovery));
 	putchar('\n');
 }
 
@@ -253,7 +253,7 @@ static int ls_volume(struct ls_ctl *ctl)
 				   &top, buf, sizeof(buf)))) {
 		r = list(ctl, &v, &top);
 		if (r < 0) {
-			errmsg(ctl->image, "cannot read the directory: %s", strerror(-r));
+			errmsg(ctl->image, _("cannot read the directory: %s"), strerror(-r));
 			code = LS_OPERROR;
 		} else if (ctl->json) {
 			print_json(ctl, &v, &top);
@@ -280,7 +280,7 @@ static int cmd_ls(int argc, char **argv)
 }
 
 const struct cmd_desc ls_cmd = {
-	.name = "ls", .summary = "list a directory of a volume, as ls(1) does (read-only)",
+	.name = "ls", .summary = N_("list a directory of a volume, as ls(1) does (read-only)"),
 	.run = cmd_ls, .help = ls_help,
 	.usage = LS_USAGE, .operror = LS_OPERROR, .too_small = LS_NOTFS,
 };

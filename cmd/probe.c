@@ -19,17 +19,18 @@
 
 static void probe_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope probe [options] DEVICE|IMAGE...\n\n"
-	      "Identify the volume and predict what each Linux-era driver does with it.\n\n"
-	      "Options:\n"
-	      " -J, --json              JSON output\n"
-	      " -o, --output COLUMNS    print only the driver table, with these columns\n"
-	      " -n, --noheadings        print only the driver table, without headings\n"
-	      " -r, --raw               print only the driver table, raw\n"
-	      " -s, --summary           print one line a volume: type, label, verdict, drivers at risk\n"
-	      "     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope probe [options] DEVICE|IMAGE...\n\n"
+		"Identify the volume and predict what each Linux-era driver does with it.\n\n"
+		"Options:\n"
+		" -J, --json              JSON output\n"
+		" -o, --output COLUMNS    print only the driver table, with these columns\n"
+		" -n, --noheadings        print only the driver table, without headings\n"
+		" -r, --raw               print only the driver table, raw\n"
+		" -s, --summary           print one line a volume: type, label, verdict, drivers at risk\n"
+		"     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n"), stdout);
 	common_options_help(24);
+	/* The names of -o and the driver IDs: never translated. */
 	fputs("\nColumns: VOLUME TYPE LABEL VERDICT AT-RISK RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING\n"
 	      "         CURRENT VERSIONS (report: DRIVER,ACTION,AS,ERRNO,WHY; table only:\n"
 	      "         VOLUME,TYPE,DRIVER,ACTION,AS,ERRNO,RISK; -s: VOLUME,TYPE,LABEL,VERDICT,AT-RISK)\n\n"
@@ -37,8 +38,8 @@ static void probe_help(void)
 	for (size_t i = 0; i < fsc_driver_count(); i++)
 		printf(" %-17s %s (%s)\n", fsc_driver_at(i)->id, fsc_driver_at(i)->name,
 		       fsc_driver_at(i)->versions);
-	fputs("\nExit status: 0 no driver at risk, 1 a driver at risk, 2 not an exFAT/FAT volume,\n"
-	      "8 operational error, 16 usage error.\n\nSee fatscope-probe(8).\n", stdout);
+	fputs(_("\nExit status: 0 no driver at risk, 1 a driver at risk, 2 not an exFAT/FAT volume,\n"
+		"8 operational error, 16 usage error.\n\nSee fatscope-probe(8).\n"), stdout);
 }
 
 static int parse_drivers(struct probe_ctl *ctl, const char *arg)
@@ -59,7 +60,7 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 		} else if (i >= 0) {
 			ctl->drv_sel[i] = true;
 		} else {
-			usage_error(&probe_cmd, "unknown driver '%s'", t);
+			usage_error(&probe_cmd, _("unknown driver '%s'"), t);
 			free(dup);
 			return -1;
 		}
@@ -88,7 +89,7 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 		case 'r': ctl->raw = true; break;
 		case 'o':
 			if (probe_parse_columns(ctl, optarg) < 0)
-				return usage_error(&probe_cmd, "unknown column in '%s'", optarg);
+				return usage_error(&probe_cmd, _("unknown column in '%s'"), optarg);
 			break;
 		case OPT_DRIVERS:
 			if (parse_drivers(ctl, optarg) < 0)
@@ -102,7 +103,7 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 	if ((r = check_operands(&probe_cmd, argc, 0, &ctl->sel)))
 		return r;
 	if (ctl->summary && (ctl->json || ctl->ncols))
-		return usage_error(&probe_cmd, "--summary has its own columns: not with --json or --output");
+		return usage_error(&probe_cmd, _("--summary has its own columns: not with --json or --output"));
 	ctl->table_mode = !ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings || ctl->summary);
 	return 0;
 }
@@ -143,14 +144,14 @@ static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *d
 	int n = fsc_partitions(dev, &parts), sub = -1;
 
 	if (n < 0) {
-		errmsg(path, "cannot read the partition table: %s", strerror(-n));
+		errmsg(path, _("cannot read the partition table: %s"), strerror(-n));
 		return PROBE_OPERROR;
 	}
 	for (int i = 0; i < n; i++) {
 		int c;
 
 		if (fsc_dev_set_window(dev, parts[i].offset, parts[i].size) < 0) {
-			errmsg(path, "partition %d lies beyond the end of the image", parts[i].partno);
+			errmsg(path, _("partition %d lies beyond the end of the image"), parts[i].partno);
 			c = PROBE_OPERROR;
 		} else {
 			c = probe_window(ctl, path, dev, &parts[i]);
@@ -212,7 +213,7 @@ static int cmd_probe(int argc, char **argv)
 }
 
 const struct cmd_desc probe_cmd = {
-	.name = "probe", .summary = "identify volumes and predict what each driver does with them",
+	.name = "probe", .summary = N_("identify volumes and predict what each driver does with them"),
 	.run = cmd_probe, .help = probe_help,
 	.usage = PROBE_USAGE, .operror = PROBE_OPERROR, .too_small = PROBE_NOTFS,
 };

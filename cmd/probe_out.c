@@ -162,9 +162,9 @@ static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t
 	}
 	for (size_t i = 0; i < nv; i++) {
 		if (v[i].warning[0])
-			printf("    %s warns: %s\n", v[i].drv->id, v[i].warning);
+			printf(_("    %s warns: %s\n"), v[i].drv->id, v[i].warning);
 		if (v[i].effect[0])
-			printf("    %s writes: %s\n", v[i].drv->id, v[i].effect);
+			printf(_("    %s writes: %s\n"), v[i].drv->id, v[i].effect);
 	}
 }
 
@@ -347,12 +347,12 @@ static void details(struct sink *k, const struct fsc_probe *p)
 static const char *type_title(enum fsc_type t)
 {
 	static const char *const titles[FSC_TYPE_COUNT] = {
-		[FSC_TYPE_UNKNOWN] = "unknown (no exFAT, FAT, NTFS or partition table signature)",
-		[FSC_TYPE_BLANK] = "blank", [FSC_TYPE_EXFAT] = "exFAT", [FSC_TYPE_FAT12] = "FAT12",
+		[FSC_TYPE_UNKNOWN] = N_("unknown (no exFAT, FAT, NTFS or partition table signature)"),
+		[FSC_TYPE_BLANK] = N_("blank"), [FSC_TYPE_EXFAT] = "exFAT", [FSC_TYPE_FAT12] = "FAT12",
 		[FSC_TYPE_FAT16] = "FAT16", [FSC_TYPE_FAT32] = "FAT32", [FSC_TYPE_NTFS] = "NTFS",
-		[FSC_TYPE_MBR] = "MBR partition table", [FSC_TYPE_GPT] = "GPT (protective MBR)",
+		[FSC_TYPE_MBR] = N_("MBR partition table"), [FSC_TYPE_GPT] = N_("GPT (protective MBR)"),
 	};
-	return titles[t];
+	return _(titles[t]);
 }
 
 struct judged {
@@ -395,13 +395,14 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 
 	human_size(fsc_probe_dev_size(p), size, sizeof(size));
 	if (part)
-		printf("%s: partition %d (type %s, offset %llu): %s", path, part->partno, part->type,
+		printf(_("%s: partition %d (type %s, offset %llu): %s"), path, part->partno, part->type,
 		       (unsigned long long)part->offset, type_title(fsc_probe_volume_type(p)));
 	else
 		printf("%s: %s", path, type_title(fsc_probe_volume_type(p)));
 	if (fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN)
-		printf(" (sector 0 destroyed: %s; the backup %s is sound)", fsc_type_name(fsc_probe_type(p)),
-		       fsc_probe_backup_type(p) == FSC_TYPE_EXFAT ? "boot region" : "boot sector");
+		printf(fsc_probe_backup_type(p) == FSC_TYPE_EXFAT ? _(" (sector 0 destroyed: %s; the backup boot region is sound)")
+								   : _(" (sector 0 destroyed: %s; the backup boot sector is sound)"),
+		       fsc_type_name(fsc_probe_type(p)));
 	putchar('\n');
 	printf("  %-22s %llu bytes (%s), %u-byte device sectors\n", "size",
 	       (unsigned long long)fsc_probe_dev_size(p), size, fsc_probe_dev_sector_size(p));
@@ -411,21 +412,22 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 		printf("  %-22s %s\n", "serial", fsc_probe_serial(p));
 	details(&k, p);
 	report_findings_text(fsc_probe_findings(p), "  ");
-	puts("  drivers:");
+	puts(_("  drivers:"));
 	print_matrix(rc, jd->v, jd->nv);
 	if (!jd->nr) {
-		puts("  verdict: no driver at risk\n");
+		puts(_("  verdict: no driver at risk\n"));
 		return;
 	}
 	if (jd->counted)
-		printf("  verdict: AT RISK (%zu)\n", jd->counted);
+		printf(_("  verdict: AT RISK (%zu)\n"), jd->counted);
 	else
-		printf("  verdict: no driver at risk as kernels are configured by default (%zu risk%s with a non-default configuration)\n",
-		       jd->nr, jd->nr == 1 ? "" : "s");
+		printf(P_("  verdict: no driver at risk as kernels are configured by default (%zu risk with a non-default configuration)\n",
+			  "  verdict: no driver at risk as kernels are configured by default (%zu risks with a non-default configuration)\n",
+			  jd->nr), jd->nr);
 	for (size_t i = 0; i < jd->nr; i++)
 		printf("    %s [%s%s%s]: %s\n", jd->r[i].drv->id, fsc_risk_kind_name(jd->r[i].kind),
-		       jd->r[i].drv->current ? "" : ", historical",
-		       counts(ctl, &jd->r[i]) ? "" : ", non-default configuration, not counted", jd->r[i].why);
+		       jd->r[i].drv->current ? "" : _(", historical"),
+		       counts(ctl, &jd->r[i]) ? "" : _(", non-default configuration, not counted"), jd->r[i].why);
 	putchar('\n');
 }
 
@@ -502,7 +504,7 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 	if (!jd)
 		jd = ctl->judged = malloc(sizeof(*jd));
 	if (!jd) {
-		errmsg(path, "out of memory");
+		errmsg(path, _("out of memory"));
 		return PROBE_OPERROR;
 	}
 	judge_all(ctl, p, jd);

@@ -10,15 +10,24 @@
 
 #include "report.h"
 
+/* fsc_severity_name's words (JSON keeps those), translated for the text report. */
+static const char *severity_text(enum fsc_severity sev)
+{
+	static const char *const words[] = { N_("info"), N_("warning"), N_("error"), N_("fatal") };
+
+	return (unsigned)sev < sizeof(words) / sizeof(words[0]) ? _(words[sev]) : fsc_severity_name(sev);
+}
+
 void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding *f)
 {
 	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
 	char msg[512], loc[4096 + 128];
 
-	fsc_finding_message(f, msg, sizeof(msg));
+	/* For people: the message and the severity in the user's language, the ID as it is. */
+	fsc_finding_message_translated(f, msg, sizeof(msg));
 	fsc_finding_location(f, loc, sizeof(loc));
 	/* Names and labels come from the disk: control bytes and invalid UTF-8 escaped. */
-	fprintf(out, "%s%-7s %s: ", prefix, fsc_severity_name(pi->severity), pi->name);
+	fprintf(out, "%s%-7s %s: ", prefix, severity_text(pi->severity), pi->name);
 	report_escaped(out, msg);
 	fputs(" [", out);
 	report_escaped(out, loc);
@@ -30,10 +39,10 @@ void report_findings_text(const struct fsc_findings *fs, const char *indent)
 	char prefix[32];
 
 	if (!fs->n) {
-		printf("%sfindings:   none\n", indent);
+		printf(_("%sfindings:   none\n"), indent);
 		return;
 	}
-	printf("%sfindings:\n", indent);
+	printf(_("%sfindings:\n"), indent);
 	snprintf(prefix, sizeof(prefix), "%s  ", indent);
 	for (size_t i = 0; i < fs->n; i++)
 		report_finding_line(stdout, prefix, &fs->v[i]);
@@ -137,9 +146,9 @@ void report_plan(FILE *out, const struct fsc_plan *plan)
 
 		for (size_t k = 0; k < e->len; k++)
 			diff += e->old[k] != e->data[k];
-		fprintf(out, "  byte %llu, %zu bytes, %zu differ: ", (unsigned long long)e->offset, e->len, diff);
+		fprintf(out, _("  byte %llu, %zu bytes, %zu differ: "), (unsigned long long)e->offset, e->len, diff);
 		report_escaped(out, e->why);
-		fprintf(out, "%s\n    old:", e->sync_before ? " [after a sync]" : "");
+		fprintf(out, "%s\n    old:", e->sync_before ? _(" [after a sync]") : "");
 		for (size_t k = 0; k < show; k++)
 			fprintf(out, " %02x", e->old[k]);
 		fprintf(out, "%s\n    new:", e->len > show ? " ..." : "");

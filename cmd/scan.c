@@ -39,19 +39,20 @@ struct scan_ctl {
 
 static void scan_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope scan [options] DEVICE|IMAGE\n\n"
-	      "Find exFAT and FAT12/16/32 volumes at any sector offset, also where the\n"
-	      "partition table is gone or wrong, or a main boot sector is destroyed.\n\n"
-	      "Options:\n"
-	      " -J, --json              JSON output\n"
-	      " -o, --output COLUMNS    print only the table of volumes, with these columns\n"
-	      " -n, --noheadings        print only the table of volumes, without headings\n"
-	      " -r, --raw               print only the table of volumes, raw\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope scan [options] DEVICE|IMAGE\n\n"
+		"Find exFAT and FAT12/16/32 volumes at any sector offset, also where the\n"
+		"partition table is gone or wrong, or a main boot sector is destroyed.\n\n"
+		"Options:\n"
+		" -J, --json              JSON output\n"
+		" -o, --output COLUMNS    print only the table of volumes, with these columns\n"
+		" -n, --noheadings        print only the table of volumes, without headings\n"
+		" -r, --raw               print only the table of volumes, raw\n"), stdout);
 	common_options_help(24);
-	fputs("\nColumns: OFFSET SECTOR SIZE TYPE LABEL FOUND CONFIDENCE PARTITION USE\n"
-	      "\nExit status: 0 a volume found, 2 none found, 8 operational error, 16 usage error.\n"
-	      "\nSee fatscope-scan(8).\n", stdout);
+	/* The names of -o: never translated. */
+	fputs("\nColumns: OFFSET SECTOR SIZE TYPE LABEL FOUND CONFIDENCE PARTITION USE\n", stdout);
+	fputs(_("\nExit status: 0 a volume found, 2 none found, 8 operational error, 16 usage error.\n"
+		"\nSee fatscope-scan(8).\n"), stdout);
 }
 
 static const char *found_name(unsigned how)
@@ -130,26 +131,29 @@ static void print_text(const struct scan_ctl *ctl, const struct fsc_scan_hit *hi
 
 	if (n)
 		print_table(ctl, hits, n);
-	printf("%s%zu volume%s found; %llu bytes scanned: %llu read, %llu in holes, %llu inside volumes found\n",
-	       n ? "\n" : "", n, n == 1 ? "" : "s", (unsigned long long)st->bytes, (unsigned long long)st->read,
+	if (n)
+		putchar('\n');
+	printf(P_("%zu volume found; %llu bytes scanned: %llu read, %llu in holes, %llu inside volumes found\n",
+		  "%zu volumes found; %llu bytes scanned: %llu read, %llu in holes, %llu inside volumes found\n", n),
+	       n, (unsigned long long)st->bytes, (unsigned long long)st->read,
 	       (unsigned long long)st->holes, (unsigned long long)st->inside);
 	if (st->dropped)
-		printf("%llu more volumes not listed\n", (unsigned long long)st->dropped);
+		printf(_("%llu more volumes not listed\n"), (unsigned long long)st->dropped);
 	if (np <= 0) {
-		printf("partition table: none\n");
+		printf(_("partition table: none\n"));
 		return;
 	}
-	printf("partition table: %d partition%s\n", np, np == 1 ? "" : "s");
+	printf(P_("partition table: %d partition\n", "partition table: %d partitions\n", np), np);
 	for (int i = 0; i < np; i++) {
 		const struct fsc_scan_hit *h = at_partition(&parts[i], hits, n);
 
-		printf("  %d: offset %llu, size %llu, type %s: ", parts[i].partno,
+		printf(_("  %d: offset %llu, size %llu, type %s: "), parts[i].partno,
 		       (unsigned long long)(ctl->base + parts[i].offset), (unsigned long long)parts[i].size,
 		       report_escape_buf(lab, sizeof(lab), parts[i].type));
 		if (!h)
-			printf("no volume found there\n");
+			printf(_("no volume found there\n"));
 		else
-			printf("%s%s\n", fsc_type_name(h->type), h->part_size_matches ? "" : ", of another size");
+			printf("%s%s\n", fsc_type_name(h->type), h->part_size_matches ? "" : _(", of another size"));
 	}
 }
 
@@ -231,7 +235,7 @@ static int parse_args(struct scan_ctl *ctl, int argc, char **argv)
 		case 'r': ctl->raw = true; break;
 		case 'o':
 			if (parse_columns(optarg, columns, COL_COUNT, ctl->cols, &ctl->ncols) < 0)
-				return usage_error(&scan_cmd, "unknown column in '%s'", optarg);
+				return usage_error(&scan_cmd, _("unknown column in '%s'"), optarg);
 			break;
 		default:
 			if ((r = common_option(&scan_cmd, c, optarg, &ctl->sel)))
@@ -241,7 +245,7 @@ static int parse_args(struct scan_ctl *ctl, int argc, char **argv)
 	if ((r = check_operands(&scan_cmd, argc, 1, &ctl->sel)))
 		return r;
 	if (ctl->json && (ctl->ncols || ctl->raw || ctl->noheadings))
-		return usage_error(&scan_cmd, "--json has its own shape: not with --output, --raw or --noheadings");
+		return usage_error(&scan_cmd, _("--json has its own shape: not with --output, --raw or --noheadings"));
 	return 0;
 }
 
@@ -264,11 +268,11 @@ static int scan_path(struct scan_ctl *ctl, const char *path)
 	np = r == 0 ? fsc_partitions(v.dev, &parts) : 0;
 	volume_close(&v);
 	if (r == -ENODATA) {
-		errmsg(path, "too small to hold a boot sector (%llu bytes)", (unsigned long long)size);
+		errmsg(path, _("too small to hold a boot sector (%llu bytes)"), (unsigned long long)size);
 		return SCAN_NOTFOUND;
 	}
 	if (r < 0) {
-		errmsg(path, "read error: %s", strerror(-r));
+		errmsg(path, _("read error: %s"), strerror(-r));
 		return SCAN_OPERROR;
 	}
 	if (ctl->json)
@@ -293,7 +297,7 @@ static int cmd_scan(int argc, char **argv)
 }
 
 const struct cmd_desc scan_cmd = {
-	.name = "scan", .summary = "find volumes at any offset of a disk, also without a partition table",
+	.name = "scan", .summary = N_("find volumes at any offset of a disk, also without a partition table"),
 	.run = cmd_scan, .help = scan_help,
 	.usage = SCAN_USAGE, .operror = SCAN_OPERROR, .too_small = SCAN_NOTFOUND,
 };

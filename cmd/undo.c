@@ -16,13 +16,13 @@
 
 static void undo_help(void)
 {
-	fputs("Usage:\n"
-	      " fatscope undo [options] UNDO-FILE DEVICE|IMAGE\n\n"
-	      "Put back the bytes a change recorded with --undo; the volume must hold\n"
-	      "exactly what the change left.\n\n"
-	      "Options:\n", stdout);
+	fputs(_("Usage:\n"
+		" fatscope undo [options] UNDO-FILE DEVICE|IMAGE\n\n"
+		"Put back the bytes a change recorded with --undo; the volume must hold\n"
+		"exactly what the change left.\n\n"
+		"Options:\n"), stdout);
 	common_options_help(23);
-	fputs("\nExit status: 0 restored, 8 error, 16 usage.\n\nSee fatscope-undo(8).\n", stdout);
+	fputs(_("\nExit status: 0 restored, 8 error, 16 usage.\n\nSee fatscope-undo(8).\n"), stdout);
 }
 
 static int parse_args(struct vol_select *sel, int argc, char **argv)
@@ -34,7 +34,7 @@ static int parse_args(struct vol_select *sel, int argc, char **argv)
 		if ((r = common_option(&undo_cmd, c, optarg, sel)))
 			return r;
 	if (optind + 2 != argc)
-		return usage_error(&undo_cmd, "an undo file and a device or image are needed");
+		return usage_error(&undo_cmd, _("an undo file and a device or image are needed"));
 	return check_select(&undo_cmd, sel);
 }
 
@@ -55,18 +55,18 @@ static int cmd_undo(int argc, char **argv)
 	r = fsc_undo_apply(v.dev, log);
 	volume_close(&v);
 	if (r < 0) {
-		errmsg(log, "%s", r == -EINVAL ? "not an undo file for this volume, or damaged" :
-		       r == -ESTALE ? "the volume no longer holds what the change wrote; nothing restored" :
+		errmsg(log, "%s", r == -EINVAL ? _("not an undo file for this volume, or damaged") :
+		       r == -ESTALE ? _("the volume no longer holds what the change wrote; nothing restored") :
 		       strerror(-r));
 		return UNDO_ERROR;
 	}
-	printf("%s: %d range%s restored from %s\n", path, r, r == 1 ? "" : "s", log);
+	printf(P_("%s: %d range restored from %s\n", "%s: %d ranges restored from %s\n", r), path, r, log);
 	return close_stdout_checked(UNDO_OK, UNDO_ERROR);
 }
 
 /* Nothing is probed, so nothing is too small: the undo log's size check says so. */
 const struct cmd_desc undo_cmd = {
-	.name = "undo", .summary = "put back what a change recorded with --undo FILE",
+	.name = "undo", .summary = N_("put back what a change recorded with --undo FILE"),
 	.run = cmd_undo, .help = undo_help,
 	.usage = UNDO_USAGE, .operror = UNDO_ERROR, .too_small = UNDO_ERROR,
 };

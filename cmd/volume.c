@@ -21,7 +21,7 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 	int n = fsc_partitions(dev, &parts), rc = -1;
 
 	if (n < 0) {
-		errmsg(path, "cannot read the partition table: %s", strerror(-n));
+		errmsg(path, _("cannot read the partition table: %s"), strerror(-n));
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
@@ -30,8 +30,8 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 			*part = parts[i];
 		}
 	if (rc < 0)
-		errmsg(path, n ? "no partition %d (the table has %d)" :
-		       "no partition %d: no partition table found", partno, n);
+		errmsg(path, n ? _("no partition %d (the table has %d)") :
+		       _("no partition %d: no partition table found"), partno, n);
 	free(parts);
 	return rc;
 }
@@ -39,11 +39,11 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 static void open_error(const char *path, int r)
 {
 	if (r == -EBUSY)
-		errmsg(path, "is in use (mounted?): it cannot be opened for writing");
+		errmsg(path, _("is in use (mounted?): it cannot be opened for writing"));
 	else if (r == -EISDIR)
-		errmsg(path, "is a directory");
+		errmsg(path, _("is a directory"));
 	else if (r == -EINVAL)
-		errmsg(path, "not a regular file or block device");
+		errmsg(path, _("not a regular file or block device"));
 	else
 		errmsg(path, "%s", strerror(-r));
 }
@@ -52,11 +52,11 @@ static void open_error(const char *path, int r)
 static int apply_select(const char *path, const struct vol_select *sel, struct volume *v)
 {
 	if (sel->sector_size && fsc_dev_set_sector_size(v->dev, sel->sector_size) < 0) {
-		errmsg(path, "invalid sector size %u", sel->sector_size);
+		errmsg(path, _("invalid sector size %u"), sel->sector_size);
 		return -1;
 	}
 	if (sel->has_offset && fsc_dev_set_window(v->dev, sel->offset, 0) < 0) {
-		errmsg(path, "offset %llu is beyond the end (%llu bytes)",
+		errmsg(path, _("offset %llu is beyond the end (%llu bytes)"),
 		       (unsigned long long)sel->offset, (unsigned long long)fsc_dev_full_size(v->dev));
 		return -1;
 	}
@@ -70,12 +70,12 @@ int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev
 	int r = fsc_probe_volume(dev, p);
 
 	if (r == -ENODATA) {
-		errmsg(path, "too small to hold a boot sector (%llu bytes)",
+		errmsg(path, _("too small to hold a boot sector (%llu bytes)"),
 		       (unsigned long long)fsc_dev_size(dev));
 		return d->too_small;
 	}
 	if (r < 0) {
-		errmsg(path, "read error: %s", strerror(-r));
+		errmsg(path, _("read error: %s"), strerror(-r));
 		return d->operror;
 	}
 	return 0;
@@ -134,16 +134,16 @@ int volume_need_fs(const char *path, const struct volume *v, int notfs)
 
 	if (t == FSC_TYPE_EXFAT || fsc_type_is_fat(t))
 		return 0;
-	errmsg(path, "not an exFAT or FAT volume (%s)", fsc_type_name(t));
+	errmsg(path, _("not an exFAT or FAT volume (%s)"), fsc_type_name(t));
 	return notfs;
 }
 
 const char *lookup_text(int err)
 {
 	switch (err) {
-	case -ENOENT: return "no such file or directory on the volume";
-	case -ENOTDIR: return "a file where the path needs a directory";
-	case -ENAMETOOLONG: return "a name too long, or not UTF-8";
+	case -ENOENT: return N_("no such file or directory on the volume");
+	case -ENOTDIR: return N_("a file where the path needs a directory");
+	case -ENAMETOOLONG: return N_("a name too long, or not UTF-8");
 	default: return strerror(-err);
 	}
 }
@@ -155,7 +155,7 @@ int volume_lookup(const struct cmd_desc *d, const char *image, const struct volu
 
 	if (r == 0)
 		return 0;
-	errmsg(image, "%s: %s", path, lookup_text(r));
+	errmsg(image, "%s: %s", path, _(lookup_text(r)));
 	return d->operror;
 }
 
@@ -165,7 +165,7 @@ int volume_refuse_busy(const struct cmd_desc *d, const char *path)
 
 	if (fsc_dev_busy(path, why, sizeof(why)) != -EBUSY)
 		return 0;
-	errmsg(path, "%s; unmount it first", why);
+	errmsg(path, _("%s; unmount it first"), why);
 	return d->operror;
 }
 
@@ -202,10 +202,10 @@ int volume_apply(const struct cmd_desc *d, const char *path, struct fsc_dev *dev
 		return r;
 	r = apply_maybe_cut(dev, plan, undo);
 	if (r == -EEXIST)
-		errmsg(path, "the undo file %s exists already", undo);
+		errmsg(path, _("the undo file %s exists already"), undo);
 	else if (r == -ESTALE)
-		errmsg(path, "the volume changed while the %s was planned; nothing written", what);
+		errmsg(path, _("the volume changed while the %s was planned; nothing written"), _(what));
 	else if (r < 0)
-		errmsg(path, "write failed: %s", strerror(-r));
+		errmsg(path, _("write failed: %s"), strerror(-r));
 	return r < 0 ? d->operror : 0;
 }

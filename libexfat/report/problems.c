@@ -2,7 +2,7 @@
 /*
  * problems.c - the problem table (from problems.def) and findings: adding,
  * querying and rendering them.  The only place message templates are
- * filled in, for text and JSON alike.
+ * filled in, for text and JSON alike (JSON in English, text translated).
  */
 #include "config.h"
 
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/nls.h"
 #include "report/report.h"
 
 /* Indexed by code; codes no problem has are left empty (name NULL). */
@@ -112,9 +113,9 @@ void finding_path(struct fsc_finding *f, const char *path)
 		f->path = strdup(path);
 }
 
-FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len)
+/* Template t with f's values into buf. */
+static void fill_template(const struct fsc_finding *f, const char *t, char *buf, size_t len)
 {
-	const char *t = fsc_problem_info(f->id)->message;
 	size_t o = 0;
 
 	if (!len)
@@ -139,6 +140,17 @@ FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size
 		}
 	}
 	buf[o] = '\0';
+}
+
+FSC_EXPORT void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len)
+{
+	fill_template(f, fsc_problem_info(f->id)->message, buf, len);
+}
+
+/* The catalogue's template (po/Makevars extracts problems.def's MESSAGE argument). */
+FSC_EXPORT void fsc_finding_message_translated(const struct fsc_finding *f, char *buf, size_t len)
+{
+	fill_template(f, L_(fsc_problem_info(f->id)->message), buf, len);
 }
 
 FSC_EXPORT void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len)

@@ -231,6 +231,17 @@ struct fsc_problem_info {
 	bool data_loss;			/* the repair may leave a file with fewer bytes */
 };
 
+/*
+ * Translations.  The library's texts for people (the problem messages)
+ * are in the gettext domain FSC_TEXTDOMAIN, the catalogue fatscope
+ * installs.  The library binds that domain to the directory it was built
+ * for before it first translates; fsc_nls_bind(DIR) makes it look in DIR
+ * instead (NULL: keep the directory), and returns the domain's name.
+ * Without NLS (./configure --disable-nls) it does nothing.
+ */
+#define FSC_TEXTDOMAIN "fatscope"
+const char *fsc_nls_bind(const char *localedir);
+
 /* The problem with this code, or NULL for a code no problem has. */
 const struct fsc_problem_info *fsc_problem_info(enum fsc_problem id);
 /* The code of the problem with this name, or -1. */
@@ -260,8 +271,19 @@ struct fsc_findings {
 	size_t dropped;			/* findings lost: the list could not grow */
 };
 
-/* Render a finding's message (template filled in) into buf. */
+/*
+ * Render a finding's message (template filled in) into buf, in English:
+ * the text of machine-readable output, the same in every locale.
+ */
 void fsc_finding_message(const struct fsc_finding *f, char *buf, size_t len);
+/*
+ * The same for people: the template translated to the language of the
+ * program's locale (LC_MESSAGES, LANGUAGE; the program must have called
+ * setlocale(LC_ALL, "")) when the catalogue of FSC_TEXTDOMAIN has it,
+ * else English.  The placeholders' values (numbers, names) are never
+ * translated.
+ */
+void fsc_finding_message_translated(const struct fsc_finding *f, char *buf, size_t len);
 /*
  * Render its location ("byte 106 (VolumeFlags)", "cluster 5",
  * "cluster 5 entry 3: /DCIM/X.JPG") into buf.
