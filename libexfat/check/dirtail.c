@@ -189,12 +189,13 @@ static void help(struct dirtail *t)
 }
 
 void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uint32_t dir,
-		 uint32_t cluster, uint32_t entry)
+		 uint32_t cluster, uint32_t entry, bool ahead)
 {
 	if (!len)
 		return;
 	/* Read soon, by the thread or the walker: the kernel may begin (more reads in flight on a slow device). */
-	dev_willneed(t->dev, off, len);
+	if (ahead)
+		dev_willneed(t->dev, off, len);
 	pthread_mutex_lock(&t->lock);
 	while (t->count == DT_RING)
 		help(t);

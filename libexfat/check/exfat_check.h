@@ -116,9 +116,9 @@ struct dirtail;
 uint32_t dt_first_used(const uint8_t *d, uint32_t n);
 /* may_thread: a second thread may share the reading (the answer is the same). */
 struct dirtail *dirtail_new(struct fsc_dev *dev, uint32_t cluster_bytes, bool may_thread);
-/* len bytes at off (a whole number of entries, from entry on in cluster) must be free. */
+/* len bytes at off (a whole number of entries, from entry on in cluster) must be free; ahead: ask the kernel for them now. */
 void dirtail_add(struct dirtail *t, uint64_t off, uint64_t len, size_t node, uint32_t dir,
-		 uint32_t cluster, uint32_t entry);
+		 uint32_t cluster, uint32_t entry, bool ahead);
 /* An entry in use that the walker found itself, in a range it had read already. */
 void dirtail_note(struct dirtail *t, size_t node, uint32_t dir, uint32_t cluster, uint32_t entry,
 		  uint8_t type);

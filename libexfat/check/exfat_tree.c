@@ -61,6 +61,8 @@ struct walk {
 	size_t node;
 	bool is_root, end_seen, after_end_told, nofat;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
+	bool first_read;		/* the directory's first read is still to come */
+	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint32_t cluster, entry;
 	struct exfat_asm as;		/* the entry set being assembled */
@@ -86,7 +88,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 	 * to_end_marker): the kernel may fetch it while the walk goes on, more
 	 * reads in flight, and the head and the tail in one request.
 	 */
-	if (ck_cluster_valid(&w->v->ck, first))
+	if (ck_cluster_valid(&w->v->ck, first) && dev_ask_ahead(&w->warmth))
 		dev_willneed(w->v->dev, xv_cluster_byte(w->v, first),
 			     w->v->ck.o && w->v->ck.o->to_end_marker ? DIR_HEAD : w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
 	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd };
@@ -648,11 +650,19 @@ static bool dir_cluster(void *ctx, uint32_t c)
 				w->tail_unread = true;
 			else if (w->tail && !w->after_end_told)
 				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
-					    c, at / 32);
+					    c, at / 32, dev_ask_ahead(&w->warmth));
 			break;
 		}
-		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
+		if (w->first_read) {
+			int r = dev_read_cached(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len);
+
+			if (r < 0)
+				return false;
+			dev_warmth_note(&w->warmth, r);
+			w->first_read = false;
+		} else if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0) {
 			return false;
+		}
 		for (; i < n && !w->end_seen; i++) {
 			w->entry = at / 32 + i;
 			one_entry(w, d + 32 * i);
@@ -674,6 +684,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->is_root = j->node == 0;
 	w->nofat = j->nofat;
 	w->end_seen = w->after_end_told = w->tail_unread = false;
+	w->first_read = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {
@@ -718,6 +729,7 @@ int xv_walk_tree(struct xvol *v)
 	if (!w)
 		return -ENOMEM;
 	w->v = v;
+	w->warmth.waited = 1;
 	if (pathtab_init(&w->nodes) < 0) {
 		r = -ENOMEM;
 		goto out;

@@ -282,7 +282,7 @@ static void push_job(struct ftree *t, const struct job *j)
 	if (j->node == SIZE_MAX || !grow((void **)&t->stack, &t->capstack, t->nstack + 1, sizeof(*t->stack)))
 		return;
 	/* Its first read comes soon: the kernel may fetch it while the walk goes on (more reads in flight). */
-	if (fv_cluster_valid(t->v, j->first))
+	if (fv_cluster_valid(t->v, j->first) && dev_ask_ahead(&t->warmth))
 		dev_willneed(t->v->dev, layout_cluster_byte(&t->v->lay, j->first), first_read(t->v, t->v->cb));
 	t->stack[t->nstack++] = *j;
 }
@@ -512,7 +512,12 @@ static bool dir_cluster(void *ctx, uint32_t c)
 			t->tail_unread = true;
 			break;
 		}
-		if (fsc_dev_read(v->dev, byte, v->dirbuf, len) < 0) {
+		int r = t->first_read ? dev_read_cached(v->dev, byte, v->dirbuf, len) : fsc_dev_read(v->dev, byte, v->dirbuf, len);
+
+		if (t->first_read && r >= 0)
+			dev_warmth_note(&t->warmth, r);
+		t->first_read = false;
+		if (r < 0) {
 			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0 };
 
 			unreadable(t, &who, byte, len);
@@ -564,6 +569,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->cur = *j;
 	t->is_root = j->node == 0;
 	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = false;
+	t->first_read = !t->is_root;
 	t->index = t->after_end = 0;
 	t->nzeros = t->zeros_kept = 0;
 	t->zlfn = SIZE_MAX;
@@ -609,6 +615,7 @@ int fv_walk_tree(struct fvol *v)
 		return -ENOMEM;
 	}
 	t->v = v;
+	t->warmth.waited = 1;
 	t->run.finding = SIZE_MAX;
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(t, &root);

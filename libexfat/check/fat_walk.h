@@ -8,6 +8,7 @@
 #define FSC_FAT_WALK_H
 
 #include "check/fat_check.h"
+#include "io/io.h"
 
 struct job {
 	size_t node;
@@ -39,6 +40,8 @@ struct ftree {
 	struct job cur;
 	bool is_root, end_seen;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
+	bool first_read;		/* the directory's first read is still to come */
+	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint64_t index;			/* entries read so far */
 	uint32_t cl, ent;		/* where the entry lies: cluster and index, */

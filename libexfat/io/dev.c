@@ -13,8 +13,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "io/io.h"
@@ -158,6 +160,28 @@ void dev_sequential(struct fsc_dev *dev)
 {
 	if (dev->fd >= 0)
 		posix_fadvise(dev->fd, (off_t)dev->win_off, (off_t)dev->win_size, POSIX_FADV_SEQUENTIAL);
+}
+
+int dev_read_cached(struct fsc_dev *dev, uint64_t off, void *buf, size_t len)
+{
+#ifdef RWF_NOWAIT
+	struct iovec v = { buf, len };
+	ssize_t r;
+
+	if (dev->fd >= 0 && in_window(dev, off, len) && len <= (size_t)INT_MAX) {
+		r = preadv2(dev->fd, &v, 1, (off_t)(dev->win_off + off), RWF_NOWAIT);
+		if (r == (ssize_t)len)
+			return 1;
+		if (r > 0) {		/* (a part was there: the rest is read as usual) */
+			int e = fsc_dev_read(dev, off + (uint64_t)r, (uint8_t *)buf + r, len - (size_t)r);
+
+			return e < 0 ? e : 0;
+		}
+	}
+#endif
+	int e = fsc_dev_read(dev, off, buf, len);
+
+	return e < 0 ? e : dev->fd < 0;
 }
 
 void dev_random(struct fsc_dev *dev, bool random)

@@ -67,7 +67,33 @@ void dev_sequential(struct fsc_dev *dev);
  * again (false).  A hint only.
  */
 void dev_random(struct fsc_dev *dev, bool random);
+/*
+ * fsc_dev_read, and whether the bytes came from the page cache without
+ * waiting for the device: 1 (or a device in memory), 0 (read from the
+ * device, or not known), or -errno.
+ */
+int dev_read_cached(struct fsc_dev *dev, uint64_t off, void *buf, size_t len);
 /* len bytes at off will be read soon: the kernel starts reading them now (a hint only). */
 void dev_willneed(struct fsc_dev *dev, uint64_t off, uint64_t len);
+
+/*
+ * Is asking ahead worth it?  On a warm page cache a hint costs a system
+ * call and a walk of the cache for nothing (a tenth of a hot check); on a
+ * cold or slow device it keeps several reads in flight.  The answer: did
+ * any of the last 32 directory reads wait for the device (a bit each)?
+ */
+struct dev_warmth {
+	uint32_t waited;		/* start at 1: ask ahead until reads show the cache warm */
+};
+
+static inline void dev_warmth_note(struct dev_warmth *w, int cached)
+{
+	w->waited = w->waited << 1 | (cached != 1);
+}
+
+static inline bool dev_ask_ahead(const struct dev_warmth *w)
+{
+	return w->waited != 0;
+}
 
 #endif

@@ -43,9 +43,10 @@ FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
 # sub-dirs 0: the files go straight into the top directories.
 # Bump recipe_version when the way an image is populated changes.
 recipe_version=2
-labels=(100k 1k)
+labels=(${BENCH_IMAGES:-100k 10k 1k})
 declare -A spec=(
 	[100k]="16G 100 100 10"		# d0000..d0099/e00..e99, 10 files each
+	[10k]="2G 100 10 10"		# d0000..d0099/e00..e09, 10 files each (issue #13's 2 GiB, 10,000-file image)
 	[1k]="1G 10 0 100"		# d0000..d0009, 100 files each
 )
 tiny_size=8M			# empty image: the RSS baseline

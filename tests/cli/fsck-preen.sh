@@ -24,13 +24,16 @@ command -v strace > /dev/null && have_strace=1
 preads() {
 	local img=$1
 	shift
-	strace -f -e trace=openat,pread64 -o strace.log "$FATSCOPE" "$@" "$img" > /dev/null 2>&1
-	# (threads: a call may be cut in two, "pread64(3, <unfinished ...>" and "<... pread64 resumed>buf, len, off) = n")
+	strace -f -e trace=openat,pread64,preadv2 -o strace.log "$FATSCOPE" "$@" "$img" > /dev/null 2>&1
+	# (threads: a call may be cut in two, "pread64(3, <unfinished ...>" and "<... pread64 resumed>buf, len, off) = n";
+	# a first read tries the page cache alone: "preadv2(3, [{iov_base=..., iov_len=N}], 1, off, RWF_NOWAIT) = n")
 	awk -v img="$img" '
 		/openat\(/ && index($0, "\"" img "\"") { if (match($0, /= [0-9]+$/)) fd = substr($0, RSTART + 2) }
-		/pread64\(/ { s = $0; sub(/.*pread64\(/, "", s); split(s, a, ","); callfd[$1] = a[1] }
+		/pread(64|v2)\(/ { s = $0; sub(/.*pread(64|v2)\(/, "", s); split(s, a, ","); callfd[$1] = a[1] }
 		/pread64\(|pread64 resumed>/ { if (callfd[$1] == fd && fd != "" && match($0, /, [0-9]+, [0-9]+\) += [0-9]+/)) {
-				split(substr($0, RSTART + 2), b, /[,)]/); print b[2] + 0, b[1] + 0 } }' strace.log
+				split(substr($0, RSTART + 2), b, /[,)]/); print b[2] + 0, b[1] + 0 } }
+		/preadv2\(|preadv2 resumed>/ { if (callfd[$1] == fd && fd != "" && match($0, /\], 1, [0-9]+, RWF_NOWAIT\) += [0-9]+/)) {
+				split(substr($0, RSTART + 6), b, /[,)= ]+/); print b[1] + 0, b[3] + 0 } }' strace.log
 }
 covers() {	# covers OFFSET < "off len" lines: is a byte read?
 	awk -v at="$1" '$1 <= at && at < $1 + $2 { hit = 1 } END { exit !hit }'
