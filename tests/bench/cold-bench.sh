@@ -28,6 +28,7 @@ bps=${BENCH_BPS:-40000000}
 iops=${BENCH_IOPS:-2000}
 budget=${BENCH_BUDGET:-2}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fsck}
+fat_cache=${FATSCOPE_BENCH_FAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fat}
 read -r -a labels <<< "${BENCH_IMAGES:-100k 1k}"
 fatscope_default "$root"
 FSCK_EXFAT=${FSCK_EXFAT:-fsck.exfat}
@@ -91,6 +92,7 @@ trap 'exit 143' TERM
 # fsck-bench.sh builds (or checks) the cached images; its metadata walker
 # (meta.py, a heredoc there) gives the byte ranges of all metadata.
 for label in "${labels[@]}"; do
+	[[ $label == fat:* ]] && continue	# (fat-bench.sh's; checked below)
 	[[ -f $cache/$label.img && -f $cache/$label.stamp ]] || {
 		note "building the cached images with fsck-bench.sh (BENCH_BUILD_ONLY=1)"
 		BENCH_BUILD_ONLY=1 bash "$script_dir/fsck-bench.sh" || die "fsck-bench.sh could not build the images"
@@ -160,10 +162,10 @@ run_fatscope_preen() {
 	preen_rc=$rc
 }
 # shellcheck disable=SC2317
-run_fsck_exfat() {
+run_fsck_exfat() {	# (the peer: fsck.exfat, or fsck.fat for a FAT image)
 	local rc=0
-	in_cgroup "$FSCK_EXFAT" -n -- "$1" > "$tmpd/fsck_exfat.out" 2>&1 < /dev/null || rc=$?
-	(( rc == 0 )) || { cat "$tmpd/fsck_exfat.out" >&2; die "fsck.exfat -n exited $rc"; }
+	in_cgroup "$peer" -n -- "$1" > "$tmpd/fsck_exfat.out" 2>&1 < /dev/null || rc=$?
+	(( rc == 0 )) || { cat "$tmpd/fsck_exfat.out" >&2; die "$peer -n exited $rc"; }
 }
 
 # The budget: one cold run of fatscope fsck -n --budget $budget.
@@ -189,12 +191,18 @@ note "throttle: $(( bps / 1000000 )) MB/s, $iops IOPS (cgroup $cg_kind); $runs c
 
 declare -A final bud
 for label in "${labels[@]}"; do
-	img=$cache/$label.img
+	img=$cache/$label.img peer=$FSCK_EXFAT pname=fsck.exfat
+	declare -A m=([ranges]=0 [bytes]=0 [inuse_ranges]=0 [inuse_bytes]=0)
+	if [[ $label == fat:* ]]; then	# fat-bench.sh's cached FAT images, against fsck.fat (no floors: meta.py reads exFAT)
+		img=$fat_cache/${label#fat:}.v1.img peer=$(command -v fsck.fat) pname=fsck.fat
+		[[ -f $img && -n $peer ]] || die "$label: no $img (run tests/bench/fat-bench.sh once) or no fsck.fat"
+	fi
 	echo
 	note "== $label: $img"
-	summary=$(python3 "$tmpd/meta.py" "$img" "$tmpd/$label.ranges")
-	declare -A m=()
-	for kv in $summary; do m[${kv%%=*}]=${kv#*=}; done
+	if [[ $label != fat:* ]]; then
+		summary=$(python3 "$tmpd/meta.py" "$img" "$tmpd/$label.ranges")
+		for kv in $summary; do m[${kv%%=*}]=${kv#*=}; done
+	fi
 
 	loop_dev=$(losetup --find --show --read-only -- "$img")
 	majmin=$(lsblk -dno MAJ:MIN -- "$loop_dev" | tr -d ' ')
@@ -209,10 +217,10 @@ for label in "${labels[@]}"; do
 		else
 			timed_cold fsck_exfat; u2=$_us; timed_cold fatscope_preen; u3=$_us; timed_cold fatscope; u1=$_us
 		fi
-		printf 'run %d: fatscope -n %s s, %s MB read (exit %d); -p -f %s s, %s MB read (exit %d); fsck.exfat %s s, %s MB read\n' "$r" \
+		printf 'run %d: fatscope -n %s s, %s MB read (exit %d); -p -f %s s, %s MB read (exit %d); %s %s s, %s MB read\n' "$r" \
 			"$(fmt_s "$u1")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope.bytes")")" "$fs_rc" \
 			"$(fmt_s "$u3")" "$(fmt_mb "$(tail -n1 "$tmpd/fatscope_preen.bytes")")" "$preen_rc" \
-			"$(fmt_s "$u2")" "$(fmt_mb "$(tail -n1 "$tmpd/fsck_exfat.bytes")")"
+			"$pname" "$(fmt_s "$u2")" "$(fmt_mb "$(tail -n1 "$tmpd/fsck_exfat.bytes")")"
 	done
 	: > "$tmpd/fatscope_budget.us"; : > "$tmpd/fatscope_budget.bytes"
 	timed_cold fatscope_budget
@@ -234,13 +242,14 @@ for label in "${labels[@]}"; do
 	mf=$(median < "$tmpd/fatscope.us"); me=$(median < "$tmpd/fsck_exfat.us")
 	bf=$(median < "$tmpd/fatscope.bytes"); be=$(median < "$tmpd/fsck_exfat.bytes")
 	mp=$(median < "$tmpd/fatscope_preen.us"); bp=$(median < "$tmpd/fatscope_preen.bytes")
-	note "metadata, every directory byte: $(fmt_mb "${m[bytes]}") MB in ${m[ranges]} extents" \
+	[[ $label == fat:* ]] && fl_iops=n/a fl_bw=n/a fl_iops_u=n/a fl_bw_u=n/a
+	[[ $label == fat:* ]] || note "metadata, every directory byte: $(fmt_mb "${m[bytes]}") MB in ${m[ranges]} extents" \
 		"(floors: IOPS $fl_iops s, bandwidth $fl_bw s); to the end markers $(fmt_mb "${m[inuse_bytes]}") MB" \
 		"in ${m[inuse_ranges]} extents (floors: IOPS $fl_iops_u s, bandwidth $fl_bw_u s)"
-	final[$label]=$(printf '%s %s: fatscope -n %s s, %s MB; -p -f %s s, %s MB; fsck.exfat %s s, %s MB; ratio -n %s, -p %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s; -p against its IOPS floor %s' \
+	final[$label]=$(printf '%s %s: fatscope -n %s s, %s MB; -p -f %s s, %s MB; '"$pname"' %s s, %s MB; ratio -n %s, -p %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s; -p against its IOPS floor %s' \
 		"$prog" "$label" "$(fmt_s "$mf")" "$(fmt_mb "$bf")" "$(fmt_s "$mp")" "$(fmt_mb "$bp")" "$(fmt_s "$me")" "$(fmt_mb "$be")" \
 		"$(ratio "$mf" "$me")" "$(ratio "$mp" "$me")" "$fl_iops" "$fl_bw" "$fl_iops_u" "$fl_bw_u" \
-		"$(awk -v p="$mp" -v f="$fl_iops_u" 'BEGIN { printf "%.2fx", p / 1e6 / f }')")
+		"$(awk -v p="$mp" -v f="$fl_iops_u" 'BEGIN { if (f + 0 > 0) printf "%.2fx", p / 1e6 / f; else printf "n/a" }')")
 	final[$label]+="; ${bud[$label]}"
 done
 
