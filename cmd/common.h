@@ -113,6 +113,7 @@ struct volume {
 	/* VOL_BACKUP_VIEW over a destroyed main boot region: dev and p are the backup's view, these the volume's */
 	struct fsc_dev *main_dev;
 	struct fsc_probe *main_p;
+	struct fsc_dev *slow_lower;	/* FATSCOPE_TEST_READ_DELAY_US: the device under the slow one */
 };
 
 /*

@@ -81,6 +81,28 @@ int volume_probe(const struct cmd_desc *d, const char *path, struct fsc_dev *dev
 	return 0;
 }
 
+/*
+ * FATSCOPE_TEST_READ_DELAY_US=n (for the test suite: a slow card without
+ * root): every read of a volume opened read-only waits n microseconds.
+ */
+static int slow_down(struct volume *v)
+{
+	const char *us = getenv("FATSCOPE_TEST_READ_DELAY_US");
+	struct fsc_fault_config cfg;
+	struct fsc_dev *slow;
+	int r;
+
+	if (!us || !*us)
+		return 0;
+	fsc_fault_config_init(&cfg);
+	cfg.read_delay_us = (uint32_t)strtoul(us, NULL, 10);
+	if ((r = fsc_dev_open_fault(v->dev, &cfg, &slow)) < 0)
+		return r;
+	v->slow_lower = v->dev;
+	v->dev = slow;
+	return 0;
+}
+
 int volume_open(const struct cmd_desc *d, const char *path, const struct vol_select *sel,
 		unsigned flags, struct volume *v)
 {
@@ -94,6 +116,8 @@ int volume_open(const struct cmd_desc *d, const char *path, const struct vol_sel
 		return d->operror;
 	}
 	if (apply_select(path, sel, v) < 0)
+		r = d->operror;
+	else if (!(flags & VOL_WRITE) && slow_down(v) < 0)
 		r = d->operror;
 	else if (!(flags & VOL_NO_PROBE))
 		r = volume_probe(d, path, v->dev, &v->p);
@@ -125,6 +149,8 @@ void volume_close(struct volume *v)
 	fsc_probe_free(v->main_p);
 	if (v->main_dev)
 		fsc_dev_close(v->main_dev);
+	if (v->slow_lower)
+		fsc_dev_close(v->slow_lower);
 	memset(v, 0, sizeof(*v));
 }
 

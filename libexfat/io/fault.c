@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "io/io.h"
 
@@ -123,7 +124,15 @@ static int fault_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)
 {
 	struct fault_dev *f = d->priv;
 	uint64_t i = f->st.reads++;
-	int r = i == f->cfg.fail_read ? -EIO : fsc_dev_read(f->lower, off, buf, len);
+	int r;
+
+	if (f->cfg.read_delay_us) {
+		struct timespec ts = { f->cfg.read_delay_us / 1000000, (long)(f->cfg.read_delay_us % 1000000) * 1000 };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	r = i == f->cfg.fail_read ? -EIO : fsc_dev_read(f->lower, off, buf, len);
 
 	note(f, FSC_FAULT_READ, i, off, len, r);
 	return r;

@@ -3,7 +3,8 @@
 # fsck-budget.sh - fatscope fsck --budget SECONDS and FATSCOPE_FSCK_BUDGET:
 # an expired budget stops the check after pass 1, says in one line what was
 # not checked and exits 4 (never 0), and with -y writes nothing; a generous
-# budget gives the normal result; a bad value is a usage error.
+# budget gives the normal result; on a slow device (every read delayed) the
+# check stops near the budget; a bad value is a usage error.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
@@ -49,6 +50,40 @@ for img in exfat-dirty fbad-fat16-lost; do
 	"$FATSCOPE" fsck -y --budget 600 "$SCRATCH/$img.img" > /dev/null < /dev/null; rc=$?
 	[ $((rc & 1)) -eq 1 ] && ok || bad "$img: -y with a generous budget exit $rc, want 1 or 5"
 	[ "$before" != "$(sha256sum < "$SCRATCH/$img.img")" ] && ok || bad "$img: -y --budget 600 wrote nothing"
+done
+
+# A slow device (FATSCOPE_TEST_READ_DELAY_US: every read waits): the check
+# stops at the first directory boundary past the budget, says so, exits 4,
+# and takes not much longer than the budget (one directory's reads more);
+# without the budget the same device gives the whole, clean check.
+elapsed() {	# elapsed CMD...: runs it, $out and $rc, $ms its wall time in ms
+	local t0 t1
+	t0=$(date +%s%N)
+	out=$("$@" 2>&1); rc=$?
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+}
+slow_line="budget of 0.4 s ran out: passes 3-4 of 4 not checked (the first of them in part, up to a directory); not known to be clean"
+cp pop-many.img "$SCRATCH/slow-exfat.img"
+if command -v mkfs.fat > /dev/null && command -v mmd > /dev/null; then
+	rm -f "$SCRATCH/slow-fat.img"
+	mkfs.fat -C -F 16 "$SCRATCH/slow-fat.img" 65536 > /dev/null
+	# shellcheck disable=SC2046
+	MTOOLS_SKIP_CHECK=1 mmd -i "$SCRATCH/slow-fat.img" $(for i in $(seq 1 200); do echo "::/d$i"; done)
+else
+	echo "mkfs.fat or mtools not installed: the slow FAT case is skipped"
+fi
+for spec in slow-exfat:20000 slow-fat:5000; do
+	img=$SCRATCH/${spec%%:*}.img delay=${spec#*:}
+	[ -f "$img" ] || continue
+	elapsed env FATSCOPE_TEST_READ_DELAY_US="$delay" "$FATSCOPE" fsck -n "$img"
+	full_ms=$ms
+	check "${spec%%:*}: the slow device checks clean without a budget" 0 "$rc"
+	[ "$full_ms" -ge 800 ] && ok || bad "${spec%%:*}: the slow device took only $full_ms ms (no slower than the budget: the test shows nothing)"
+	elapsed env FATSCOPE_TEST_READ_DELAY_US="$delay" "$FATSCOPE" fsck -n --budget 0.4 "$img"
+	check "${spec%%:*}: --budget 0.4 on the slow device" "4 $img: $slow_line" "$rc $(tail -n1 <<< "$out")"
+	[ "$ms" -lt 750 ] && ok || bad "${spec%%:*}: --budget 0.4 took $ms ms on the slow device (full check $full_ms ms)"
+	echo "${spec%%:*}: ${delay} us a read: full check $full_ms ms, --budget 0.4: $ms ms"
 done
 
 # Usage errors.

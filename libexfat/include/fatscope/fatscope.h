@@ -949,6 +949,7 @@ struct fsc_fault_config {
 	uint64_t cache_keep;		/* ...but the i-th of them survives when bit i is set */
 	fsc_fault_log_fn log;		/* may be NULL */
 	void *ctx;
+	uint32_t read_delay_us;		/* every read waits this long first: a slow device (0: none) */
 };
 
 struct fsc_fault_stats {
