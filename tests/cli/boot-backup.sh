@@ -17,9 +17,6 @@
 command -v jq > /dev/null || skip "jq not installed"
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
-check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 
 cp "$WORK/img/fbad-fat32-boot0.img" f32.img
 cp "$WORK/img/pop-small.img" ex.img

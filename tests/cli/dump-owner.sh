@@ -21,9 +21,6 @@ command -v jq > /dev/null || skip "jq not installed"
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
 
-check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 owner() {	# owner IMAGE CLUSTER -> the JSON owner object, compact
 	timeout 20 "$FATSCOPE" dump -J --owner "$2" "$1" | jq -c .owner
 }

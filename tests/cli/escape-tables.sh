@@ -11,9 +11,6 @@
 command -v jq > /dev/null || skip "jq not installed"
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
-check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 raw_free() {	# raw_free WHAT OUTPUT: no control byte but newline
 	if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' <<< "$2"; then bad "$1: a control byte in: $2"; else ok; fi
 }

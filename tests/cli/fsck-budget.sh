@@ -9,9 +9,6 @@
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
 
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 line="budget of 0 s ran out: passes 2-4 of 4 not checked; not known to be clean"
 
 for img in pop-many pop-fat16; do

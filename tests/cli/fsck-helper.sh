@@ -19,9 +19,6 @@ run_as() {	# run_as NAME ARGS...: $FATSCOPE with argv[0] NAME; stdout and stderr
 	shift
 	"$libtool" --mode=execute bash -c 'exec -a "$0" "$@"' "$name" "$FATSCOPE" "$@" 2>&1
 }
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 cp "$WORK/img/bad-name-hash.img" damaged.img

@@ -7,9 +7,6 @@
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
 
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 
 "$FATSCOPE" fsck -n exfat.img > /dev/null; check "clean -n" 0 $?
 "$FATSCOPE" fsck exfat-bad-checksum.img > /dev/null; check "damaged -n" 4 $?

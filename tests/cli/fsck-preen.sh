@@ -12,9 +12,6 @@
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 P="python3 $top_srcdir/tests/fixtures/patch.py"
 
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 ids_of() { sed -n 's/^\(.*: \)\?\(left  \|fixed \)\?\(error\|warning\|info\) *\([A-Z0-9_]*\):.*/\4/p' <<< "$1" | sort -u | tr '\n' ' '; }
 have_strace=0
 command -v strace > /dev/null && have_strace=1

@@ -17,9 +17,6 @@ for tool in blkid exfatlabel fsck.exfat fatlabel mlabel fsck.fat; do
 	have "$tool" || echo "SKIP (part): $tool not installed: no cross-check with it"
 done
 
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 
 for img in exfat fat12 fat16 fat32 pop-small; do
 	if ! has_fixture "$img"; then

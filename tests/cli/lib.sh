@@ -116,6 +116,10 @@ bad() {
 	fails=$((fails + 1))
 	[ "${FSC_FAIL_FAST:-0}" != 1 ] || exit 1
 }
+# check DESCRIPTION EXPECTED ACTUAL: one check, passed when the two are equal.
+check() {
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
+}
 finish() {
 	echo "$passes passed, $fails failed"
 	if [ $((passes + fails)) -eq 0 ]; then

@@ -31,9 +31,6 @@ prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
 # check WHAT WANT GOT
-check() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 
 # Paths as The Sleuth Kit can show them: it gives a FAT 8.3 name's bytes over 0x7F as '^' and
 # cuts long names short, so every character over 0x7F is '^' and every name at most 200.

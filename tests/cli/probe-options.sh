@@ -8,9 +8,6 @@
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
 
-check() {	# check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
-}
 
 out=$("$FATSCOPE" probe --help); rc=$?
 check "--help exit" 0 "$rc"

@@ -25,9 +25,6 @@ done
 export MTOOLS_SKIP_CHECK=1
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-check() {	# check WHAT WANT GOT
-	if [ "$2" = "$3" ]; then ok; else bad "$1: want '$2', got '$3'"; fi
-}
 
 # The volumes: start sector, size in sectors, type, label.  Odd starts, gaps between.
 S1=2049 N1=131072 S2=133124 N2=163840 S3=296969 N3=40960 S4=337936 N4=4096 S5=600001 N5=32768
