@@ -273,7 +273,8 @@ static void lost_dirs(struct fvol *v)
 				}
 				if (bit_at(linked, c))
 					continue;
-				reads++;
+				if (!(++reads & 255) && ck_out_of_time(&v->ck))
+					goto out;	/* (a volume of many lost chains on a slow card: the budget holds) */
 				if (fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, c), d, sizeof(d)) < 0 ||
 				    !fat_dir_start(d, c, v->lay.fat_bits, &up) || up == c || !live_dir(v, up))
 					continue;
@@ -288,6 +289,7 @@ static void lost_dirs(struct fvol *v)
 				}
 			}
 		}
+out:
 	free(linked);
 }
 
