@@ -243,6 +243,21 @@ static bool live_dir(const struct fvol *v, uint32_t p)
 	       fat_dir_start(d, p, v->lay.fat_bits, &up);
 }
 
+/* A lost directory's finding: its cluster, and the directory its .. names by path (else by cluster). */
+static void name_parent(struct fvol *v, struct fsc_finding *f, uint32_t c, uint32_t up)
+{
+	struct fsc_owner o;
+	char buf[1024];
+
+	finding_actual(f, "%u", c);
+	if (up == 0 || (v->b->bpb32 && up == v->lay.root_cluster))
+		finding_detail(f, "/ (the root)");
+	else if (fsc_cluster_owner(v->dev, v->p, up, &o, buf, sizeof(buf)) == 0 && o.kind == FSC_OWNER_DIR && o.path[0])
+		finding_detail(f, "%s", o.path);
+	else
+		finding_detail(f, "the directory at cluster %u", up);
+}
+
 /*
  * Lost directories: the heads of lost chains (lost clusters no lost
  * cluster links to) that start a directory of their own whose .. names a
@@ -280,13 +295,8 @@ static void lost_dirs(struct fvol *v)
 					continue;
 				if (v->hooks && v->hooks->lost_dir)
 					v->hooks->lost_dir(v->hooks->ctx, c, up);
-				if ((f = ck_add(&v->ck, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, c, NULL))) {
-					finding_actual(f, "%u", c);
-					if (up == 0 || up == v->lay.root_cluster)
-						finding_expected(f, "the root");
-					else
-						finding_expected(f, "the directory at cluster %u", up);
-				}
+				if ((f = ck_add(&v->ck, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, c, NULL)))
+					name_parent(v, f, c, up);
 			}
 		}
 out:

@@ -301,9 +301,9 @@ size_t fr_relink_lost_dirs(struct frp *f)
 		if (!x && (x = finding_add(f->r.out, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, q->c, NULL))) {
 			finding_actual(x, "%u", q->c);		/* (found below a directory linked back) */
 			if (q->parent)
-				finding_expected(x, "the directory at cluster %u", q->parent);
+				finding_detail(x, "the directory at cluster %u", q->parent);
 			else
-				finding_expected(x, "the root");
+				finding_detail(x, "/ (the root)");
 		}
 		if (!x || !wanted(&f->r, x) || !relink_dir(f, q->c, q->parent))
 			continue;
