@@ -38,8 +38,11 @@ trap 'rm -rf "$work"' EXIT
 # A tree configured in place (.ci/run's) takes no out-of-tree build: build
 # from a copy of what the tarball would hold instead.
 if [ -f "$src/config.status" ]; then
-	make -C "$src" distdir distdir="$work/src" > "$work/distdir.log" 2>&1 ||
-		{ cat "$work/distdir.log"; echo "warnings.sh: make distdir failed"; exit 99; }
+	# (a distdir relative to the tree, then moved: po/'s gettext Makefile
+	# puts ../ before it, so an absolute one breaks)
+	rel=fatscope-warnings.$$
+	make -C "$src" distdir distdir="$rel" > "$work/distdir.log" 2>&1 && mv "$src/$rel" "$work/src" ||
+		{ cat "$work/distdir.log"; rm -rf "${src:?}/$rel"; echo "warnings.sh: make distdir failed"; exit 99; }
 	src=$work/src
 fi
 
