@@ -371,7 +371,8 @@ static int section_extents(struct dump_ctl *ctl)
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
 	struct fsc_dirent f;
 	struct fsc_geometry g;
-	char want[4400], broken[128];
+	struct fsc_chain_stop stop;
+	char want[4400];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;
 	bool nofat = false;
@@ -409,19 +410,36 @@ static int section_extents(struct dump_ctl *ctl)
 		       first, nofat ? _("contiguous (NoFatChain)") : _("FAT chain"));
 		e.tb = table(cols, 3);
 	}
-	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, broken, sizeof(broken));
+	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, &stop);
 	if (ctl->json) {
 		json_close(&ctl->j, ']');
 		json_int(&ctl->j, "clusters", n);
-		json_str(&ctl->j, "broken", broken[0] ? broken : NULL);
+		json_str(&ctl->j, "broken", stop.why[0] ? stop.why : NULL);
+		if (stop.end == FSC_CHAIN_LOOP) {
+			json_open(&ctl->j, "loop", '{');
+			json_u64(&ctl->j, "from", stop.from);
+			json_u64(&ctl->j, "to", stop.to);
+			json_u64(&ctl->j, "to_index", stop.to_index);
+			json_close(&ctl->j, '}');
+		} else {
+			json_null(&ctl->j, "loop");
+		}
 		json_close(&ctl->j, '}');
+		if (stop.end != FSC_CHAIN_WHOLE)	/* the object says it too: nothing may look like success */
+			json_str(&ctl->j, "error", stop.end == FSC_CHAIN_LOOP ? "loop" : "broken chain");
 	} else {
 		print_table(e.tb);
-		printf(_("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n\n"), n, n == 1 ? "" : "s", e.runs,
+		printf(_("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n"), n, n == 1 ? "" : "s", e.runs,
 		       e.runs == 1 ? "" : "s",
-		       broken[0] ? _("; stopped: ") : "", broken);
+		       stop.end == FSC_CHAIN_BROKEN ? _("; stopped: ") : "", stop.end == FSC_CHAIN_BROKEN ? stop.why : "");
+		if (stop.end == FSC_CHAIN_LOOP)
+			printf(_("loop: cluster %u links back to cluster %u, number %" PRIu64 " of the chain; "
+				 "each cluster is listed once\n"), stop.from, stop.to, stop.to_index + 1);
+		putchar('\n');
 	}
-	return n < 0 ? DUMP_OPERROR : 0;
+	if (n < 0)
+		return DUMP_OPERROR;
+	return stop.end == FSC_CHAIN_WHOLE ? 0 : DUMP_DAMAGED;
 }
 
 static int section_sector(struct dump_ctl *ctl)
@@ -496,10 +514,11 @@ int dump_volume(struct dump_ctl *ctl)
 	}
 	if (ctl->what & DUMP_EXTENTS && !code)
 		code = section_extents(ctl);
-	if (ctl->what & DUMP_OWNER && !code)
-		code = section_owner(ctl);
-	if (ctl->what & DUMP_SECTOR && !code)
-		code = section_sector(ctl);
+	/* A damaged chain (DUMP_DAMAGED) does not keep the other sections from being shown. */
+	if (ctl->what & DUMP_OWNER && (!code || code == DUMP_DAMAGED) && (r = section_owner(ctl)))
+		code = r;
+	if (ctl->what & DUMP_SECTOR && (!code || code == DUMP_DAMAGED) && (r = section_sector(ctl)))
+		code = r;
 	if (ctl->json)
 		json_close(&ctl->j, '}');
 	return code;
