@@ -78,6 +78,14 @@ done
 has_fixture exfat && cp "$WORK/img/exfat.img" v.img || hard_error "no fixture exfat.img"
 orig=$(sha256sum < v.img)
 "$FATSCOPE" label v.img "TWELVE CHARS" > /dev/null 2>&1; check "exFAT 12 characters" 1 $?
+for c in '"' '*' '/' ':' '<' '>' '?' '\' '|' $'\x1f'; do	# EXSPEC 7.7.3, as for file names
+	out=$("$FATSCOPE" label v.img "A${c}B" 2>&1); rc=$?
+	check "exFAT label with '$c': exit" 1 "$rc"
+	want="fatscope: v.img: '$c' is not allowed in an exFAT label"
+	[ "$c" = $'\x1f' ] && want="fatscope: v.img: control characters are not allowed in a label"
+	check "exFAT label with '$c': the line" "$want" "$out"
+done
+"$FATSCOPE" label --dry-run v.img "A-B_(1)#" > /dev/null; check "exFAT label with other ASCII punctuation" 0 $?
 has_fixture fat16 && cp "$WORK/img/fat16.img" f.img || hard_error "no fixture fat16.img"
 forig=$(sha256sum < f.img)
 "$FATSCOPE" label f.img "A*B" > /dev/null 2>&1; check "FAT forbidden character" 1 $?
