@@ -13,6 +13,7 @@
 
 #include "dump.h"
 #include "entry.h"
+#include "fit.h"
 #include "report.h"
 
 static uint32_t volume_sector_size(struct dump_ctl *ctl)
@@ -228,7 +229,12 @@ struct tree_ctx {
 	struct libscols_line **dirs;	/* the line of each directory, by id */
 	size_t ndirs;
 	uint64_t entries, deleted;
+	size_t name_cols;		/* the NAME column's width, tree art included */
 };
+
+/* The widest STATE (--deleted without --long) and the narrowest name shortened. */
+#define STATE_COLS 19
+#define NAME_MIN_COLS 8
 
 static const char *const tree_cols_long[] = {
 	"NAME", "ATTR", "SIZE", "CLUSTER", "FLAGS", "MODIFIED", "CREATED", "ENTRY",
@@ -264,7 +270,14 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 		return -ENOMEM;
 	if (d->id)
 		t->dirs[d->id] = ln;
-	snprintf(name, sizeof(name), "%s%s", d->name, d->label ? " (volume label)" : d->dir ? "/" : "");
+	/* The name shortened to fit its column (the tree art takes 2 columns a level), its suffix kept. */
+	const char *suffix = d->label ? " (volume label)" : d->dir ? "/" : "";
+	size_t art = d->depth > 1 ? 2 * ((size_t)d->depth - 1) : 0, room = strlen(suffix) + art + NAME_MIN_COLS;
+	char fitted[1100];
+
+	snprintf(name, sizeof(name), "%s%s",
+		 fit_cell(d->name, (t->name_cols > room ? t->name_cols : room) - art - strlen(suffix), fitted,
+			  sizeof(fitted)), suffix);
 	scols_line_set_data(ln, 0, name);
 	if (!t->ctl->longlist) {
 		if (t->ctl->deleted && d->deleted)
@@ -292,11 +305,20 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 static int section_tree(struct dump_ctl *ctl)
 {
 	static const char *const short_cols[] = { "NAME", "STATE" };
-	struct tree_ctx t = { ctl, NULL, NULL, 0, 0, 0 };
+	struct tree_ctx t = { ctl, NULL, NULL, 0, 0, 0, fit_columns() };
 	size_t ncols = ctl->longlist ? 8 : ctl->deleted ? 2 : 1;
 	const char *const *cols = ctl->longlist ? tree_cols_long : short_cols;
 	int r;
 
+	/*
+	 * Rows fit the width: the NAME column is what the other columns leave
+	 * (STATE: at most 19); the long form's seven other columns (two
+	 * timestamps of 29) cannot fit 80 columns, so its NAME gets half.
+	 */
+	if (ctl->longlist)
+		t.name_cols /= 2;
+	else if (ctl->deleted)
+		t.name_cols = t.name_cols > STATE_COLS + 1 ? t.name_cols - STATE_COLS - 1 : 0;
 	if (ctl->json) {
 		json_open(&ctl->j, "tree", '[');
 	} else {
