@@ -136,6 +136,17 @@ static bool chain_loop(struct fatreader *fr, uint32_t first, uint64_t limit, uin
 	return *mu + *lam <= limit;
 }
 
+/* The listing ended at a loop: cluster from links back to cluster to, the chain's number index + 1. */
+static void stop_loop(struct fsc_chain_stop *stop, uint32_t from, uint32_t to, uint64_t index)
+{
+	stop->end = FSC_CHAIN_LOOP;
+	stop->from = from;
+	stop->to = to;
+	stop->to_index = index;
+	snprintf(stop->why, sizeof(stop->why), "the chain loops: cluster %u links back to cluster %u (number %llu of the chain)",
+		 from, to, (unsigned long long)index + 1);
+}
+
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 			       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
 {
@@ -205,16 +216,10 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 	}
 	if (run_len && fn)
 		fn(ctx, run_start, run_len);
-	if (loop && n == cap) {
-		stop->end = FSC_CHAIN_LOOP;
-		stop->from = last;
-		stop->to = back;
-		stop->to_index = mu;
-		snprintf(stop->why, sizeof(stop->why), "the chain loops: cluster %u links back to cluster %u (number %llu of the chain)",
-			 last, back, (unsigned long long)mu + 1);
-	} else if (stop->why[0]) {
+	if (loop && n == cap)
+		stop_loop(stop, last, back, mu);
+	else if (stop->why[0])
 		stop->end = FSC_CHAIN_BROKEN;
-	}
 	fatreader_free(&fr);
 	return (int64_t)n;
 }
