@@ -38,7 +38,8 @@ static void dump_help(void)
 		"     --sector N         a hex dump of sector N of the volume\n"
 		" -J, --json             JSON output\n"), stdout);
 	common_options_help(23);
-	fputs(_("\nExit status: 0 shown, 2 not an exFAT or FAT volume, 8 operational error, 16 usage.\n\n"
+	fputs(_("\nExit status: 0 shown, 2 not an exFAT or FAT volume, 4 the chain listed loops or is cut,\n"
+	      "8 operational error, 16 usage.\n\n"
 		"See fatscope-dump(8).\n"), stdout);
 }
 

@@ -13,6 +13,7 @@
 
 #include "dump.h"
 #include "entry.h"
+#include "fit.h"
 #include "report.h"
 
 static uint32_t volume_sector_size(struct dump_ctl *ctl)
@@ -228,7 +229,12 @@ struct tree_ctx {
 	struct libscols_line **dirs;	/* the line of each directory, by id */
 	size_t ndirs;
 	uint64_t entries, deleted;
+	size_t name_cols;		/* the NAME column's width, tree art included */
 };
+
+/* The widest STATE (--deleted without --long) and the narrowest name shortened. */
+#define STATE_COLS 19
+#define NAME_MIN_COLS 8
 
 static const char *const tree_cols_long[] = {
 	"NAME", "ATTR", "SIZE", "CLUSTER", "FLAGS", "MODIFIED", "CREATED", "ENTRY",
@@ -264,7 +270,14 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 		return -ENOMEM;
 	if (d->id)
 		t->dirs[d->id] = ln;
-	snprintf(name, sizeof(name), "%s%s", d->name, d->label ? " (volume label)" : d->dir ? "/" : "");
+	/* The name shortened to fit its column (the tree art takes 2 columns a level), its suffix kept. */
+	const char *suffix = d->label ? " (volume label)" : d->dir ? "/" : "";
+	size_t art = d->depth > 1 ? 2 * ((size_t)d->depth - 1) : 0, room = strlen(suffix) + art + NAME_MIN_COLS;
+	char fitted[1100];
+
+	snprintf(name, sizeof(name), "%s%s",
+		 fit_cell(d->name, (t->name_cols > room ? t->name_cols : room) - art - strlen(suffix), fitted,
+			  sizeof(fitted)), suffix);
 	scols_line_set_data(ln, 0, name);
 	if (!t->ctl->longlist) {
 		if (t->ctl->deleted && d->deleted)
@@ -292,11 +305,20 @@ static int tree_entry(void *vctx, const struct fsc_dirent *d)
 static int section_tree(struct dump_ctl *ctl)
 {
 	static const char *const short_cols[] = { "NAME", "STATE" };
-	struct tree_ctx t = { ctl, NULL, NULL, 0, 0, 0 };
+	struct tree_ctx t = { ctl, NULL, NULL, 0, 0, 0, fit_columns() };
 	size_t ncols = ctl->longlist ? 8 : ctl->deleted ? 2 : 1;
 	const char *const *cols = ctl->longlist ? tree_cols_long : short_cols;
 	int r;
 
+	/*
+	 * Rows fit the width: the NAME column is what the other columns leave
+	 * (STATE: at most 19); the long form's seven other columns (two
+	 * timestamps of 29) cannot fit 80 columns, so its NAME gets half.
+	 */
+	if (ctl->longlist)
+		t.name_cols /= 2;
+	else if (ctl->deleted)
+		t.name_cols = t.name_cols > STATE_COLS + 1 ? t.name_cols - STATE_COLS - 1 : 0;
 	if (ctl->json) {
 		json_open(&ctl->j, "tree", '[');
 	} else {
@@ -371,7 +393,8 @@ static int section_extents(struct dump_ctl *ctl)
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
 	struct fsc_dirent f;
 	struct fsc_geometry g;
-	char want[4400], broken[128];
+	struct fsc_chain_stop stop;
+	char want[4400];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;
 	bool nofat = false;
@@ -409,19 +432,36 @@ static int section_extents(struct dump_ctl *ctl)
 		       first, nofat ? _("contiguous (NoFatChain)") : _("FAT chain"));
 		e.tb = table(cols, 3);
 	}
-	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, broken, sizeof(broken));
+	n = fsc_extents(ctl->dev, ctl->p, first, size, nofat, extent, &e, &stop);
 	if (ctl->json) {
 		json_close(&ctl->j, ']');
 		json_int(&ctl->j, "clusters", n);
-		json_str(&ctl->j, "broken", broken[0] ? broken : NULL);
+		json_str(&ctl->j, "broken", stop.why[0] ? stop.why : NULL);
+		if (stop.end == FSC_CHAIN_LOOP) {
+			json_open(&ctl->j, "loop", '{');
+			json_u64(&ctl->j, "from", stop.from);
+			json_u64(&ctl->j, "to", stop.to);
+			json_u64(&ctl->j, "to_index", stop.to_index);
+			json_close(&ctl->j, '}');
+		} else {
+			json_null(&ctl->j, "loop");
+		}
 		json_close(&ctl->j, '}');
+		if (stop.end != FSC_CHAIN_WHOLE)	/* the object says it too: nothing may look like success */
+			json_str(&ctl->j, "error", stop.end == FSC_CHAIN_LOOP ? "loop" : "broken chain");
 	} else {
 		print_table(e.tb);
-		printf(_("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n\n"), n, n == 1 ? "" : "s", e.runs,
+		printf(_("%" PRId64 " cluster%s in %" PRIu64 " run%s%s%s\n"), n, n == 1 ? "" : "s", e.runs,
 		       e.runs == 1 ? "" : "s",
-		       broken[0] ? _("; stopped: ") : "", broken);
+		       stop.end == FSC_CHAIN_BROKEN ? _("; stopped: ") : "", stop.end == FSC_CHAIN_BROKEN ? stop.why : "");
+		if (stop.end == FSC_CHAIN_LOOP)
+			printf(_("loop: cluster %u links back to cluster %u, number %" PRIu64 " of the chain; "
+				 "each cluster is listed once\n"), stop.from, stop.to, stop.to_index + 1);
+		putchar('\n');
 	}
-	return n < 0 ? DUMP_OPERROR : 0;
+	if (n < 0)
+		return DUMP_OPERROR;
+	return stop.end == FSC_CHAIN_WHOLE ? 0 : DUMP_DAMAGED;
 }
 
 static int section_sector(struct dump_ctl *ctl)
@@ -496,10 +536,11 @@ int dump_volume(struct dump_ctl *ctl)
 	}
 	if (ctl->what & DUMP_EXTENTS && !code)
 		code = section_extents(ctl);
-	if (ctl->what & DUMP_OWNER && !code)
-		code = section_owner(ctl);
-	if (ctl->what & DUMP_SECTOR && !code)
-		code = section_sector(ctl);
+	/* A damaged chain (DUMP_DAMAGED) does not keep the other sections from being shown. */
+	if (ctl->what & DUMP_OWNER && (!code || code == DUMP_DAMAGED) && (r = section_owner(ctl)))
+		code = r;
+	if (ctl->what & DUMP_SECTOR && (!code || code == DUMP_DAMAGED) && (r = section_sector(ctl)))
+		code = r;
 	if (ctl->json)
 		json_close(&ctl->j, '}');
 	return code;

@@ -38,6 +38,7 @@ enum fsck_exit {
 enum dump_exit {
 	DUMP_OK = 0,
 	DUMP_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
+	DUMP_DAMAGED = 4,		/* the chain listed (--path, --cluster) loops or stops early */
 	DUMP_OPERROR = 8,
 	DUMP_USAGE = 16,
 };

@@ -28,10 +28,10 @@ static void extent(void *c, uint32_t first, uint32_t count)
 static int entry(void *vc, const struct fsc_dirent *d)
 {
 	struct ctx *c = vc;
-	char broken[64];
+	struct fsc_chain_stop stop;
 
 	if (c->n++ < 64 && d->first_cluster)
-		fsc_extents(c->dev, c->p, d->first_cluster, d->size, d->nofat, extent, NULL, broken, sizeof(broken));
+		fsc_extents(c->dev, c->p, d->first_cluster, d->size, d->nofat, extent, NULL, &stop);
 	return strlen(d->path) > 100000;	/* never: keeps the path read */
 }
 

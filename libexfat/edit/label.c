@@ -11,7 +11,8 @@
  * FAT (FATGEN): the root directory's label entry (the one Windows shows),
  * BS_VolLab in the boot sector and the FAT32 backup, BS_VolID; labels in
  * upper case, "NO NAME    " when removed, the characters Windows refuses
- * refused.
+ * refused; exFAT labels refuse the characters file names may not hold
+ * (EXSPEC 7.7.3: U+0000-U+001F and " * / : < > ? \ |), as Windows does.
  */
 #include "config.h"
 
@@ -462,9 +463,12 @@ FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, co
 	n = utf8_to_utf16(label, units + 1, 11);
 	if (n < 0)
 		return ERR("an exFAT label has at most 11 UTF-16 characters of valid UTF-8");
-	for (int i = 1; i <= n; i++)
+	for (int i = 1; i <= n; i++) {	/* the characters file names may not hold (EXSPEC 7.7.3) */
 		if (units[i] < 0x20)
 			return ERR("control characters are not allowed in a label");
+		if (!exfat_name_char_ok(units[i]))
+			return ERR("'%c' is not allowed in an exFAT label", (char)units[i]);
+	}
 	rp.e[0] = 0x83;
 	rp.e[1] = (uint8_t)n;
 	for (int i = 0; i < n; i++)

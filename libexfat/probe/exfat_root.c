@@ -163,6 +163,23 @@ static void note_label(struct fsc_exfat_root *r, const uint8_t *e)
 	r->label_found = true;
 	r->label_chars = e[1];
 	utf16le_to_utf8(e + 2, n > 11 ? 11 : n, r->label, sizeof(r->label));
+	/*
+	 * EXSPEC 7.3.2: a file name's characters (7.7.3).  With a count past
+	 * 11 (EXFAT_LABEL_LENGTH) the label ends at a U+0000: one cause, one
+	 * finding (and that repair cuts it there).
+	 */
+	for (unsigned i = 0; i < n && i < 11; i++) {
+		uint16_t u = get_le16(e, 2 + 2 * i);
+
+		if (n > 11 && !u)
+			break;
+		if (exfat_name_char_ok(u))
+			continue;
+		if (!r->label_bad_chars++) {
+			r->label_bad_unit = u;
+			r->label_bad_at = (uint8_t)i;
+		}
+	}
 }
 
 static void scan_primary(struct scan *st, const uint8_t *e)
@@ -354,6 +371,21 @@ void exfat_root_scan(struct fsc_dev *dev, const struct fsc_exfat_boot *ex,
 
 #define ADD(id, kind, loc, field) finding_add(&p->findings, FSC_PR_##id, FSC_LOC_##kind, loc, field)
 
+/* EXFAT_LABEL_CHARS: the first forbidden character (a control one as U+00XX) and its place. */
+static void label_chars_finding(struct fsc_probe *p, const struct fsc_exfat_root *r)
+{
+	struct fsc_finding *f = ADD(EXFAT_LABEL_CHARS, NONE, 0, "VolumeLabel");
+	char what[16], more[48] = "";
+
+	if (r->label_bad_unit < 0x20)
+		snprintf(what, sizeof(what), "U+%04X", r->label_bad_unit);
+	else
+		snprintf(what, sizeof(what), "'%c'", (char)r->label_bad_unit);
+	if (r->label_bad_chars > 1)
+		snprintf(more, sizeof(more), " and %u more", r->label_bad_chars - 1u);
+	finding_detail(f, "%s (character %u)%s", what, r->label_bad_at + 1u, more);
+}
+
 void exfat_root_findings(struct fsc_probe *p)
 {
 	const struct fsc_exfat_root *r = &p->root;
@@ -401,4 +433,6 @@ void exfat_root_findings(struct fsc_probe *p)
 		f = ADD(EXFAT_LABEL_LENGTH, NONE, 0, "VolumeLabel");
 		finding_actual(f, "%u", r->label_chars);
 	}
+	if (r->label_found && r->label_bad_chars)
+		label_chars_finding(p, r);
 }

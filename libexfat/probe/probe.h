@@ -32,6 +32,9 @@ struct fsc_exfat_root {
 	const char *upcase_length_bad;	/* why DataLength cannot be a table, or NULL */
 	bool label_found;		/* first 0x83 before the end marker */
 	uint8_t label_chars;
+	uint8_t label_bad_chars;	/* of the first min(label_chars, 11) units, those a file name may not hold */
+	uint16_t label_bad_unit;	/* the first of them, */
+	uint8_t label_bad_at;		/* at this index */
 	char label[48];			/* UTF-8 */
 	bool guid_found;
 	uint8_t guid[16];		/* as stored (Windows' GUID layout) */

@@ -10,7 +10,8 @@
  *   during the walk  a file set sound in structure gets its NameHash,
  *                    ValidDataLength (cut to DataLength) and SetChecksum
  *                    recomputed
- *   after the walk   the new up-case table, the old one's clusters freed,
+ *   after the walk   the volume label cut to 11 characters, its forbidden
+ *                    characters made '_'; the new up-case table, the old one's clusters freed,
  *                    its entry; FAT entries 0 and 1; the allocation bitmap
  *                    (a bit set for every owned cluster, trailing bits
  *                    cleared, lost clusters freed only with free_lost);
@@ -552,14 +553,34 @@ static void fix_orphan_entries(struct rp *r, struct xvol *v)
 	}
 }
 
-/* A volume label longer than 11 characters cut to its first 11. */
+/* A volume label longer than 11 characters cut to its first 11, or before a U+0000 among them. */
 static void fix_label_length(struct rp *r, struct xvol *v)
 {
 	uint64_t off;
-	uint8_t n = 11;
+	uint8_t e[32], n = 0;
 
-	if (find(r, FSC_PR_EXFAT_LABEL_LENGTH) && (off = root_entry_of(r, v, 0x83)) && take(r, FSC_PR_EXFAT_LABEL_LENGTH))
-		put(r, off + 1, &n, 1, "volume label cut to 11 characters", false);
+	if (!find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = root_entry_of(r, v, 0x83)) ||
+	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !take(r, FSC_PR_EXFAT_LABEL_LENGTH))
+		return;
+	while (n < 11 && get_le16(e, 2 + 2 * n))
+		n++;
+	put(r, off + 1, &n, 1, n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
+	    false);
+}
+
+/* A volume label's characters a file name may not hold (EXSPEC 7.3.2, 7.7.3) made '_'. */
+static void fix_label_chars(struct rp *r, struct xvol *v)
+{
+	uint8_t e[32];
+	uint64_t off;
+
+	if (!find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = root_entry_of(r, v, 0x83)) ||
+	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !take(r, FSC_PR_EXFAT_LABEL_CHARS))
+		return;
+	for (unsigned i = 0; i < e[1] && i < 11; i++)
+		if (!exfat_name_char_ok(get_le16(e, 2 + 2 * i)))
+			put_le16(e, 2 + 2 * i, '_');
+	put(r, off + 2, e + 2, 22, "volume label: '_' for each forbidden character", false);
 }
 
 /* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
@@ -574,6 +595,7 @@ static int repair_done(struct xvol *v)
 	mark_sets(r, v);
 	fix_orphan_entries(r, v);
 	fix_label_length(r, v);
+	fix_label_chars(r, v);
 	fix_duplicates(r, v);
 	fix_fat_head(r, v);
 	revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */

@@ -87,33 +87,95 @@ bool vol_cluster_free(struct vol_src *s, uint32_t c)
 	return fatreader_next(&s->fr, c) == LAYOUT_FREE;
 }
 
+/* The cluster after c in its chain, or 0 where the chain does not go on inside the data area. */
+static uint32_t chain_next(struct fatreader *fr, uint32_t c)
+{
+	uint32_t n = fatreader_next(fr, c);
+
+	return layout_cluster_valid(&fr->l, n) ? n : 0;
+}
+
+/*
+ * Brent's cycle test over the chain from first (a cluster of the data
+ * area): true when the chain comes back to itself within its first
+ * limit + 1 clusters, with *mu the index of the first cluster met twice
+ * and *lam the loop's length: clusters 0 .. mu + lam - 1 are distinct and
+ * cluster mu + lam - 1 links back to cluster mu.  A loop of r = mu + lam
+ * clusters is seen by the time the fast walker has taken 3r steps (its
+ * mark sits at index 2^j - 1 for a window of 2^j steps, and the first
+ * window with 2^j >= max(mu + 1, lam) holds the meeting), so the walk
+ * stops after 3 * limit + 3 steps: reads stay within a few times the
+ * listing's length, and no memory per cluster is needed.
+ */
+static bool chain_loop(struct fatreader *fr, uint32_t first, uint64_t limit, uint64_t *mu, uint64_t *lam)
+{
+	uint32_t mark = first, c = chain_next(fr, first);
+	uint64_t power = 1, steps = 1;
+
+	*lam = 1;
+	while (c != mark) {
+		if (!c || steps > 3 * limit + 3)
+			return false;
+		if (power == *lam) {
+			mark = c;
+			power *= 2;
+			*lam = 0;
+		}
+		c = chain_next(fr, c);
+		++*lam;
+		steps++;
+	}
+	/* A walker lam clusters ahead meets one from the start at index mu. */
+	mark = c = first;
+	for (uint64_t i = 0; i < *lam; i++)
+		c = chain_next(fr, c);
+	for (*mu = 0; mark != c; ++*mu) {
+		mark = chain_next(fr, mark);
+		c = chain_next(fr, c);
+	}
+	return *mu + *lam <= limit;
+}
+
+/* The listing ended at a loop: cluster from links back to cluster to, the chain's number index + 1. */
+static void stop_loop(struct fsc_chain_stop *stop, uint32_t from, uint32_t to, uint64_t index)
+{
+	stop->end = FSC_CHAIN_LOOP;
+	stop->from = from;
+	stop->to = to;
+	stop->to_index = index;
+	snprintf(stop->why, sizeof(stop->why), "the chain loops: cluster %u links back to cluster %u (number %llu of the chain)",
+		 from, to, (unsigned long long)index + 1);
+}
+
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
-			       bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen)
+			       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
 {
 	struct fatreader fr;
 	const struct layout *l = &fr.l;
-	uint64_t need, n = 0;
-	uint32_t c = first, run_start = first, run_len = 0;
+	struct fsc_chain_stop dummy;
+	uint64_t need, cap, mu = 0, lam = 0, n = 0;
+	uint32_t c = first, run_start = first, run_len = 0, back = 0, last = 0;
+	bool loop = false;
 	int r = open_fat(&fr, dev, p);
-	char dummy[8];
 
 	if (r < 0)
 		return r;
-	if (!broken) {
-		broken = dummy;
-		brokenlen = sizeof(dummy);
-	}
-	broken[0] = '\0';
+	if (!stop)
+		stop = &dummy;
+	memset(stop, 0, sizeof(*stop));
 	need = size ? (size + l->cluster_bytes - 1) / l->cluster_bytes : UINT64_MAX;
-	while (n < need) {
+	if (!nofat && layout_cluster_valid(l, first))
+		loop = chain_loop(&fr, first, need < l->held ? need : l->held, &mu, &lam);
+	cap = loop ? mu + lam : need;
+	while (n < cap) {
 		uint32_t next;
 
 		if (!layout_cluster_valid(l, c)) {
-			snprintf(broken, brokenlen, "cluster %u is outside the data area", c);
+			snprintf(stop->why, sizeof(stop->why), "cluster %u is outside the data area", c);
 			break;
 		}
 		if (n >= l->held) {
-			snprintf(broken, brokenlen, "the chain does not end (loop)");
+			snprintf(stop->why, sizeof(stop->why), "the chain does not end (loop)");
 			break;
 		}
 		if (run_len && c == run_start + run_len) {
@@ -124,7 +186,12 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 			run_start = c;
 			run_len = 1;
 		}
+		if (n == mu)
+			back = c;
+		last = c;
 		n++;
+		if (loop && n == cap)
+			break;	/* the next one is a repeat */
 		if (nofat) {
 			c++;
 			continue;
@@ -132,22 +199,27 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 		next = fatreader_next(&fr, c);
 		if (next == LAYOUT_END) {
 			if (size && n < need)
-				snprintf(broken, brokenlen, "the chain ends after %llu of %llu clusters",
+				snprintf(stop->why, sizeof(stop->why), "the chain ends after %llu of %llu clusters",
 					 (unsigned long long)n, (unsigned long long)need);
 			break;
 		}
 		if (next == LAYOUT_UNREADABLE) {
-			snprintf(broken, brokenlen, "the FAT entry of cluster %u cannot be read", c);
+			snprintf(stop->why, sizeof(stop->why), "the FAT entry of cluster %u cannot be read", c);
 			break;
 		}
 		if (next == LAYOUT_BAD || next == LAYOUT_FREE) {
-			snprintf(broken, brokenlen, "cluster %u is followed by a %s entry", c, next ? "bad" : "free");
+			snprintf(stop->why, sizeof(stop->why), "cluster %u is followed by a %s entry", c,
+				 next ? "bad" : "free");
 			break;
 		}
 		c = next;
 	}
 	if (run_len && fn)
 		fn(ctx, run_start, run_len);
+	if (loop && n == cap)
+		stop_loop(stop, last, back, mu);
+	else if (stop->why[0])
+		stop->end = FSC_CHAIN_BROKEN;
 	fatreader_free(&fr);
 	return (int64_t)n;
 }

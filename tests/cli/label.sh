@@ -75,6 +75,14 @@ done
 has_fixture exfat && cp "$WORK/img/exfat.img" v.img || hard_error "no fixture exfat.img"
 orig=$(sha256sum < v.img)
 "$FATSCOPE" label v.img "TWELVE CHARS" > /dev/null 2>&1; check "exFAT 12 characters" 1 $?
+for c in '"' '*' '/' ':' '<' '>' '?' '\' '|' $'\x1f'; do	# EXSPEC 7.7.3, as for file names
+	out=$("$FATSCOPE" label v.img "A${c}B" 2>&1); rc=$?
+	check "exFAT label with '$c': exit" 1 "$rc"
+	want="fatscope: v.img: '$c' is not allowed in an exFAT label"
+	[ "$c" = $'\x1f' ] && want="fatscope: v.img: control characters are not allowed in a label"
+	check "exFAT label with '$c': the line" "$want" "$out"
+done
+"$FATSCOPE" label --dry-run v.img "A-B_(1)#" > /dev/null; check "exFAT label with other ASCII punctuation" 0 $?
 has_fixture fat16 && cp "$WORK/img/fat16.img" f.img || hard_error "no fixture fat16.img"
 forig=$(sha256sum < f.img)
 "$FATSCOPE" label f.img "A*B" > /dev/null 2>&1; check "FAT forbidden character" 1 $?
@@ -85,6 +93,32 @@ check "refusals wrote nothing" "$orig $forig" "$(sha256sum < v.img) $(sha256sum 
 check "FAT label upper-cased" "LOWER" "$(sed -n 's/^label: *\([^ ]*\) .*/\1/p' <<< "$("$FATSCOPE" label f.img)")"
 "$FATSCOPE" label -s nonsense v.img > /dev/null 2>&1; check "bad serial" 16 $?
 "$FATSCOPE" label v.img DEMO | grep -q "nothing to change" && ok || bad "unchanged label"
+# A label another tool wrote with characters the specification forbids
+# ("D*M\x1b" over DEMO): probe and fsck warn (EXFAT_LABEL_CHARS, exit 0: a
+# warning), fsck -y makes each one '_'; the volume then checks clean.
+cp "$WORK/img/exfat.img" lc.img
+off=
+have jq && off=$("$FATSCOPE" dump -J -l lc.img | jq -r '.tree[] | select(.kind == "label") | .entry_offset')
+if ! have jq; then
+	echo "SKIP (part): forbidden label characters written by another tool (needs jq)"
+elif [ -n "$off" ]; then
+	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 4)) 2a00
+	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 8)) 1b00
+	out=$("$FATSCOPE" probe lc.img); rc=$?
+	check "probe: forbidden label characters, exit" 0 "$rc"
+	check "probe: the warning" "    warning EXFAT_LABEL_CHARS: volume label holds '*' (character 2) and 1 more, which the specification forbids [VolumeLabel]" \
+		"$(grep EXFAT_LABEL_CHARS <<< "$out")"
+	out=$("$FATSCOPE" fsck -n lc.img); rc=$?
+	check "fsck -n: forbidden label characters, exit" 0 "$rc"
+	check "fsck -n: the only finding" "warning EXFAT_LABEL_CHARS" "$(grep -oE '^(warning|error) +[A-Z0-9_]+' <<< "$out")"
+	"$FATSCOPE" fsck -y lc.img > /dev/null; check "fsck -y: forbidden label characters, exit" 1 $?
+	check "fsck -y: the label" "D_M_" "$("$FATSCOPE" label -J lc.img | jq -r .label)"
+	out=$("$FATSCOPE" fsck -n -f lc.img); rc=$?
+	check "fsck after -y: exit" 0 "$rc"
+	check "fsck after -y: no finding" "" "$(grep -E '^(warning|error) ' <<< "$out")"
+else
+	bad "no label entry found in exfat.img (dump -J -l, jq)"
+fi
 # An undo file is never overwritten.
 : > exists.undo
 "$FATSCOPE" label --undo exists.undo v.img OTHER > /dev/null 2>&1; check "existing undo file" 8 $?

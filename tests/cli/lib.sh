@@ -17,6 +17,7 @@ FIXTURES="$top_srcdir/tests/fixtures/img"
 WORK="$top_builddir/tests/work"
 EXPECTED="$top_srcdir/tests/cli/expected"
 export LC_ALL=C
+export COLUMNS=80	# dump's tables fit COLUMNS: a caller's own must not change the transcripts
 exec < /dev/null	# no test may find a terminal to ask on (fsck asks when it does)
 
 SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/$(basename "$0" .sh)"

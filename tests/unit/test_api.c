@@ -168,6 +168,7 @@ static const struct recorded {
 	{ "FAT_VOLUME_BEYOND_DEVICE", FSC_PR_FAT_VOLUME_BEYOND_DEVICE, 90 },
 	{ "MBR_BPB_OVERLAP", FSC_PR_MBR_BPB_OVERLAP, 91 },
 	{ "FAT32_MAIN_BOOT_LOST", FSC_PR_FAT32_MAIN_BOOT_LOST, 129 },
+	{ "EXFAT_LABEL_CHARS", FSC_PR_EXFAT_LABEL_CHARS, 130 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -219,7 +220,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 128);
+	assert_int_equal(NRECORDED, 129);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

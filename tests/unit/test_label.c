@@ -114,6 +114,13 @@ static void test_exfat_label_serial_guid(void **state)
 	assert_int_equal(get_le32(im.buf, 12 * 512 + 100), serial);
 	assert_int_equal(get_le16(im.buf, 106) & 2, 0);
 	assert_int_equal(change(&im, set_label, "TWELVE CHARS"), -EINVAL);
+	for (const char *c = "\"*/:<>?\\|"; *c; c++) {	/* EXSPEC 7.7.3's file name characters */
+		char bad[4] = { 'A', *c, 'B', 0 };
+
+		assert_int_equal(change(&im, set_label, bad), -EINVAL);
+	}
+	read_back(&im, &ids);
+	assert_string_equal(ids.label, "Été 2020");	/* nothing written */
 	assert_int_equal(change(&im, set_label, ""), 0);
 	read_back(&im, &ids);
 	assert_false(ids.has_label);

@@ -62,7 +62,18 @@ static void p_main_lost(struct img *im) { ex(im); memset(im->buf, 0, 512); }
 static void p_bitmap_free(struct img *im) { ex(im); im->buf[im->heap_byte] &= (uint8_t)~1; }
 static void p_bitmap_missing(struct img *im) { ex(im); exfat_root_entry(im, 1)[0] = 0x01; }
 static void p_bitmap_size(struct img *im) { ex(im); put_le64(exfat_root_entry(im, 1), 24, 1); }
-static void p_label_length(struct img *im) { ex(im); exfat_root_entry(im, 0)[1] = 12; }
+static void p_label_length(struct img *im)	/* 11 characters stored, 12 claimed */
+{
+	uint8_t *e;
+
+	ex(im);
+	e = exfat_root_entry(im, 0);
+	e[1] = 12;
+	for (int i = 0; i < 11; i++)	/* not zeros: U+0000 is a forbidden character (EXFAT_LABEL_CHARS) */
+		put_le16(e, 2 + 2 * i, (uint16_t)"TESTING1234"[i]);
+}
+
+static void p_label_chars(struct img *im) { ex(im); put_le16(exfat_root_entry(im, 0), 4, '*'); }	/* "T*ST" */
 static void p_root_chain(struct img *im) { ex(im); exfat_set_fat(im, 4, 0); }
 static void p_root_unreadable(struct img *im) { ex(im); im->len = im->heap_byte + 2 * im->cb; }
 static void p_upcase_checksum(struct img *im) { ex(im); exfat_root_entry(im, 2)[4] ^= 1; }
@@ -229,6 +240,7 @@ static const struct {
 	{ "EXFAT_BITMAP_MISSING", p_bitmap_missing, "" },
 	{ "EXFAT_BITMAP_SIZE", p_bitmap_size, "" },
 	{ "EXFAT_LABEL_LENGTH", p_label_length, "" },
+	{ "EXFAT_LABEL_CHARS", p_label_chars, "" },
 	{ "EXFAT_ROOT_CHAIN", p_root_chain, "" },
 	/*
 	 * KNOWN: CHAIN_RANGE "leaves the heap: first cluster 4" for the root,
@@ -697,7 +709,7 @@ static const char *const repaired[] = {
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
-	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_SET_COUNT",
+	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_LABEL_CHARS", "EXFAT_SET_COUNT",
 	"EXFAT_UPCASE_CHECKSUM", "EXFAT_UPCASE_MISSING", "EXFAT_UPCASE_SHORT", "EXFAT_UPCASE_LENGTH",
 	"EXFAT_UPCASE_MANDATORY", "EXFAT_UPCASE_CLUSTER", "EXFAT_BITMAP_MISSING", "EXFAT_BITMAP_SIZE",
 	"EXFAT_BOOT_EXT_SIGNATURE", "EXFAT_OEM_PARAMETERS",

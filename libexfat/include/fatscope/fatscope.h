@@ -710,14 +710,33 @@ void fsc_file_close(struct fsc_file *f);
 /* One run of an allocation: count clusters from first. */
 typedef void (*fsc_extent_fn)(void *ctx, uint32_t first, uint32_t count);
 
+/* How a chain listing ended (fsc_extents). */
+enum fsc_chain_end {
+	FSC_CHAIN_WHOLE,	/* at its end marker, or as far as the size needs */
+	FSC_CHAIN_BROKEN,	/* a cluster outside the data area, a free, bad or unreadable entry, an early end */
+	FSC_CHAIN_LOOP,		/* the chain comes back to a cluster it holds (within the size or right after it) */
+};
+
+struct fsc_chain_stop {
+	enum fsc_chain_end end;
+	uint32_t from, to;	/* FSC_CHAIN_LOOP: the last cluster listed, and the cluster it links back to */
+	uint64_t to_index;	/* FSC_CHAIN_LOOP: to's place in the chain (0: the first cluster) */
+	char why[128];		/* what is wrong, in English ("" for FSC_CHAIN_WHOLE) */
+};
+
 /*
  * The extents of an allocation: the FAT chain from first (or the
  * contiguous run with nofat), up to size bytes (0: to the chain's end).
- * Returns the number of clusters, or -errno; *broken (may be NULL) says
- * why the chain stopped early ("" if it did not).
+ * Every cluster is listed once: a chain that comes back to itself ends
+ * at the last cluster before the first repeated one (found by Brent's
+ * cycle test before the listing starts, so no memory per cluster and at
+ * most four times the chain's length of FAT reads), with stop->end
+ * FSC_CHAIN_LOOP; a loop that closes right after the size's last cluster
+ * is reported too (the listing is then whole).  Returns the number of
+ * clusters listed, or -errno; *stop (may be NULL) says how it ended.
  */
 int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
-		    bool nofat, fsc_extent_fn fn, void *ctx, char *broken, size_t brokenlen);
+		    bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop);
 
 /* Who owns a cluster (fsc_cluster_owner). */
 enum fsc_owner_kind {

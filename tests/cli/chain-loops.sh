@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# chain-loops.sh - a chain that loops gives bounded output, a finding and a
+# non-zero exit (issue 14, item 10): dump --path and --cluster list each
+# cluster once, end with one "loop:" line naming where the loop closes,
+# exit 4, and in JSON carry "loop" and a top-level "error"; the same
+# listing on the healthy volume the loop was made from exits 0 with no
+# loop.  ls, cat and extract on the loop fixtures stay bounded: cat and
+# extract refuse the looping file (exit 4), ls lists each entry once.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq > /dev/null || skip "jq not installed"
+prepare_fixtures
+cd "$SCRATCH" || hard_error "no $SCRATCH"
+img() { if [ -f "$1.img" ]; then echo "$1.img"; else echo "$WORK/img/$1.img"; fi; }
+
+# looping FIXTURE ARGS CLUSTERS FROM TO: dump ARGS lists CLUSTERS clusters,
+# each once, and says that FROM links back to TO.
+looping() {
+	local f=$1 args=$2 n=$3 from=$4 to=$5 out rc what
+	what="$f dump $args"
+	# shellcheck disable=SC2086
+	out=$(timeout 20 "$FATSCOPE" dump $args "$(img "$f")" 2> err); rc=$?
+	check "$what: exit" 4 "$rc"
+	check "$what: stderr" "" "$(cat err)"
+	# the header (2 lines), the chain's line, the table's heading, at most
+	# one row a cluster, the count, the loop line and a blank line
+	[ "$(wc -l <<< "$out")" -le $((n + 7)) ] && ok || bad "$what: $(wc -l <<< "$out") lines for $n clusters"
+	check "$what: the loop line" "loop: cluster $from links back to cluster $to" \
+		"$(grep '^loop:' <<< "$out" | sed 's/, number.*//')"
+	check "$what: the count" "$n" "$(awk '/ clusters? in [0-9]+ runs?/ { print $1 }' <<< "$out")"
+	check "$what: each cluster once" "" \
+		"$(awk '/^FIRST/ { on = 1; next } on && NF == 3 { for (i = 0; i < $2; i++) print $1 + i }' <<< "$out" | sort -n | uniq -d)"
+	# shellcheck disable=SC2086
+	out=$(timeout 20 "$FATSCOPE" dump -J $args "$(img "$f")"); rc=$?
+	check "$what -J: exit" 4 "$rc"
+	check "$what -J: error, loop, clusters" "loop $from $to $n $n" \
+		"$(jq -r '"\(.error) \(.extents.loop.from) \(.extents.loop.to) \(.extents.clusters) \([.extents.runs[].count] | add)"' <<< "$out")"
+}
+looping bad-fat-loop "--path /frag/interleaved-a.bin" 8 93 79	# closes right after the file's end
+looping bad-fat-loop "--cluster 79" 8 93 79
+looping fbad-fat16-loop "--path /frag/fragmented.bin" 20 118 91
+looping fbad-fat16-loop "--cluster 108" 20 107 108		# from inside the loop: it closes at 108
+looping fbad-fat32-rootloop "--path /" 2 150 2
+looping fbad-fat32-rootloop "--cluster 2" 2 150 2
+
+# a loop that comes back into the chain's middle (a "rho"): pop-fat16's
+# fragmented.bin (91-94, 99-102, 107-118) with 118 -> 99 (closes right after
+# the file's 20 clusters), then also 102 -> 92 (inside the file)
+cp "$WORK/img/pop-fat16.img" rho.img
+python3 "$top_srcdir/tests/fixtures/patch.py" fat-set rho.img 118 99
+looping rho "--path /frag/fragmented.bin" 20 118 99
+python3 "$top_srcdir/tests/fixtures/patch.py" fat-set rho.img 102 92
+looping rho "--path /frag/fragmented.bin" 8 102 92
+looping rho "--cluster 93" 7 92 93
+out=$("$FATSCOPE" dump --path /frag/fragmented.bin rho.img)
+check "rho: the loop's place" "loop: cluster 102 links back to cluster 92, number 2 of the chain; each cluster is listed once" \
+	"$(grep '^loop:' <<< "$out")"
+
+# the healthy volume the exFAT loop was made from: the same listing, whole
+out=$("$FATSCOPE" dump --path /frag/interleaved-a.bin "$(img pop-small)"); rc=$?
+check "pop-small dump --path: exit" 0 "$rc"
+check "pop-small dump --path: no loop line" "" "$(grep '^loop:' <<< "$out")"
+check "pop-small dump --path: the count" "8 clusters in 8 runs" "$(grep 'clusters in' <<< "$out")"
+out=$("$FATSCOPE" dump -J --path /frag/interleaved-a.bin "$(img pop-small)"); rc=$?
+check "pop-small dump -J --path: exit" 0 "$rc"
+check "pop-small dump -J --path: no error, no loop" "false null null 8" \
+	"$(jq -r '"\(has("error")) \(.extents.loop) \(.extents.broken) \(.extents.clusters)"' <<< "$out")"
+
+# cat, extract, ls on the loop fixtures: bounded, the looping file refused
+timeout 20 "$FATSCOPE" cat "$(img bad-fat-loop)" /frag/interleaved-a.bin > got 2> err; rc=$?
+check "cat of the looping file: exit" 4 "$rc"
+check "cat of the looping file: bytes" 0 "$(stat -c %s got)"
+check "cat of the looping file: the line" \
+	"fatscope: $(img bad-fat-loop): /frag/interleaved-a.bin: the chain loops back to cluster 79 after 8 clusters" "$(cat err)"
+timeout 20 "$FATSCOPE" cat "$(img fbad-fat16-loop)" /frag/fragmented.bin > got 2> err; rc=$?
+check "cat of fbad-fat16-loop's looping file: exit" 4 "$rc"
+check "cat of fbad-fat16-loop's looping file: one line" 1 "$(wc -l < err)"
+timeout 60 "$FATSCOPE" extract "$(img fbad-fat16-loop)" -o x > /dev/null 2> err; rc=$?
+check "extract fbad-fat16-loop: exit" 4 "$rc"
+[ ! -e x/frag/fragmented.bin ] && ok || bad "extract wrote the looping fragmented.bin"
+[ -f x/frag/fill-1.bin ] && ok || bad "extract stopped at the looping file"
+check "extract fbad-fat16-loop: one line" 1 "$(wc -l < err)"
+out=$(timeout 20 "$FATSCOPE" ls "$(img fbad-fat32-rootloop)" /); rc=$?
+check "ls of a looping root: exit" 0 "$rc"
+check "ls of a looping root: each entry once" "" "$(sort <<< "$out" | uniq -d)"
+grep -qx README.TXT <<< "$out" && ok || bad "ls of a looping root: no README.TXT in: $out"
+finish
