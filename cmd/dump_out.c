@@ -328,7 +328,7 @@ static int section_tree(struct dump_ctl *ctl)
 		for (size_t i = 0; i < ncols; i++)
 			scols_table_new_column(t.tb, cols[i], i ? 0.1 : 0.4, i ? 0 : SCOLS_FL_TREE);
 	}
-	r = fsc_walk_tree(ctl->dev, ctl->p, ctl->deleted ? FSC_WALK_DELETED : 0, tree_entry, &t);
+	r = fsc_walk_tree(ctl->dev, ctl->p, (ctl->deleted ? FSC_WALK_DELETED : 0) | FSC_WALK_LOOPS, tree_entry, &t);
 	if (ctl->json) {
 		json_close(&ctl->j, ']');
 	} else {
@@ -529,12 +529,19 @@ int dump_volume(struct dump_ctl *ctl)
 		section_summary(ctl);
 	if (ctl->what & DUMP_TREE) {
 		r = section_tree(ctl);
-		if (r < 0) {
+		if (r == -ELOOP) {	/* (listed all the same, each entry once) */
+			if (ctl->json)	/* (the object says it) */
+				json_str(&ctl->j, "tree_error", "directory loop");
+			else if (fflush(stdout) == 0)
+				errmsg(ctl->image, _("a directory's chain loops or shares clusters with another directory: "
+						     "each entry is listed once (fatscope fsck says more)"));
+			code = DUMP_DAMAGED;
+		} else if (r < 0) {
 			errmsg(ctl->image, _("cannot read the directory tree: %s"), strerror(-r));
 			code = DUMP_OPERROR;
 		}
 	}
-	if (ctl->what & DUMP_EXTENTS && !code)
+	if (ctl->what & DUMP_EXTENTS && (!code || code == DUMP_DAMAGED))
 		code = section_extents(ctl);
 	/* A damaged chain (DUMP_DAMAGED) does not keep the other sections from being shown. */
 	if (ctl->what & DUMP_OWNER && (!code || code == DUMP_DAMAGED) && (r = section_owner(ctl)))

@@ -57,6 +57,7 @@ enum label_exit {
 enum ls_exit {
 	LS_OK = 0,
 	LS_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
+	LS_DAMAGED = 4,			/* a directory's chain loops or is shared: each entry listed once */
 	LS_OPERROR = 8,			/* also: no such path on the volume */
 	LS_USAGE = 16,
 };

@@ -327,9 +327,13 @@ static void extract_path(struct x_ctl *ctl, const char *path)
 		put(ctl, &top, ctl->root, "");
 	if (!top.dir || !ctl->nhost || !ctl->host[0])
 		return;
-	r = fsc_walk_dir(ctl->v.dev, ctl->v.p, &top, ctl->deleted ? FSC_WALK_DELETED : 0, take, ctl);
+	r = fsc_walk_dir(ctl->v.dev, ctl->v.p, &top, (ctl->deleted ? FSC_WALK_DELETED : 0) | FSC_WALK_LOOPS, take, ctl);
 	flush(ctl);
-	if (r < 0) {
+	if (r == -ELOOP) {	/* (every entry taken once all the same) */
+		errmsg(ctl->image, _("%s: a directory's chain loops or shares clusters with another directory: "
+				     "each entry is extracted once (fatscope fsck says more)"), path);
+		worse(ctl, EXTRACT_DAMAGED);
+	} else if (r < 0) {
 		errmsg(ctl->image, _("%s: cannot read the directory: %s"), path, strerror(-r));
 		worse(ctl, EXTRACT_OPERROR);
 	}

@@ -35,6 +35,7 @@ struct ls_ctl {
 	size_t *hidden;			/* ids of hidden directories (their entries are hidden too) */
 	size_t nhidden, caphidden;
 	int err;			/* -ENOMEM while collecting */
+	bool looped;			/* a directory's chain came back to a cluster read already */
 };
 
 static void ls_help(void)
@@ -49,8 +50,9 @@ static void ls_help(void)
 		" -d, --deleted          also deleted entries, with how much of each is left\n"
 		" -J, --json             JSON output\n"), stdout);
 	common_options_help(23);
-	fputs(_("\nExit status: 0 listed, 2 not an exFAT or FAT volume, 8 operational error (also: no such\n"
-		"path), 16 usage.\n\nSee fatscope-ls(8).\n"), stdout);
+	fputs(_("\nExit status: 0 listed, 2 not an exFAT or FAT volume, 4 a directory's chain loops or is\n"
+		"shared (each entry listed once), 8 operational error (also: no such path), 16 usage.\n\n"
+		"See fatscope-ls(8).\n"), stdout);
 }
 
 static int parse_args(struct ls_ctl *ctl, int argc, char **argv)
@@ -215,6 +217,8 @@ static void print_json(struct ls_ctl *ctl, const struct volume *v, const struct 
 	for (size_t i = 0; i < ctl->n; i++)
 		entry_json(&j, &ctl->v[i].d);
 	json_close(&j, ']');
+	if (ctl->looped)
+		json_str(&j, "error", "directory loop");
 	json_close(&j, '}');
 	putchar('\n');
 }
@@ -222,12 +226,16 @@ static void print_json(struct ls_ctl *ctl, const struct volume *v, const struct 
 /* The entries to show: the file itself, or the directory's (and below with -R). */
 static int list(struct ls_ctl *ctl, const struct volume *v, const struct fsc_dirent *top)
 {
-	unsigned flags = (ctl->recursive ? 0 : FSC_WALK_ONE) | (ctl->deleted ? FSC_WALK_DELETED : 0);
+	unsigned flags = (ctl->recursive ? 0 : FSC_WALK_ONE) | (ctl->deleted ? FSC_WALK_DELETED : 0) | FSC_WALK_LOOPS;
 	int r;
 
 	if (!top->dir)
 		return collect(ctl, top);
 	r = fsc_walk_dir(v->dev, v->p, top, flags, collect, ctl);
+	if (r == -ELOOP) {	/* (listed all the same, each entry once; said after the listing) */
+		ctl->looped = true;
+		r = 0;
+	}
 	if (r == 0 && ctl->err)
 		r = ctl->err;
 	for (size_t i = 0; r == 0 && i < ctl->n; i++) {	/* the strings moved with grow(): point again */
@@ -259,6 +267,13 @@ static int ls_volume(struct ls_ctl *ctl)
 			print_json(ctl, &v, &top);
 		} else {
 			print_text(ctl, &top);
+		}
+		if (r >= 0 && ctl->looped) {
+			fflush(stdout);
+			if (!ctl->json)	/* (the object's error member says it) */
+				errmsg(ctl->image, _("a directory's chain loops or shares clusters with another directory: "
+					     "each entry is listed once (fatscope fsck says more)"));
+			code = LS_DAMAGED;
 		}
 	}
 	for (size_t i = 0; i < ctl->n; i++)

@@ -41,6 +41,7 @@ struct wk {
 	fsc_dirent_fn fn;
 	void *ctx;
 	int stop;
+	bool looped;		/* a live directory's chain came back to a cluster read already */
 	uint64_t *seen;		/* directory clusters already read */
 	char prefix[4096];	/* the path of the directory the walk started at, "" for the root */
 	struct pathtab nodes;
@@ -343,8 +344,10 @@ static void read_dir(struct wk *w)
 		return;
 	}
 	for (uint64_t n = 0; n < need && n < w->l->held && layout_cluster_valid(w->l, c); n++) {
-		if (bit_test_set(w->seen, c - 2))
+		if (bit_test_set(w->seen, c - 2)) {
+			w->looped |= !j->deleted;
 			return;	/* read already: a cycle or a cross-link */
+		}
 		if (fsc_dev_map(w->l->dev, layout_cluster_byte(w->l, c), w->l->cluster_bytes, &d) < 0 ||
 		    !area(w, d, w->l->cluster_bytes, c, layout_cluster_byte(w->l, c)))
 			return;
@@ -408,7 +411,7 @@ FSC_EXPORT int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, cons
 		w->cur = w->stack[--w->nstack];
 		read_dir(w);
 	}
-	r = w->stop;
+	r = w->stop ? w->stop : w->looped && (flags & FSC_WALK_LOOPS) ? -ELOOP : 0;
 out:
 	vol_src_close(&w->src);
 	pathtab_free(&w->nodes);

@@ -35,7 +35,7 @@ answered() {
 	case $1 in
 	probe) codes="0 1 2" ;;
 	fsck*) codes="0 4 8" ;;
-	dump*) codes="0 2 8" ;;
+	dump*) codes="0 2 4 8" ;;	# (4: a directory cycle, listed once)
 	label*) codes="0 1 2 4 8" ;;
 	esac
 	case " $codes " in *" $3 "*) ;; *) return 1 ;; esac

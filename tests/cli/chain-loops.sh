@@ -6,7 +6,9 @@
 # exit 4, and in JSON carry "loop" and a top-level "error"; the same
 # listing on the healthy volume the loop was made from exits 0 with no
 # loop.  ls, cat and extract on the loop fixtures stay bounded: cat and
-# extract refuse the looping file (exit 4), ls lists each entry once.
+# extract refuse the looping file (exit 4), ls lists each entry once; two
+# directories sharing clusters make ls -R, dump -t and extract say so
+# and exit 4.
 . "$(dirname "$0")/lib.sh"
 
 command -v jq > /dev/null || skip "jq not installed"
@@ -85,4 +87,27 @@ out=$(timeout 20 "$FATSCOPE" ls "$(img fbad-fat32-rootloop)" /); rc=$?
 check "ls of a looping root: exit" 0 "$rc"
 check "ls of a looping root: each entry once" "" "$(sort <<< "$out" | uniq -d)"
 grep -qx README.TXT <<< "$out" && ok || bad "ls of a looping root: no README.TXT in: $out"
+# (the root's chain loops past its end marker: a listing, like a driver, stops there and sees nothing wrong)
+
+# Two directories share clusters (fbad-fat32-dircycle: level3's entry points
+# to /deep): ls -R, dump -t and extract list or write each entry once, then
+# say so in one line and exit 4; JSON carries the error.
+dc=$(img fbad-fat32-dircycle)
+loopline="a directory's chain loops or shares clusters with another directory"
+out=$(timeout 20 "$FATSCOPE" ls -R "$dc" 2> err); rc=$?
+check "ls -R of a directory cycle: exit" 4 "$rc"
+check "ls -R of a directory cycle: each path once" "" "$(grep -v '^$' <<< "$out" | sort | uniq -d | grep -v ':$')"
+check "ls -R of a directory cycle: the line" "fatscope: $dc: $loopline: each entry is listed once (fatscope fsck says more)" "$(cat err)"
+check "ls -R -J of a directory cycle: error" '"directory loop"' "$(timeout 20 "$FATSCOPE" ls -R -J "$dc" 2> /dev/null | jq .error)"
+out=$(timeout 20 "$FATSCOPE" dump -t "$dc" 2> err); rc=$?
+check "dump -t of a directory cycle: exit" 4 "$rc"
+check "dump -t of a directory cycle: one line" 1 "$(wc -l < err)"
+check "dump -t -J of a directory cycle" '"directory loop"' "$(timeout 20 "$FATSCOPE" dump -t -J "$dc" 2> /dev/null | jq .tree_error)"
+rm -rf xc
+timeout 60 "$FATSCOPE" extract "$dc" -o xc > /dev/null 2> err; rc=$?
+check "extract of a directory cycle: exit" 4 "$rc"
+grep -q "$loopline" err && ok || bad "extract of a directory cycle does not say so: $(cat err)"
+[ -f xc/README.TXT ] && ok || bad "extract of a directory cycle wrote nothing"
+out=$("$FATSCOPE" ls -R "$(img pop-fat32)" 2>&1 > /dev/null); rc=$?
+check "ls -R of the healthy volume" "0 " "$rc $out"
 finish

@@ -619,6 +619,9 @@ typedef int (*fsc_dirent_fn)(void *ctx, const struct fsc_dirent *d);
 #define FSC_WALK_DELETED	0x1	/* also deleted entries (sets with InUse clear, 0xE5), and the
 					   entries of deleted directories whose clusters are intact */
 #define FSC_WALK_ONE		0x2	/* fsc_walk_dir: only the directory's own entries */
+#define FSC_WALK_LOOPS		0x4	/* a live directory whose chain comes back to a cluster read
+					   already (a loop, or shared with another directory): the
+					   walk goes on, each entry seen once, and returns -ELOOP */
 
 /*
  * Walk the directory tree of an exFAT or FAT volume, depth first, parents
