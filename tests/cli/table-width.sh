@@ -13,7 +13,7 @@
 command -v jq > /dev/null || skip "jq not installed"
 command -v python3 > /dev/null || skip "python3 not installed"
 prepare_fixtures
-cd "$SCRATCH" || hard_error "no $SCRATCH"
+cd "$WORK/img" || hard_error "no $WORK/img"	# (the header line names the image: short, wherever the tree is)
 # widest: the display width of the widest line of stdin (wide East Asian characters count 2)
 widest() {
 	python3 -c '
@@ -26,7 +26,7 @@ print(max([w(l) for l in sys.stdin.buffer.read().decode("utf-8", "replace").spli
 long=name-of-255-characters-
 for f in pop-small pop-fat32; do
 	has_fixture "$f" || hard_error "no fixture $f"
-	img="$WORK/img/$f.img"
+	img="$f.img"
 	path=$("$FATSCOPE" dump -J -t "$img" | jq -r '.tree[] | select(.name | length == 255) | .path')
 	check "$f -J: the whole 255-character name" "/names/$long" "${path:0:30}"
 	[ "${#path}" = 262 ] && ok || bad "$f -J: the path is ${#path} bytes, not 262"
