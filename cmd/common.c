@@ -15,15 +15,43 @@
 #include <strings.h>
 
 #include "common.h"
+#include "report.h"
+
+/*
+ * fmt with ap to stderr, control characters and invalid UTF-8 escaped:
+ * the arguments may be names from the disk or from the command line (a
+ * name pasted from ls -J holds what the disk holds).
+ */
+static void vescaped(const char *fmt, va_list ap)
+{
+	char small[512], *buf = small;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small) && (buf = malloc((size_t)n + 1)))
+		vsnprintf(buf, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return;
+	report_escaped(stderr, buf ? buf : small);	/* out of memory: the message cut short */
+	if (buf != small)
+		free(buf);
+}
 
 void errmsg(const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "fatscope: %s%s", what ? what : "", what ? ": " : "");
+	fputs("fatscope: ", stderr);
+	if (what) {
+		report_escaped(stderr, what);
+		fputs(": ", stderr);
+	}
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vescaped(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -35,7 +63,7 @@ int usage_error(const struct cmd_desc *d, const char *fmt, ...)
 	fflush(stdout);
 	fprintf(stderr, "fatscope %s: ", d->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vescaped(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, _("\nTry 'fatscope %s --help' for more information.\n"), d->name);
 	return d->usage;

@@ -29,9 +29,12 @@ struct cmd_desc {
 extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd, ls_cmd, cat_cmd, extract_cmd,
 	scan_cmd;
 
-/* "fatscope: WHAT: message" on stderr, one line. */
+/* "fatscope: WHAT: message" on stderr, one line: control characters and invalid UTF-8 escaped. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A usage mistake: "fatscope CMD: message", "Try 'fatscope CMD --help' ...", returns d->usage. */
+/*
+ * A usage mistake: "fatscope CMD: message" (escaped as errmsg's), "Try
+ * 'fatscope CMD --help' ...", returns d->usage.
+ */
 int usage_error(const struct cmd_desc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
