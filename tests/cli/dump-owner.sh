@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # dump-owner.sh - fatscope dump --owner CLUSTER on both families:
 #  1. the live files and directories of the populated fixtures (every
-#     third on the big ones, every fragmented one): the first
+#     sixth on the big ones, every fragmented one): the first
 #     and last cluster (as dump --path lists its extents) are owned by it,
 #     at the right place in its allocation, and the entry named is its
 #     own (dump -l's entry offset), in its parent directory;
@@ -43,7 +43,7 @@ for img in pop-small pop-fat12 pop-fat16 pop-fat32; do
 		n=$((n + 1))
 	done < <("$FATSCOPE" dump -J -l "$img.img" |
 		 jq -r '[.tree[] | select(.deleted == false and .first_cluster > 0 and (.size > 0 or .kind == "directory"))] |
-			length as $n | to_entries[] | select($n < 20 or .key % 3 == 0 or (.value.path | test("^/frag/"))) |
+			length as $n | to_entries[] | select($n < 20 or .key % 6 == 0 or (.value.path | test("^/frag/"))) |
 			.value |
 			[.path, .first_cluster, .entry_offset, .kind] | @tsv')
 	[ "$n" -ge 4 ] && ok || bad "$img: only $n allocations checked"
