@@ -22,6 +22,8 @@
  * the arguments may be names from the disk or from the command line (a
  * name pasted from ls -J holds what the disk holds).
  */
+static void vescaped(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static void vescaped(const char *fmt, va_list ap)
 {
 	char small[512], *buf = small;
