@@ -34,8 +34,9 @@ void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsign
 	size_t np = lfn && hooked(t) ? t->run.n : 0;
 	struct dent *d;
 
+	/* (the arena one unit more: never NULL, though a name may have no unit) */
 	if (!grow((void **)&t->names, &t->capnames, t->nnames + 1, sizeof(*t->names)) ||
-	    !grow((void **)&t->arena, &t->acap, t->alen + n, sizeof(*t->arena)) ||
+	    !grow((void **)&t->arena, &t->acap, t->alen + n + 1, sizeof(*t->arena)) ||
 	    !grow((void **)&t->parts, &t->capparts, t->nparts + np + 1, sizeof(*t->parts)))
 		return;
 	d = &t->names[t->nnames++];
