@@ -72,6 +72,24 @@ int ck_init_clusters(struct ck_engine *e, uint32_t count, uint32_t cluster_bytes
 		     uint32_t (*next)(void *ctx, uint32_t c), void *ctx, const struct ck_chain_ids *ids);
 void ck_free(struct ck_engine *e);
 
+/* fsck -p: directories read only to their end marker (fsc_check_opts.to_end_marker). */
+static inline bool ck_to_end_marker(const struct ck_engine *e)
+{
+	return e->o && e->o->to_end_marker;
+}
+
+/*
+ * The next read of a directory with left bytes left after a read of last
+ * bytes: to the end marker only, twice the last (a large directory in few
+ * reads, at most twice what it uses); else chunk.
+ */
+static inline uint32_t ck_next_read(uint64_t left, uint32_t last, bool to_end, uint32_t chunk)
+{
+	uint64_t r = to_end && 2ull * last < chunk ? 2ull * last : chunk;
+
+	return left < r ? (uint32_t)left : (uint32_t)r;
+}
+
 static inline bool ck_cluster_valid(const struct ck_engine *e, uint32_t c)
 {
 	return c >= 2 && (uint64_t)c <= (uint64_t)e->count + 1;

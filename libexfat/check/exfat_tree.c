@@ -61,7 +61,7 @@ struct walk {
 	size_t node;
 	bool is_root, end_seen, after_end_told, nofat;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
-	bool first_read;		/* the directory's first read is still to come */
+	bool first_cluster;		/* the directory's first cluster (asked for whole when pushed) */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint32_t cluster, entry;
@@ -90,7 +90,7 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 	 */
 	if (ck_cluster_valid(&w->v->ck, first) && dev_ask_ahead(&w->warmth))
 		dev_willneed(w->v->dev, xv_cluster_byte(w->v, first),
-			     w->v->ck.o && w->v->ck.o->to_end_marker ? DIR_HEAD : w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
+			     ck_to_end_marker(&w->v->ck) ? DIR_HEAD : w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
 	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd };
 }
 
@@ -605,13 +605,6 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	}
 }
 
-/* The next read of a directory cluster: want bytes, at most the chunk and what is left. */
-static uint32_t next_len(uint32_t left, uint32_t chunk, uint32_t want)
-{
-	want = want < chunk ? want : chunk;
-	return left < want ? left : want;
-}
-
 /* Past the end marker only 0x00 may follow: n entries of d, already read. */
 static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t first)
 {
@@ -636,12 +629,12 @@ static bool dir_cluster(void *ctx, uint32_t c)
 {
 	struct walk *w = ctx;
 	struct xvol *v = w->v;
-	bool to_end = v->ck.o && v->ck.o->to_end_marker;
+	bool to_end = ck_to_end_marker(&v->ck);
 	uint32_t chunk = v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK;
 	uint32_t len = v->cb < DIR_HEAD ? v->cb : DIR_HEAD;
 
 	w->cluster = c;
-	for (uint32_t at = 0; at < v->cb; at += len, len = next_len(v->cb - at, chunk, to_end ? 2 * len : chunk)) {
+	for (uint32_t at = 0; at < v->cb; at += len, len = ck_next_read(v->cb - at, len, to_end, chunk)) {
 		const uint8_t *d = v->dirbuf;
 		uint32_t i = 0, n = len / 32;
 
@@ -650,19 +643,11 @@ static bool dir_cluster(void *ctx, uint32_t c)
 				w->tail_unread = true;
 			else if (w->tail && !w->after_end_told)
 				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
-					    c, at / 32, dev_ask_ahead(&w->warmth));
+					    c, at / 32, dev_ask_ahead(&w->warmth) && !w->first_cluster);
 			break;
 		}
-		if (w->first_read) {
-			int r = dev_read_cached(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len);
-
-			if (r < 0)
-				return false;
-			dev_warmth_note(&w->warmth, r);
-			w->first_read = false;
-		} else if (fsc_dev_read(v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0) {
+		if (dev_warmth_read(&w->warmth, v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
 			return false;
-		}
 		for (; i < n && !w->end_seen; i++) {
 			w->entry = at / 32 + i;
 			one_entry(w, d + 32 * i);
@@ -670,6 +655,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
 	}
+	w->first_cluster = false;
 	ck_progress(&v->ck, 1);
 	return true;
 }
@@ -684,7 +670,8 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->is_root = j->node == 0;
 	w->nofat = j->nofat;
 	w->end_seen = w->after_end_told = w->tail_unread = false;
-	w->first_read = !w->is_root;	/* (the probe read the root: it tells nothing) */
+	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
+	w->first_cluster = true;
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {

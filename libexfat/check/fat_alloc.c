@@ -243,19 +243,31 @@ static bool live_dir(const struct fvol *v, uint32_t p)
 	       fat_dir_start(d, p, v->lay.fat_bits, &up);
 }
 
+/* The last parent named: the lost children of one directory ask for it once, not a walk of the tree each. */
+struct parent_name {
+	uint32_t up;			/* 0: none yet */
+	char detail[sizeof(((struct fsc_finding *)0)->detail)];
+};
+
 /* A lost directory's finding: its cluster, and the directory its .. names by path (else by cluster). */
-static void name_parent(struct fvol *v, struct fsc_finding *f, uint32_t c, uint32_t up)
+static void name_parent(struct fvol *v, struct fsc_finding *f, uint32_t c, uint32_t up, struct parent_name *last)
 {
 	struct fsc_owner o;
 	char buf[1024];
 
 	finding_actual(f, "%u", c);
-	if (up == 0 || (v->b->bpb32 && up == v->lay.root_cluster))
+	if (up == 0 || (v->b->bpb32 && up == v->lay.root_cluster)) {
 		finding_detail(f, "/ (the root)");
-	else if (fsc_cluster_owner(v->dev, v->p, up, &o, buf, sizeof(buf)) == 0 && o.kind == FSC_OWNER_DIR && o.path[0])
-		finding_detail(f, "%s", o.path);
-	else
-		finding_detail(f, "the directory at cluster %u", up);
+		return;
+	}
+	if (last->up != up) {
+		last->up = up;
+		if (fsc_cluster_owner(v->dev, v->p, up, &o, buf, sizeof(buf)) == 0 && o.kind == FSC_OWNER_DIR && o.path[0])
+			snprintf(last->detail, sizeof(last->detail), "%s", o.path);
+		else
+			snprintf(last->detail, sizeof(last->detail), "the directory at cluster %u", up);
+	}
+	finding_detail(f, "%s", last->detail);
 }
 
 /*
@@ -267,6 +279,7 @@ static void lost_dirs(struct fvol *v)
 {
 	uint64_t words = ((uint64_t)v->cc + 63) / 64, reads = 0;
 	uint64_t *linked = calloc(words ? words : 1, sizeof(*linked));
+	struct parent_name last = { 0 };
 	uint8_t d[64];
 
 	if (!linked)
@@ -296,7 +309,7 @@ static void lost_dirs(struct fvol *v)
 				if (v->hooks && v->hooks->lost_dir)
 					v->hooks->lost_dir(v->hooks->ctx, c, up);
 				if ((f = ck_add(&v->ck, FSC_PR_FAT_LOST_DIRECTORY, FSC_LOC_CLUSTER, c, NULL)))
-					name_parent(v, f, c, up);
+					name_parent(v, f, c, up, &last);
 			}
 		}
 out:

@@ -256,25 +256,12 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, siz
 	return true;
 }
 
-static bool to_end(const struct fvol *v)
-{
-	return v->ck.o && v->ck.o->to_end_marker;
-}
-
-/* The first read of len bytes of directory (a cluster, or the FAT12/16 root area). */
+/* The first read of len bytes of directory (a cluster, or the FAT12/16 root area): fsck -p begins small. */
 static uint32_t first_read(const struct fvol *v, uint64_t len)
 {
-	uint32_t r = to_end(v) ? FV_DIR_HEAD : FV_DIR_CHUNK;
+	uint32_t r = ck_to_end_marker(&v->ck) ? FV_DIR_HEAD : FV_DIR_CHUNK;
 
 	return len < r ? (uint32_t)len : r;
-}
-
-/* The next read, with left bytes left and the last read len long. */
-static uint32_t next_read(const struct fvol *v, uint64_t left, uint32_t len)
-{
-	uint32_t r = to_end(v) && 2 * len < FV_DIR_CHUNK ? 2 * len : FV_DIR_CHUNK;
-
-	return left < r ? (uint32_t)left : r;
 }
 
 static void push_job(struct ftree *t, const struct job *j)
@@ -504,20 +491,17 @@ static bool dir_cluster(void *ctx, uint32_t c)
 {
 	struct ftree *t = ctx;
 	struct fvol *v = t->v;
+	bool to_end = ck_to_end_marker(&v->ck);
 
-	for (uint32_t at = 0, len = first_read(v, v->cb); at < v->cb; at += len, len = next_read(v, v->cb - at, len)) {
+	for (uint32_t at = 0, len = first_read(v, v->cb); at < v->cb;
+	     at += len, len = ck_next_read(v->cb - at, len, to_end, FV_DIR_CHUNK)) {
 		uint64_t byte = layout_cluster_byte(&v->lay, c) + at;
 
-		if (t->end_seen && to_end(v)) {
+		if (t->end_seen && to_end) {
 			t->tail_unread = true;
 			break;
 		}
-		int r = t->first_read ? dev_read_cached(v->dev, byte, v->dirbuf, len) : fsc_dev_read(v->dev, byte, v->dirbuf, len);
-
-		if (t->first_read && r >= 0)
-			dev_warmth_note(&t->warmth, r);
-		t->first_read = false;
-		if (r < 0) {
+		if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
 			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0 };
 
 			unreadable(t, &who, byte, len);
@@ -539,9 +523,11 @@ static void read_root_area(struct ftree *t)
 	struct fvol *v = t->v;
 	uint64_t base = v->lay.root_byte, len = v->lay.root_bytes;
 	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0 };
+	bool to_end = ck_to_end_marker(&v->ck);
 
-	for (uint64_t o = 0, n = first_read(v, len); o < len; o += n, n = next_read(v, len - o, (uint32_t)n)) {
-		if (t->end_seen && to_end(v)) {
+	for (uint64_t o = 0, n = first_read(v, len); o < len;
+	     o += n, n = ck_next_read(len - o, (uint32_t)n, to_end, FV_DIR_CHUNK)) {
+		if (t->end_seen && to_end) {
 			t->tail_unread = true;
 			break;
 		}
@@ -569,7 +555,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->cur = *j;
 	t->is_root = j->node == 0;
 	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = false;
-	t->first_read = !t->is_root;
+	t->warmth.first = !t->is_root;
 	t->index = t->after_end = 0;
 	t->nzeros = t->zeros_kept = 0;
 	t->zlfn = SIZE_MAX;

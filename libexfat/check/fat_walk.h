@@ -40,7 +40,6 @@ struct ftree {
 	struct job cur;
 	bool is_root, end_seen;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
-	bool first_read;		/* the directory's first read is still to come */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint64_t index;			/* entries read so far */

@@ -84,11 +84,21 @@ void dev_willneed(struct fsc_dev *dev, uint64_t off, uint64_t len);
  */
 struct dev_warmth {
 	uint32_t waited;		/* start at 1: ask ahead until reads show the cache warm */
+	bool first;			/* a directory's first read is still to come: it is the one noted */
 };
 
-static inline void dev_warmth_note(struct dev_warmth *w, int cached)
+/* fsc_dev_read; the first read of a directory (w->first) tries the cache alone and is noted. */
+static inline int dev_warmth_read(struct dev_warmth *w, struct fsc_dev *dev, uint64_t off, void *buf, size_t len)
 {
-	w->waited = w->waited << 1 | (cached != 1);
+	int r;
+
+	if (!w->first)
+		return fsc_dev_read(dev, off, buf, len);
+	w->first = false;
+	r = dev_read_cached(dev, off, buf, len);
+	if (r >= 0)
+		w->waited = w->waited << 1 | (r != 1);
+	return r < 0 ? r : 0;
 }
 
 static inline bool dev_ask_ahead(const struct dev_warmth *w)

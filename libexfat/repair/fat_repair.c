@@ -240,6 +240,18 @@ static void fix_findings(struct frp *f, size_t from)
 	fr_relink_dirs(f);
 }
 
+/* The requests v[0..n) whose finding map keeps, renumbered; the others dropped. */
+#define KEEP_MAPPED(v, n, map) \
+	do { \
+		size_t k_ = 0; \
+		for (size_t i_ = 0; i_ < (n); i_++) \
+			if ((map) && (map)[(v)[i_].finding] != SIZE_MAX) { \
+				(v)[i_].finding = (map)[(v)[i_].finding]; \
+				(v)[k_++] = (v)[i_]; \
+			} \
+		(n) = k_; \
+	} while (0)
+
 static bool same_finding(const struct fsc_finding *a, const struct fsc_finding *b)
 {
 	return a->id == b->id && a->loc_kind == b->loc_kind && a->loc == b->loc && a->entry == b->entry &&
@@ -281,20 +293,8 @@ static void merge_findings(struct frp *f, struct fsc_findings *fs)
 			free(f->reqs[i].first);
 		}
 	f->nreqs = k;
-	k = 0;
-	for (size_t i = 0; i < f->ncross; i++)
-		if (map && map[f->cross[i].finding] != SIZE_MAX) {
-			f->cross[i].finding = map[f->cross[i].finding];
-			f->cross[k++] = f->cross[i];
-		}
-	f->ncross = k;
-	k = 0;
-	for (size_t i = 0; i < f->nastray; i++)
-		if (map && map[f->astray[i].finding] != SIZE_MAX) {
-			f->astray[i].finding = map[f->astray[i].finding];
-			f->astray[k++] = f->astray[i];
-		}
-	f->nastray = k;
+	KEEP_MAPPED(f->cross, f->ncross, map);
+	KEEP_MAPPED(f->astray, f->nastray, map);
 	if (!map)
 		f->r.err = -ENOMEM;
 	free(map);
