@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * salvage.c - the random-damage salvage test: seeded, reproducible damage
+ * on populated images, repaired as `fatscope fsck -y` repairs them, and
+ * the salvage rules checked on every damaged volume.
+ *
+ * For each image and each volume number i: the damage kind is the i-th of
+ * the kinds asked for (round robin), its seed a hash of the base seed, the
+ * image's name and i, so that `salvage --one IMAGE:I` gives the same
+ * volume again.  Damage kinds (damage.c): bit flips in a directory entry,
+ * an entry overwritten with random bytes, a directory sector zeroed or
+ * made random, bit flips in the FAT (and on exFAT in the allocation
+ * bitmap and the up-case table), a torn multi-sector write of a directory
+ * cluster (its last sectors from another directory cluster), bit flips in
+ * the main boot sector where a backup holds (exFAT, FAT32), and two to
+ * four of these at once.
+ *
+ * Checked on each damaged volume:
+ *   - sound files kept: every file the library's reader reads in full on
+ *     the damaged volume, with bytes equal to a file of the undamaged one,
+ *     is still there after the repair with the same bytes: under its path,
+ *     or elsewhere (renamed, or in FOUND.nnn, where a .CHK may be longer);
+ *   - one run finishes: the repaired volume checks without an error
+ *     (warnings allowed) by the library and, when installed, by the peer
+ *     (fsck.exfat -n, fsck.fat -n) and mtools' mdir for FAT; a second
+ *     repair plans nothing;
+ *   - the undo log of the repair restores the damaged volume byte for
+ *     byte; every volume ends (SIGALRM after 60 s: a hang is a failure).
+ * With --peers the peer's own repair runs on the same damage (fsck.exfat
+ * -y, fsck.fat -a) and its files lost and volumes left unfinished are
+ * counted beside fatscope's.
+ *
+ * Output: a line per failure (with the --one argument that repeats it), a
+ * table per image (volumes, sound files, lost, unfinished, by kind), and
+ * exit 0 when nothing failed, 1 otherwise, 2 for usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fatscope/fatscope.h"
+#include "salvage.h"
+
+extern char **environ;
+
+/* ---- small helpers ---- */
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "salvage: out of memory\n");
+		exit(99);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		fprintf(stderr, "salvage: out of memory\n");
+		exit(99);
+	}
+	return d;
+}
+
+uint64_t sv_mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+uint64_t sv_rand(uint64_t *state)
+{
+	*state += 0x9E3779B97F4A7C15ull;
+	return sv_mix(*state);
+}
+
+uint64_t sv_below(uint64_t *state, uint64_t n)
+{
+	return n ? sv_rand(state) % n : 0;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001B3ull;
+	return h;
+}
+
+/* Two independent 64-bit lanes over the bytes: equal contents, equal pair. */
+struct hash2 {
+	uint64_t a, b;
+};
+
+static void hash_feed(struct hash2 *h, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h->a = (h->a ^ p[i]) * 0x100000001B3ull;
+		h->b = ((h->b << 7 | h->b >> 57) ^ p[i]) * 0x9E3779B97F4A7C15ull + i;
+	}
+}
+
+/* ---- the files of a volume ---- */
+
+struct file {
+	char *path;
+	uint64_t size;
+	struct hash2 h;
+	bool readable;		/* read in full */
+	bool used;		/* matched already */
+	bool in_found;		/* below a FOUND.nnn directory */
+};
+
+struct files {
+	struct file *v;
+	size_t n, cap;
+	/* directory regions, gathered on the undamaged image */
+	struct region *dirs;
+	size_t ndirs, capdirs;
+	bool want_dirs;
+	struct fsc_dev *dev;
+	const struct fsc_probe *p;
+	struct fsc_reader *r;
+	uint8_t *buf;
+};
+
+static void files_free(struct files *fl)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		free(fl->v[i].path);
+	free(fl->v);
+	free(fl->dirs);
+	memset(fl, 0, sizeof(*fl));
+}
+
+void regions_add(struct region **v, size_t *n, size_t *cap, uint64_t off, uint64_t len)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = realloc(*v, *cap * sizeof(**v));
+		if (!*v) {
+			fprintf(stderr, "salvage: out of memory\n");
+			exit(99);
+		}
+	}
+	(*v)[(*n)++] = (struct region){ off, len };
+}
+
+struct ext_ctx {
+	struct files *fl;
+	uint64_t data_off;
+	uint32_t csize;
+};
+
+static void on_extent(void *ctx, uint32_t first, uint32_t count)
+{
+	struct ext_ctx *e = ctx;
+
+	for (uint32_t k = 0; k < count; k++)
+		regions_add(&e->fl->dirs, &e->fl->ndirs, &e->fl->capdirs,
+			    e->data_off + (uint64_t)(first + k - 2) * e->csize, e->csize);
+}
+
+static void dir_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat)
+{
+	struct fsc_geometry g;
+	struct ext_ctx e = { fl, 0, 0 };
+
+	if (fsc_volume_geometry(fl->dev, fl->p, &g) < 0 || first < 2)
+		return;
+	e.data_off = g.data_offset;
+	e.csize = g.cluster_size;
+	fsc_extents(fl->dev, fl->p, first, size, nofat, on_extent, &e, NULL);
+}
+
+static int on_entry(void *ctx, const struct fsc_dirent *d)
+{
+	struct files *fl = ctx;
+	struct file *f;
+	struct fsc_file *fh;
+	int64_t got;
+	uint64_t total = 0;
+
+	if (d->label)
+		return 0;
+	if (d->dir) {
+		if (fl->want_dirs)
+			dir_regions(fl, d->first_cluster, fsc_type_is_fat(fsc_probe_type(fl->p)) ? 0 : d->size,
+				    d->nofat);
+		return 0;
+	}
+	if (fl->n == fl->cap) {
+		fl->cap = fl->cap ? 2 * fl->cap : 256;
+		fl->v = realloc(fl->v, fl->cap * sizeof(*fl->v));
+		if (!fl->v) {
+			fprintf(stderr, "salvage: out of memory\n");
+			exit(99);
+		}
+	}
+	f = &fl->v[fl->n++];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(d->path);
+	f->size = d->size;
+	f->h = (struct hash2){ 0xCBF29CE484222325ull, 0x1234567ull };
+	f->in_found = !strncmp(d->path, "/FOUND.", 7);
+	if (fsc_file_open(fl->r, d, &fh, NULL, 0) < 0)
+		return 0;
+	while ((got = fsc_file_read(fh, total, fl->buf, 1 << 16)) > 0) {
+		hash_feed(&f->h, fl->buf, (size_t)got);
+		total += (uint64_t)got;
+	}
+	f->readable = got == 0 && total == fsc_file_size(fh) && total == d->size;
+	fsc_file_close(fh);
+	return 0;
+}
+
+/*
+ * The live files of the volume in buf (read-only), each read in full;
+ * with want_dirs also the directory clusters (the root's included).
+ * false when the volume is not one the library can walk.
+ */
+static bool files_read(const uint8_t *buf, size_t len, bool want_dirs, struct files *fl)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	bool ok = false;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->want_dirs = want_dirs;
+	if (fsc_dev_open_mem(buf, len, &dev) < 0)
+		return false;
+	if (fsc_probe_volume(dev, &p) == 0) {
+		enum fsc_type t = fsc_probe_type(p);
+
+		fl->dev = dev;
+		fl->p = p;
+		fl->buf = xmalloc(1 << 16);
+		if ((t == FSC_TYPE_EXFAT || fsc_type_is_fat(t)) && fsc_reader_open(dev, p, 0, &fl->r) == 0) {
+			struct fsc_geometry g;
+
+			if (want_dirs && fsc_volume_geometry(dev, p, &g) == 0) {
+				if (g.root_cluster)
+					dir_regions(fl, g.root_cluster, 0, false);
+				else
+					regions_add(&fl->dirs, &fl->ndirs, &fl->capdirs, g.root_offset, g.root_size);
+			}
+			ok = fsc_walk_tree(dev, p, 0, on_entry, fl) >= 0 || fl->n > 0;
+			fsc_reader_close(fl->r);
+		}
+		free(fl->buf);
+		fsc_probe_free(p);
+	}
+	fsc_dev_close(dev);
+	fl->dev = NULL;
+	fl->p = NULL;
+	fl->r = NULL;
+	fl->buf = NULL;
+	return ok;
+}
+
+/* A file of the volume in buf whose first size bytes hash to h (a .CHK holding a file). */
+static bool prefix_matches(const uint8_t *buf, size_t len, const char *path, uint64_t size, struct hash2 want)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_reader *r;
+	struct fsc_dirent d;
+	struct fsc_file *fh;
+	char name[4096];
+	uint8_t *chunk = xmalloc(1 << 16);
+	bool ok = false;
+
+	if (fsc_dev_open_mem(buf, len, &dev) < 0) {
+		free(chunk);
+		return false;
+	}
+	if (fsc_probe_volume(dev, &p) == 0) {
+		if (fsc_reader_open(dev, p, 0, &r) == 0) {
+			if (fsc_lookup(dev, p, path, 0, &d, name, sizeof(name)) == 0 &&
+			    fsc_file_open(r, &d, &fh, NULL, 0) == 0) {
+				struct hash2 h = { 0xCBF29CE484222325ull, 0x1234567ull };
+				uint64_t total = 0;
+				int64_t got;
+
+				while (total < size && (got = fsc_file_read(fh, total, chunk,
+									    size - total < (1 << 16) ? size - total : (1 << 16))) > 0) {
+					hash_feed(&h, chunk, (size_t)got);
+					total += (uint64_t)got;
+				}
+				ok = total == size && h.a == want.a && h.b == want.b;
+				fsc_file_close(fh);
+			}
+			fsc_reader_close(r);
+		}
+		fsc_probe_free(p);
+	}
+	fsc_dev_close(dev);
+	free(chunk);
+	return ok;
+}
+
+static int cmp_hash(const void *x, const void *y)
+{
+	const struct file *a = x, *b = y;
+
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	if (a->h.a != b->h.a)
+		return a->h.a < b->h.a ? -1 : 1;
+	return a->h.b < b->h.b ? -1 : a->h.b > b->h.b;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The files of dmg that are sound: read in full, bytes equal to a file of the original (orig sorted by hash). */
+static void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound)
+{
+	memset(sound, 0, sizeof(*sound));
+	for (size_t i = 0; i < dmg->n; i++) {
+		const struct file *f = &dmg->v[i];
+
+		if (!f->readable || f->in_found ||
+		    !bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), cmp_hash))
+			continue;
+		if (sound->n == sound->cap) {
+			sound->cap = sound->cap ? 2 * sound->cap : 256;
+			sound->v = realloc(sound->v, sound->cap * sizeof(*sound->v));
+			if (!sound->v)
+				exit(99);
+		}
+		sound->v[sound->n] = *f;
+		sound->v[sound->n].path = xstrdup(f->path);
+		sound->v[sound->n].used = false;
+		sound->n++;
+	}
+}
+
+/*
+ * How many sound files the repaired volume lost: each is looked for under
+ * its path, then anywhere with the same bytes (an empty one: the same
+ * name), then as the head of a longer file in FOUND.nnn.  Lost paths are
+ * printed when report is set.
+ */
+static size_t count_lost(struct files *sound, struct files *after, const uint8_t *img, size_t len,
+			 const char *report)
+{
+	size_t lost = 0;
+
+	for (size_t i = 0; i < after->n; i++)
+		after->v[i].used = false;
+	for (size_t i = 0; i < sound->n; i++) {
+		struct file *s = &sound->v[i];
+
+		s->used = false;
+		for (size_t j = 0; j < after->n && !s->used; j++) {
+			struct file *a = &after->v[j];
+
+			if (!a->used && a->readable && !strcmp(a->path, s->path) && !cmp_hash(a, s))
+				a->used = s->used = true;
+		}
+	}
+	for (size_t i = 0; i < sound->n; i++) {
+		struct file *s = &sound->v[i];
+
+		for (size_t j = 0; j < after->n && !s->used; j++) {
+			struct file *a = &after->v[j];
+
+			if (a->used || !a->readable || cmp_hash(a, s))
+				continue;
+			if (s->size == 0 && strcmp(base_name(a->path), base_name(s->path)))
+				continue;
+			a->used = s->used = true;
+		}
+		for (size_t j = 0; j < after->n && !s->used && s->size; j++) {
+			struct file *a = &after->v[j];
+
+			if (!a->used && a->in_found && a->size > s->size &&
+			    prefix_matches(img, len, a->path, s->size, s->h))
+				a->used = s->used = true;
+		}
+		if (!s->used) {
+			lost++;
+			if (report)
+				printf("  %s lost %s (%llu bytes)\n", report, s->path, (unsigned long long)s->size);
+		}
+	}
+	return lost;
+}
+
+/* ---- repair, check, undo: as fatscope fsck -y does ---- */
+
+static const int64_t NOW = 1700000000;
+
+/* Errors left by a check of the volume in buf (read-only); the first IDs into ids. */
+static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary sum;
+	struct fsc_check_opts o = { 0 };
+	int errors = 0;
+
+	ids[0] = 0;
+	o.threads = 1;
+	if (fsc_dev_open_mem(buf, len, &dev) < 0)
+		return -1;
+	if (fsc_probe_volume(dev, &p) < 0) {
+		fsc_dev_close(dev);
+		snprintf(ids, idlen, "(no probe)");
+		return 1;
+	}
+	if (fsc_check(dev, p, &o, &fs, &sum) < 0) {
+		snprintf(ids, idlen, "(check failed)");
+		errors = 1;
+	}
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info(fs.v[i].id);
+
+		if (pi && pi->severity >= FSC_SEV_ERROR) {
+			errors++;
+			if (strlen(ids) + strlen(pi->name) + 2 < idlen && !strstr(ids, pi->name)) {
+				strcat(ids, ids[0] ? " " : "");
+				strcat(ids, pi->name);
+			}
+		}
+	}
+	errors += fs.dropped != 0;
+	fsc_findings_free(&fs);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	return errors;
+}
+
+/*
+ * Repair the volume in buf in place as fsck -y does (FSC_REPAIR_ALL, lost
+ * clusters kept in FOUND.nnn): plan, then apply with an undo log (undo:
+ * its path, or NULL).  The number of edits written, or -errno.
+ */
+static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	struct fsc_findings fs = { 0 };
+	struct fsc_check_summary sum;
+	struct fsc_check_opts o = { 0 };
+	struct fsc_repair_opts ro = { 0 };
+	struct fsc_plan *plan = fsc_plan_new();
+	long r;
+
+	o.threads = 1;
+	ro.level = FSC_REPAIR_ALL;
+	ro.now = NOW;
+	*left = 0;
+	if (!plan || fsc_dev_open_mem_rw(buf, len, &dev) < 0) {
+		fsc_plan_free(plan);
+		return -ENOMEM;
+	}
+	r = fsc_probe_volume(dev, &p);
+	if (r == 0) {
+		r = fsc_plan_repair(dev, p, &o, &ro, &fs, &sum, plan);
+		for (size_t i = 0; r >= 0 && i < fs.n; i++) {
+			const struct fsc_problem_info *pi = fsc_problem_info(fs.v[i].id);
+
+			*left += pi && pi->severity >= FSC_SEV_ERROR && !fs.v[i].planned;
+		}
+		if (r >= 0 && fsc_plan_count(plan)) {
+			if (undo)
+				unlink(undo);
+			r = fsc_plan_apply(dev, plan, undo);
+		}
+		if (r >= 0)
+			r = (long)fsc_plan_count(plan);
+		fsc_findings_free(&fs);
+		fsc_probe_free(p);
+	}
+	fsc_dev_close(dev);
+	fsc_plan_free(plan);
+	return r;
+}
+
+/* The undo log put back on a copy of rep: equal to dmg? */
+static bool undo_restores(const uint8_t *rep, const uint8_t *dmg, size_t len, const char *undo, uint8_t *tmp)
+{
+	struct fsc_dev *dev;
+	bool ok = false;
+
+	memcpy(tmp, rep, len);
+	if (fsc_dev_open_mem_rw(tmp, len, &dev) < 0)
+		return false;
+	ok = fsc_undo_apply(dev, undo) >= 0 && !memcmp(tmp, dmg, len);
+	fsc_dev_close(dev);
+	return ok;
+}
+
+/* ---- the peers ---- */
+
+struct peer {
+	const char *check[6];		/* argv without the image */
+	const char *fix[6];
+	bool mdir;			/* FAT: mdir -/ lists the tree */
+	bool present;
+};
+
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, prog);
+		if (access(buf, X_OK) == 0)
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}
+
+/* Run argv (a NULL-terminated list, img appended) under timeout(1), quietly: its exit status, or -1. */
+static int run(const char *const *argv, const char *img)
+{
+	const char *av[16];
+	size_t n = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st;
+
+	av[n++] = "timeout";
+	av[n++] = "60";
+	for (size_t i = 0; argv[i] && n < 13; i++)
+		av[n++] = argv[i];
+	av[n++] = img;
+	av[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "timeout", &fa, NULL, (char *const *)av, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The image file the peers read: written where it differs from what it
+ * holds (shadow), 64 KiB at a time, so that a big sparse image is not
+ * rewritten whole for each volume.
+ */
+struct mirror {
+	char *path;
+	int fd;
+	uint8_t *shadow;
+	size_t len;
+};
+
+static void mirror_open(struct mirror *m, const char *dir, const char *name, const uint8_t *img, size_t len)
+{
+	size_t n = strlen(dir) + strlen(name) + 16;
+
+	m->path = xmalloc(n);
+	snprintf(m->path, n, "%s/%s.peer.img", dir, name);
+	m->fd = open(m->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	m->shadow = xmalloc(len);
+	m->len = len;
+	memset(m->shadow, 0, len);
+	if (m->fd < 0 || ftruncate(m->fd, (off_t)len) < 0) {
+		fprintf(stderr, "salvage: %s: %s\n", m->path, strerror(errno));
+		exit(99);
+	}
+	(void)img;
+}
+
+static void mirror_put(struct mirror *m, const uint8_t *img)
+{
+	for (size_t o = 0; o < m->len; o += 1 << 16) {
+		size_t n = m->len - o < (1 << 16) ? m->len - o : (1 << 16);
+
+		if (!memcmp(m->shadow + o, img + o, n))
+			continue;
+		if (pwrite(m->fd, img + o, n, (off_t)o) != (ssize_t)n) {
+			fprintf(stderr, "salvage: %s: %s\n", m->path, strerror(errno));
+			exit(99);
+		}
+		memcpy(m->shadow + o, img + o, n);
+	}
+}
+
+/* What the peer left in the file, read back into img (and the shadow). */
+static void mirror_get(struct mirror *m, uint8_t *img)
+{
+	for (size_t o = 0; o < m->len;) {
+		ssize_t got = pread(m->fd, img + o, m->len - o, (off_t)o);
+
+		if (got <= 0) {
+			fprintf(stderr, "salvage: %s: cannot read back\n", m->path);
+			exit(99);
+		}
+		o += (size_t)got;
+	}
+	memcpy(m->shadow, img, m->len);
+}
+
+static void mirror_close(struct mirror *m)
+{
+	close(m->fd);
+	unlink(m->path);
+	free(m->path);
+	free(m->shadow);
+}
+
+/* ---- one volume ---- */
+
+struct tally {
+	unsigned volumes, unusable;	/* unusable: the damage left no volume the library can walk */
+	unsigned long sound, lost, moved;
+	unsigned unfinished, peer_says, second, undo_bad, crashed;
+	/* the peer's own repair, side by side */
+	unsigned long peer_lost;
+	unsigned peer_unfinished, peer_runs;
+};
+
+struct image {
+	const char *path, *name;
+	uint8_t *orig;
+	size_t len;
+	enum fsc_type type;
+	struct files orig_files;	/* sorted by hash */
+	struct layout lay;
+};
+
+struct run {
+	uint64_t seed;
+	unsigned count;
+	unsigned kinds[DMG_COUNT];
+	unsigned nkinds;
+	bool peers, verbose, check_peer;
+	const char *workdir, *keep;
+	struct peer peer_exfat, peer_fat;
+	unsigned failures;
+};
+
+static volatile sig_atomic_t in_volume;
+static char current[256];
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (in_volume) {
+		ssize_t n = write(2, "salvage: hang on ", 17);
+
+		n += write(2, current, strlen(current));
+		n += write(2, "\n", 1);
+		(void)n;
+		_exit(1);
+	}
+}
+
+static uint64_t volume_seed(uint64_t base, const char *name, unsigned i)
+{
+	return sv_mix(hash_str(0xCBF29CE484222325ull ^ base, name) + i);
+}
+
+static void fail(struct run *rn, const struct image *im, unsigned i, const char *what, const char *detail)
+{
+	rn->failures++;
+	printf("FAIL %s:%u (%s): %s%s%s\n", im->name, i, current, what, detail && *detail ? ": " : "",
+	       detail ? detail : "");
+}
+
+static void peer_side(struct run *rn, struct image *im, const struct peer *pe, const struct files *sound,
+		      const uint8_t *dmg, uint8_t *tmp, struct mirror *m, struct tally *t)
+{
+	struct files after;
+	struct files snd = *sound;
+	char ids[256];
+
+	mirror_put(m, dmg);
+	run(pe->fix, m->path);
+	mirror_get(m, tmp);
+	t->peer_runs++;
+	if (!files_read(tmp, im->len, false, &after)) {
+		t->peer_lost += sound->n;
+		t->peer_unfinished++;
+		return;
+	}
+	t->peer_lost += count_lost(&snd, &after, tmp, im->len, rn->verbose ? "peer" : NULL);
+	if (run(pe->check, m->path) != 0 || check_errors(tmp, im->len, ids, sizeof(ids)) > 0)
+		t->peer_unfinished++;
+	files_free(&after);
+}
+
+static void one_volume(struct run *rn, struct image *im, unsigned i, uint8_t *dmg, uint8_t *rep, uint8_t *tmp,
+		       struct mirror *m, struct tally *t)
+{
+	const struct peer *pe = fsc_type_is_fat(im->type) ? &rn->peer_fat : &rn->peer_exfat;
+	uint64_t seed = volume_seed(rn->seed, im->name, i);
+	unsigned kind = rn->kinds[i % rn->nkinds];
+	struct files dfl, sound, after;
+	char undo[4096], ids[512], desc[200], detail[600];
+	long edits;
+	int left;
+	size_t lost;
+
+	memcpy(dmg, im->orig, im->len);
+	damage_apply(&im->lay, dmg, im->len, kind, seed, desc, sizeof(desc));
+	snprintf(current, sizeof(current), "%s, seed %016llx: %s", damage_name(kind), (unsigned long long)seed, desc);
+	if (rn->verbose)
+		printf("%s:%u %s\n", im->name, i, current);
+	if (rn->keep) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s", rn->keep);
+		f = fopen(path, "wb");
+		if (!f || fwrite(dmg, 1, im->len, f) != im->len || fclose(f)) {
+			fprintf(stderr, "salvage: %s: cannot write\n", path);
+			exit(99);
+		}
+	}
+	t->volumes++;
+	if (!files_read(dmg, im->len, false, &dfl)) {
+		t->unusable++;
+		memset(&dfl, 0, sizeof(dfl));
+	}
+	sound_files(&im->orig_files, &dfl, &sound);
+	files_free(&dfl);
+	t->sound += sound.n;
+
+	in_volume = 1;
+	alarm(60);
+	memcpy(rep, dmg, im->len);
+	snprintf(undo, sizeof(undo), "%s/%s.undo", rn->workdir, im->name);
+	edits = repair(rep, im->len, undo, &left);
+	if (edits < 0) {
+		snprintf(detail, sizeof(detail), "%s", strerror((int)-edits));
+		fail(rn, im, i, "the repair failed", detail);
+		t->crashed++;
+	}
+	/* One run finishes: no error left by the library's check. */
+	if (check_errors(rep, im->len, ids, sizeof(ids)) != 0) {
+		t->unfinished++;
+		fail(rn, im, i, "errors left after -y", ids);
+	}
+	/* Nothing sound lost. */
+	if (!files_read(rep, im->len, false, &after)) {
+		memset(&after, 0, sizeof(after));
+	}
+	lost = count_lost(&sound, &after, rep, im->len, "    ");
+	t->lost += lost;
+	if (lost) {
+		snprintf(detail, sizeof(detail), "%zu of %zu", lost, sound.n);
+		fail(rn, im, i, "sound files lost", detail);
+	}
+	files_free(&after);
+	/* The peer agrees. */
+	if (rn->check_peer && pe->present && edits >= 0) {
+		mirror_put(m, rep);
+		if (run(pe->check, m->path) != 0) {
+			t->peer_says++;
+			fail(rn, im, i, "the peer's check still finds errors after -y", pe->check[0]);
+		} else if (pe->mdir) {
+			static const char *const md[] = { "env", "MTOOLS_SKIP_CHECK=1", "mdir", "-/", "-i", NULL };
+			char arg[4200];
+
+			snprintf(arg, sizeof(arg), "%s", m->path);
+			if (run(md, arg) != 0) {
+				t->peer_says++;
+				fail(rn, im, i, "mdir -/ cannot list the tree after -y", NULL);
+			}
+		}
+	}
+	/* A second -y writes nothing. */
+	if (edits > 0) {
+		int left2;
+		long again;
+
+		memcpy(tmp, rep, im->len);
+		again = repair(tmp, im->len, NULL, &left2);
+		if (again != 0) {
+			t->second++;
+			snprintf(detail, sizeof(detail), "%ld edits", again);
+			fail(rn, im, i, "a second -y writes again", detail);
+		}
+		/* The undo log gives the damaged volume back. */
+		if (!undo_restores(rep, dmg, im->len, undo, tmp)) {
+			t->undo_bad++;
+			fail(rn, im, i, "undo does not restore the damaged volume", NULL);
+		}
+		unlink(undo);
+	}
+	if (rn->peers && pe->present)
+		peer_side(rn, im, pe, &sound, dmg, tmp, m, t);
+	alarm(0);
+	in_volume = 0;
+	files_free(&sound);
+}
+
+/* ---- images and the report ---- */
+
+static bool image_load(struct image *im, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	const char *slash = strrchr(path, '/');
+	char *name;
+
+	memset(im, 0, sizeof(*im));
+	if (!f || fstat(fileno(f), &st) < 0 || st.st_size <= 0) {
+		fprintf(stderr, "salvage: %s: cannot read\n", path);
+		if (f)
+			fclose(f);
+		return false;
+	}
+	im->len = (size_t)st.st_size;
+	im->orig = xmalloc(im->len);
+	if (fread(im->orig, 1, im->len, f) != im->len) {
+		fprintf(stderr, "salvage: %s: short read\n", path);
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	im->path = path;
+	name = xstrdup(slash ? slash + 1 : path);
+	if (strstr(name, ".img"))
+		*strstr(name, ".img") = 0;
+	im->name = name;
+	if (!files_read(im->orig, im->len, true, &im->orig_files)) {
+		fprintf(stderr, "salvage: %s: not a volume the library can walk\n", path);
+		return false;
+	}
+	if (fsc_dev_open_mem(im->orig, im->len, &dev) < 0 || fsc_probe_volume(dev, &p) < 0)
+		return false;
+	im->type = fsc_probe_type(p);
+	layout_read(&im->lay, dev, p, im->orig, im->len, &im->orig_files.dirs, im->orig_files.ndirs);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	qsort(im->orig_files.v, im->orig_files.n, sizeof(*im->orig_files.v), cmp_hash);
+	return true;
+}
+
+static void image_free(struct image *im)
+{
+	files_free(&im->orig_files);
+	layout_free(&im->lay);
+	free(im->orig);
+	free((char *)im->name);
+}
+
+static void tally_print(const char *name, const char *kind, const struct tally *t, bool peers)
+{
+	printf("%-12s %-14s %5u %6lu %5lu %5u %5u %5u %5u", name, kind, t->volumes, t->sound, t->lost, t->unfinished,
+	       t->peer_says, t->second, t->undo_bad);
+	if (peers && t->peer_runs)
+		printf(" | %6lu %5u", t->peer_lost, t->peer_unfinished);
+	printf("\n");
+}
+
+static void tally_add(struct tally *a, const struct tally *b)
+{
+	a->volumes += b->volumes;
+	a->unusable += b->unusable;
+	a->sound += b->sound;
+	a->lost += b->lost;
+	a->unfinished += b->unfinished;
+	a->peer_says += b->peer_says;
+	a->second += b->second;
+	a->undo_bad += b->undo_bad;
+	a->crashed += b->crashed;
+	a->peer_lost += b->peer_lost;
+	a->peer_unfinished += b->peer_unfinished;
+	a->peer_runs += b->peer_runs;
+}
+
+static void run_image(struct run *rn, const char *path, long only, struct tally *total)
+{
+	struct image im;
+	struct tally by_kind[DMG_COUNT] = { 0 }, all = { 0 };
+	struct mirror m = { 0 };
+	uint8_t *dmg, *rep, *tmp;
+
+	if (!image_load(&im, path)) {
+		rn->failures++;
+		return;
+	}
+	dmg = xmalloc(im.len);
+	rep = xmalloc(im.len);
+	tmp = xmalloc(im.len);
+	mirror_open(&m, rn->workdir, im.name, im.orig, im.len);
+	for (unsigned i = 0; i < rn->count; i++) {
+		if (only >= 0 && i != (unsigned long)only)
+			continue;
+		if (!damage_fits(&im.lay, rn->kinds[i % rn->nkinds]))
+			continue;
+		one_volume(rn, &im, i, dmg, rep, tmp, &m, &by_kind[rn->kinds[i % rn->nkinds]]);
+	}
+	for (unsigned k = 0; k < DMG_COUNT; k++) {
+		if (!by_kind[k].volumes)
+			continue;
+		tally_print(im.name, damage_name(k), &by_kind[k], rn->peers);
+		tally_add(&all, &by_kind[k]);
+	}
+	tally_print(im.name, "all", &all, rn->peers);
+	tally_add(total, &all);
+	mirror_close(&m);
+	free(dmg);
+	free(rep);
+	free(tmp);
+	image_free(&im);
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: salvage [options] IMAGE...\n"
+	      "  -n, --count N     damaged volumes per image (default 24)\n"
+	      "  -s, --seed N      base seed (default 1)\n"
+	      "  -k, --kinds LIST  damage kinds, comma-separated (default: all)\n"
+	      "  -w, --work DIR    scratch directory (undo logs, the peers' image)\n"
+	      "      --one I       only volume number I of each image (verbose)\n"
+	      "      --keep FILE   write the damaged volume there (with --one)\n"
+	      "      --peers       also run the peer's repair on the same damage, side by side\n"
+	      "      --no-peer-check  do not run the peer's check after fatscope's repair\n"
+	      "  -v, --verbose     a line per volume\n", out);
+}
+
+static void peers_init(struct run *rn)
+{
+	static const struct peer ex = { { "fsck.exfat", "-n", NULL }, { "fsck.exfat", "-y", NULL }, false, false };
+	static const struct peer fat = { { "fsck.fat", "-n", NULL }, { "fsck.fat", "-a", "-w", NULL }, true, false };
+
+	rn->peer_exfat = ex;
+	rn->peer_fat = fat;
+	rn->peer_exfat.present = on_path("fsck.exfat");
+	rn->peer_fat.present = on_path("fsck.fat") && on_path("mdir");
+}
+
+static bool parse_kinds(struct run *rn, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+
+	rn->nkinds = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k = damage_lookup(t);
+
+		if (k < 0) {
+			fprintf(stderr, "salvage: unknown damage kind '%s'\n", t);
+			free(copy);
+			return false;
+		}
+		rn->kinds[rn->nkinds++] = (unsigned)k;
+	}
+	free(copy);
+	return rn->nkinds > 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
+		{ "kinds", required_argument, NULL, 'k' }, { "work", required_argument, NULL, 'w' },
+		{ "one", required_argument, NULL, 'o' }, { "keep", required_argument, NULL, 'K' },
+		{ "peers", no_argument, NULL, 'P' }, { "no-peer-check", no_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct run rn = { .seed = 1, .count = 24, .workdir = ".", .check_peer = true };
+	struct tally total = { 0 };
+	long only = -1;
+	int c;
+
+	for (unsigned k = 0; k < DMG_COUNT; k++)
+		rn.kinds[rn.nkinds++] = k;
+	while ((c = getopt_long(argc, argv, "n:s:k:w:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': rn.count = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 's': rn.seed = strtoull(optarg, NULL, 0); break;
+		case 'k': if (!parse_kinds(&rn, optarg)) return 2; break;
+		case 'w': rn.workdir = optarg; break;
+		case 'o': only = strtol(optarg, NULL, 0); rn.verbose = true; break;
+		case 'K': rn.keep = optarg; break;
+		case 'P': rn.peers = true; break;
+		case 'C': rn.check_peer = false; break;
+		case 'v': rn.verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc || (rn.keep && only < 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (only >= 0 && (unsigned long)only >= rn.count)
+		rn.count = (unsigned)only + 1;
+	peers_init(&rn);
+	signal(SIGALRM, on_alarm);
+	printf("%-12s %-14s %5s %6s %5s %5s %5s %5s %5s", "image", "damage", "vols", "sound", "lost", "unfin", "peer",
+	       "again", "undo");
+	if (rn.peers)
+		printf(" | %6s %5s", "P-lost", "P-unf");
+	printf("\n");
+	for (int a = optind; a < argc; a++)
+		run_image(&rn, argv[a], only, &total);
+	tally_print("total", "", &total, rn.peers);
+	printf("salvage: %u volumes (%u unusable after the damage), %lu sound files, %lu lost, %u unfinished, "
+	       "%u left broken for the peer, %u not idempotent, %u undo failures; %u failures\n",
+	       total.volumes, total.unusable, total.sound, total.lost, total.unfinished, total.peer_says, total.second,
+	       total.undo_bad, rn.failures);
+	if (!rn.peer_exfat.present || !rn.peer_fat.present)
+		printf("salvage: peer checks skipped for %s%s (not installed)\n",
+		       rn.peer_exfat.present ? "" : "exFAT (fsck.exfat) ",
+		       rn.peer_fat.present ? "" : "FAT (fsck.fat, mdir)");
+	return rn.failures ? 1 : 0;
+}
