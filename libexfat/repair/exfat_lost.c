@@ -317,7 +317,7 @@ void lost_prepare(struct rp *r, struct xvol *v)
 	struct lost_save *ls;
 	uint32_t last = 0;
 
-	if (!v->bitmap_ok || r->o->free_lost || r->err ||
+	if (!v->bitmap_ok || r->o->free_lost || r->err || r->defer_lost ||
 	    !(take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || (r->unclaimed && r->o->level == FSC_REPAIR_ALL)))
 		return;
 	ls = r->lost = calloc(1, sizeof(*ls));
@@ -377,7 +377,8 @@ void lost_export(struct rp *r, struct xvol *v)
 {
 	struct lost_save ls = { .export = true, .max = SIZE_MAX };
 
-	if (!v->bitmap_ok || !r->o->free_lost || !r->o->lost_bytes || r->err || r->o->level != FSC_REPAIR_ALL ||
+	if (!v->bitmap_ok || !r->o->free_lost || !r->o->lost_bytes || r->err || r->defer_lost ||
+	    r->o->level != FSC_REPAIR_ALL ||
 	    !(find(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed))
 		return;
 	if (!(ls.buf = malloc(v->cb))) {

@@ -406,7 +406,7 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 		return;
 	bool set_owned = take_either(r, FSC_PR_EXFAT_BITMAP_UNMARKED, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) ||
 			 r->allocated;
-	bool free_lost = r->o->free_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
+	bool free_lost = r->o->free_lost && !r->defer_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
 	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING), freed = r->freed != NULL;
 	uint8_t piu = v->p->ex.percent_in_use;
 	uint64_t marked = v->ck.sum->clusters_marked, cc = v->p->ex.cluster_count;
@@ -538,16 +538,26 @@ static void fix_orphan_entries(struct rp *r, struct xvol *v)
 			continue;
 		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & 0x80))
 			continue;
-		/* An unknown critical primary goes with its secondaries (in its cluster); one inside a file set is left. */
+		/*
+		 * An unknown critical primary goes with its secondaries (in its
+		 * cluster): those in use right after it, as the walk took them, up
+		 * to its SecondaryCount; the first entry that is no secondary in
+		 * use ends them (its count may be damaged: what follows may be
+		 * sound sets).  One inside a file set is left.
+		 */
 		if (k == 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
 			continue;
 		if (k == 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
 			n = v->cb / 32 - f->entry;
 		if (n > 1 && plan_view_read(r->dev, r->plan, off, e, 32ull * n) < 0)
 			continue;
+		for (unsigned j = 1; j < n; j++)
+			if ((e[32 * j] & 0xC0) != 0xC0) {
+				n = j;
+				break;
+			}
 		for (unsigned j = 0; j < n; j++)
-			if (j == 0 || (e[32 * j] & 0xC0) == 0xC0)
-				e[32 * j] &= 0x7F;
+			e[32 * j] &= 0x7F;
 		put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}
@@ -655,9 +665,9 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 
 static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, upcase_choose, NULL };
 
-static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
-		       const struct fsc_repair_opts *ro, struct fsc_findings *out,
-		       struct fsc_check_summary *sum, struct fsc_plan *plan)
+int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		      struct fsc_plan *plan)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out };
@@ -668,8 +678,6 @@ static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const str
 	uint8_t f2[2];
 	int ret;
 
-	if (fsc_type_is_fat(p->type))
-		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
 	/* A FAT32 sector 0 lost over its backup: checked through the backup, nothing planned. */
 	if (p->backup_type == FSC_TYPE_FAT32)
 		return check_with(dev, p, co, out, sum, NULL);
@@ -712,20 +720,4 @@ static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const str
 	free(r.dups);
 	free(r.freed);
 	return ret < 0 ? ret : r.err;
-}
-
-/* A check the budget cut short plans nothing: what it did not see could change every fix. */
-FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
-			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
-			       struct fsc_check_summary *sum, struct fsc_plan *plan)
-{
-	size_t start = fsc_plan_count(plan);
-	int ret = plan_repair(dev, p, co, ro, out, sum, plan);
-
-	if (ret >= 0 && sum->incomplete) {
-		plan_truncate(plan, start);
-		for (size_t i = 0; i < out->n; i++)
-			out->v[i].planned = false;
-	}
-	return ret;
 }

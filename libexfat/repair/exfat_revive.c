@@ -53,7 +53,9 @@ static void mark_revived(struct rp *r, const struct fsc_finding *at, unsigned sc
 
 		if (f->loc_kind != FSC_LOC_ENTRY || f->loc != at->loc)
 			continue;
-		if ((f->entry == at->entry && (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_SET_CHECKSUM)) ||
+		if ((f->entry == at->entry && (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_SET_CHECKSUM ||
+					       f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ||
+					       f->id == FSC_PR_EXFAT_NAME_HASH)) ||
 		    (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && f->entry > at->entry && f->entry <= at->entry + sc))
 			f->planned = true;
 	}
@@ -103,36 +105,148 @@ static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f,
 	return plan_view_read(r->dev, r->plan, *off, set, 32ull * *room) >= 0 && set[0] == EXFAT_T_FILE;
 }
 
+/* May entry e, in a set's range, be rebuilt as a name entry: not the start or a member of another set in use? */
+static bool replaceable(const uint8_t *e)
+{
+	return e[0] == EXFAT_T_NAME || !(e[0] & 0x80) || ((e[0] & 0x40) && e[0] != EXFAT_T_STREAM) ||
+	       (e[0] != EXFAT_T_FILE && e[0] != EXFAT_T_BITMAP && e[0] != EXFAT_T_UPCASE && e[0] != EXFAT_T_LABEL &&
+		e[0] != EXFAT_T_GUID);
+}
+
+/*
+ * A set whose stream extension is there but one of its name entries was
+ * overwritten: when the entries NameLength needs lie where SecondaryCount
+ * says, the last of them a name entry in use (so the range is the set's,
+ * not what follows it), each damaged one is made a name entry of '_'
+ * characters.  The file keeps its data and most of its name.  The number
+ * of secondaries, or 0.
+ */
+static unsigned rebuilt_names(uint8_t *set, unsigned room)
+{
+	unsigned nl = set[32 + 3], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
+
+	if (!names || set[1] != sc || sc + 1 > room || set[32 * sc] != EXFAT_T_NAME)
+		return 0;
+	for (unsigned i = 2; i <= sc; i++)
+		if (!replaceable(set + 32 * i))
+			return 0;
+	for (unsigned i = 2; i <= sc; i++) {
+		uint8_t *e = set + 32 * i;
+
+		if (e[0] == EXFAT_T_NAME)
+			continue;
+		memset(e, 0, 32);
+		e[0] = EXFAT_T_NAME;
+		for (unsigned u = 0; u < 15 && 15 * (i - 2) + u < nl; u++)
+			put_le16(e, 2 + 2 * u, '_');
+		fixed++;
+	}
+	return fixed ? sc : 0;
+}
+
+/*
+ * The name entries in use right after the stream, fewer than NameLength
+ * needs: the set ends after them and its name is what they hold (cut
+ * short).  The number of secondaries, or 0 (not one name entry).
+ */
+static unsigned shortened_name(uint8_t *set, unsigned k)
+{
+	unsigned names = 0;
+
+	while (names + 1 < k && set[32 * (names + 2)] == EXFAT_T_NAME)
+		names++;
+	if (!names)
+		return 0;
+	if (set[32 + 3] > 15 * names)
+		set[32 + 3] = (uint8_t)(15 * names);
+	return names + 1;
+}
+
+/* NameHash and SetChecksum of a set of sc secondaries (the hash only when the names can be up-cased). */
+static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
+{
+	struct exfat_set d;
+	bool ascii = true;
+
+	exfat_set_decode(set, sc + 1, &d);
+	for (unsigned i = 0; i < d.nl; i++)
+		ascii &= d.name[i] < 0x80;
+	if (v->upcase_ok || ascii)
+		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	put_le16(set, 2, fsc_exfat_set_checksum(set, sc + 1));
+}
+
+/*
+ * A set that cannot be used (no stream extension in use after it) set
+ * aside: its primary and the secondaries in use right after it, up to its
+ * count, marked unused.  Their bytes stay for undelete tools; its
+ * clusters, owned by nothing, are lost clusters, which -y saves.
+ */
+static void set_aside(struct rp *r, uint8_t *set, unsigned k, uint64_t off)
+{
+	unsigned n = 1 + (k < set[1] ? k : set[1]);
+
+	for (unsigned i = 0; i < n; i++)
+		set[32 * i] &= 0x7F;
+	put(r, off, set, 32ull * n, "mark a set cut short before its stream extension unused (its bytes stay)",
+	    false);
+}
+
+/*
+ * A file set that the walk found cut short (SecondaryCount larger than
+ * its entries) or with fewer name entries than NameLength needs, mended
+ * in the first way that fits: the count the stored checksum proves; the
+ * count the entries bear out; damaged name entries rebuilt; the name cut
+ * to the name entries there; else the set set aside.  A mended file's
+ * chain is claimed now; a mended directory is walked by the next round.
+ */
 static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
-	unsigned room, k = 0, sc;
+	unsigned room, k = 0, sc = 0;
 	uint8_t set[256 * 32];
 	uint64_t off;
-	char why[96];
-	bool proven;
+	char why[120];
+	bool proven = false;
 
-	if (!read_here(r, v, f, set, &off, &room) || (get_le16(set, 4) & 0x10))
+	if (!read_here(r, v, f, set, &off, &room) || !wanted(r, f))
 		return;
 	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
 		k++;
-	if (k < 1 || set[32] != EXFAT_T_STREAM || !wanted(r, f))
+	if (k < 1 || set[32] != EXFAT_T_STREAM) {
+		if (f->id == FSC_PR_EXFAT_SET_COUNT)
+			set_aside(r, set, k, off);
+		f->planned = f->id == FSC_PR_EXFAT_SET_COUNT;
 		return;
-	proven = k >= 2 && (sc = proven_count(set, k)) != 0;
-	if (!proven && !(sc = structural_count(set, room)))
+	}
+	if (k >= 2 && (sc = proven_count(set, k)) != 0) {
+		proven = sc != set[1];
+		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
+	} else if ((sc = structural_count(set, room)) != 0) {
+		snprintf(why, sizeof(why), "SecondaryCount %u (the stream and the name entries NameLength needs)", sc);
+	} else if ((sc = rebuilt_names(set, room)) != 0) {
+		snprintf(why, sizeof(why), "damaged name entries rebuilt ('_' for each character lost)");
+	} else if ((sc = shortened_name(set, k)) != 0) {
+		snprintf(why, sizeof(why), "the name cut to the %u name entries there", sc - 1);
+	} else {
+		set_aside(r, set, k, off);
+		f->planned = true;
 		return;
-	if (sc == set[1])
+	}
+	if (sc == set[1] && !proven && !strstr(why, "rebuilt") && !strstr(why, "cut"))
 		return;
 	set[1] = (uint8_t)sc;
 	if (proven) {
-		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
 		put(r, off + 1, set + 1, 1, why, false);
 	} else {
-		put_le16(set, 2, fsc_exfat_set_checksum(set, sc + 1));
-		snprintf(why, sizeof(why), "SecondaryCount %u (the stream and the name entries NameLength needs), SetChecksum", sc);
+		reseal(v, set, sc);
 		put(r, off, set, 32ull * (sc + 1), why, false);
 	}
-	claim_file(v, set, sc + 1, "a revived file");
-	r->allocated = true;	/* its clusters may be free in the bitmap */
+	if (!(get_le16(set, 4) & 0x10)) {
+		claim_file(v, set, sc + 1, "a revived file");
+		r->allocated = true;	/* its clusters may be free in the bitmap */
+	} else {
+		r->defer_lost = true;	/* its tree is walked next round: nothing of it is lost */
+	}
 	mark_revived(r, f, sc);
 }
 
@@ -240,7 +354,7 @@ void revive_sets(struct rp *r, struct xvol *v)
 
 		if (f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
 			continue;
-		if (f->id == FSC_PR_EXFAT_SET_COUNT)
+		if (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_NAME_ENTRIES)
 			revive_one(r, v, f);
 		else if (f->id == FSC_PR_EXFAT_STREAM_MISSING)
 			revive_stream(r, v, f);

@@ -57,6 +57,7 @@ struct rp {
 	size_t ndefer, capdefer;
 	uint16_t flags;			/* VolumeFlags the fixes leave */
 	bool allocated;			/* clusters newly owned: the bitmap must follow */
+	bool defer_lost;		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
@@ -216,7 +217,11 @@ void upcase_choose(struct xvol *v);
 void upcase_prepare(struct rp *r, struct xvol *v);
 void upcase_link(struct rp *r, struct xvol *v);
 
-/* fat_repair.c: fsc_plan_repair for a FAT12/16/32 volume. */
+/* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds). */
+int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		      struct fsc_plan *plan);
+/* fat_repair.c: one round of fsc_plan_repair for a FAT12/16/32 volume. */
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
 		    struct fsc_plan *plan);

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * session.c - fsc_plan_repair: the one way into the repair of either
+ * family, and the loop that makes one run finish the job.
+ *
+ *   round 0   the family's planner checks the volume and plans its fixes
+ *             (exfat_repair.c, fat_repair.c)
+ *   round k   the same planner runs on the volume as the plan leaves it
+ *             (plan_overlay): what it still finds and can fix is planned
+ *             after the earlier rounds' edits (whose new bytes are its old
+ *             ones, so the writer verifies the rounds in order); a round
+ *             that plans nothing ends the loop, and its check is the
+ *             volume as the repair leaves it
+ *
+ * At most REPAIR_ROUNDS rounds; if the last of them still planned, one
+ * more check of the plan's view gives the state.  The findings the
+ * caller gets: round 0's, then each later round's new ones; a finding is
+ * planned (said fixed) exactly when the final check no longer finds it,
+ * and the final check's own findings that nobody listed are added as
+ * left.  So the exit status comes from what the volume will be, not from
+ * what the planners meant to do, and a second repair finds nothing to do.
+ *
+ * Consumes: a device, its probe, the caller's options.  Produces: the
+ * findings and one plan (nothing is written here).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair.h"
+#include "report/report.h"
+
+#define REPAIR_ROUNDS 4
+
+/* One round of the family's planner. */
+static int plan_round(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		      struct fsc_plan *plan)
+{
+	if (fsc_type_is_fat(p->type))
+		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
+	return exfat_plan_repair(dev, p, co, ro, out, sum, plan);
+}
+
+/* ---- findings compared across rounds: the same problem at the same place ---- */
+
+static int cmp_key(const struct fsc_finding *a, const struct fsc_finding *b)
+{
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->loc_kind != b->loc_kind)
+		return a->loc_kind < b->loc_kind ? -1 : 1;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+static int cmp_ptr(const void *x, const void *y)
+{
+	return cmp_key(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
+}
+
+/* An index of a findings list, sorted by problem and place (NULL without memory or findings). */
+struct findex {
+	const struct fsc_finding **v;
+	size_t n;
+};
+
+static int findex_make(struct findex *ix, const struct fsc_findings *fs)
+{
+	ix->n = 0;
+	ix->v = fs->n ? malloc(fs->n * sizeof(*ix->v)) : NULL;
+	if (fs->n && !ix->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->n; i++)
+		ix->v[ix->n++] = &fs->v[i];
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_ptr);
+	return 0;
+}
+
+static const struct fsc_finding *findex_find(const struct findex *ix, const struct fsc_finding *f)
+{
+	const struct fsc_finding **hit = ix->n ? bsearch(&f, ix->v, ix->n, sizeof(*ix->v), cmp_ptr) : NULL;
+
+	return hit ? *hit : NULL;
+}
+
+/* Append a copy of f (its path duplicated) to out. */
+static int finding_copy(struct fsc_findings *out, const struct fsc_finding *f, bool planned)
+{
+	struct fsc_finding *y = finding_add(out, f->id, f->loc_kind, f->loc, NULL);
+
+	if (!y)
+		return -ENOMEM;
+	*y = *f;
+	y->planned = planned;
+	if (f->path && !(y->path = strdup(f->path)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The findings of fs that out does not have, appended to it. */
+static int merge_new(struct fsc_findings *out, const struct fsc_findings *fs)
+{
+	struct findex ix;
+	int r = findex_make(&ix, out);
+
+	for (size_t i = 0; r == 0 && i < fs->n; i++)
+		if (!findex_find(&ix, &fs->v[i]))
+			r = finding_copy(out, &fs->v[i], fs->v[i].planned);
+	free(ix.v);
+	return r;
+}
+
+/*
+ * The state the repair leaves is final's: each finding of out it still
+ * has is left, each it lacks is fixed (when anything is written at all);
+ * its own findings out lacks are added, left.
+ */
+static int settle(struct fsc_findings *out, const struct fsc_findings *final, bool writes)
+{
+	struct findex ix;
+	int r = findex_make(&ix, final);
+
+	for (size_t i = 0; r == 0 && i < out->n; i++)
+		out->v[i].planned = writes && !findex_find(&ix, &out->v[i]);
+	free(ix.v);
+	if (r == 0)
+		r = findex_make(&ix, out);
+	for (size_t i = 0; r == 0 && i < final->n; i++)
+		if (!findex_find(&ix, &final->v[i]))
+			r = finding_copy(out, &final->v[i], false);
+	free(ix.v);
+	return r;
+}
+
+/* ---- the caller's answers and lost chains, across rounds ---- */
+
+struct session {
+	const struct fsc_repair_opts *user;
+	struct fsc_finding *declined;	/* what the caller said no to (keys only): asked once */
+	size_t ndeclined, capdeclined;
+	bool sorted;
+	unsigned chain_base, chains;	/* lost chains numbered on across rounds */
+	int err;
+};
+
+static int cmp_val(const void *x, const void *y)
+{
+	return cmp_key(x, y);
+}
+
+static bool session_ask(void *ctx, const struct fsc_finding *f)
+{
+	struct session *s = ctx;
+	struct fsc_finding *k;
+
+	if (!s->user->ask)
+		return true;
+	if (s->ndeclined && !s->sorted) {
+		qsort(s->declined, s->ndeclined, sizeof(*s->declined), cmp_val);
+		s->sorted = true;
+	}
+	if (s->ndeclined && bsearch(f, s->declined, s->ndeclined, sizeof(*s->declined), cmp_val))
+		return false;	/* asked in an earlier round: the answer stands */
+	if (s->user->ask(s->user->ctx, f))
+		return true;
+	if (!grow((void **)&s->declined, &s->capdeclined, s->ndeclined + 1, sizeof(*s->declined))) {
+		s->err = -ENOMEM;
+		return false;
+	}
+	k = &s->declined[s->ndeclined++];
+	*k = *f;
+	k->path = NULL;
+	s->sorted = false;
+	return false;
+}
+
+static int session_lost(void *ctx, unsigned chain, uint64_t off, const void *buf, size_t len)
+{
+	struct session *s = ctx;
+
+	if (s->chain_base + chain + 1 > s->chains)
+		s->chains = s->chain_base + chain + 1;
+	return s->user->lost_bytes(s->user->ctx, s->chain_base + chain, off, buf, len);
+}
+
+/* The caller's options with its answers and lost chains going through the session. */
+static struct fsc_repair_opts session_opts(struct session *s, const struct fsc_repair_opts *ro)
+{
+	struct fsc_repair_opts o = *ro;
+
+	s->user = ro;
+	o.ask = session_ask;
+	o.lost_bytes = ro->lost_bytes ? session_lost : NULL;
+	o.ctx = s;
+	return o;
+}
+
+/* The edits of more appended to plan, in order, with their syncs. */
+static int plan_append(struct fsc_plan *plan, const struct fsc_plan *more)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < fsc_plan_count(more); i++) {
+		const struct fsc_edit *e = fsc_plan_edit(more, i);
+
+		r = fsc_plan_add(plan, e->offset, e->old, e->data, e->len, e->why, e->sync_before || i == 0);
+	}
+	return r;
+}
+
+/*
+ * One later round on the plan's view: its findings into fs, its edits
+ * appended to plan.  Returns the number of edits it added, or -errno.
+ */
+static long later_round(struct fsc_dev *dev, const struct fsc_check_opts *co, const struct fsc_repair_opts *ro,
+			struct fsc_plan *plan, struct fsc_findings *fs)
+{
+	struct fsc_dev *view = plan_overlay(dev, plan);
+	struct fsc_plan *more = fsc_plan_new();
+	struct fsc_probe *pv = NULL;
+	struct fsc_check_summary sum;
+	long r = view && more ? fsc_probe_volume(view, &pv) : -ENOMEM;
+
+	if (r == 0 && (pv->type == FSC_TYPE_EXFAT || fsc_type_is_fat(pv->type)))
+		r = plan_round(view, pv, co, ro, fs, &sum, more);
+	else if (r == 0)
+		r = -EINVAL;	/* the plan leaves no volume: nothing more to do */
+	if (r >= 0 && sum.incomplete)
+		r = -ETIME;
+	if (r >= 0 && fsc_plan_count(more))
+		r = plan_append(plan, more);
+	if (r >= 0)
+		r = (long)fsc_plan_count(more);
+	fsc_probe_free(pv);
+	fsc_plan_free(more);
+	fsc_dev_close(view);
+	return r;
+}
+
+/* The check of the plan's view (when the last round still planned). */
+static int final_check(struct fsc_dev *dev, const struct fsc_check_opts *co, struct fsc_plan *plan,
+		       struct fsc_findings *fs)
+{
+	struct fsc_dev *view = plan_overlay(dev, plan);
+	struct fsc_probe *pv = NULL;
+	struct fsc_check_summary sum;
+	int r = view ? fsc_probe_volume(view, &pv) : -ENOMEM;
+
+	if (r == 0)
+		r = check_with(view, pv, co, fs, &sum, NULL);
+	fsc_probe_free(pv);
+	fsc_dev_close(view);
+	return r;
+}
+
+/* Rounds after the first until one plans nothing; out settled by the last check. */
+static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct session *s,
+		    const struct fsc_repair_opts *rro, struct fsc_findings *out, struct fsc_plan *plan)
+{
+	struct fsc_findings last = { 0 };
+	bool settled = false;
+	long r = 0;
+
+	for (int round = 1; round < REPAIR_ROUNDS && r >= 0; round++) {
+		fsc_findings_free(&last);
+		s->chain_base = s->chains;
+		r = later_round(dev, co, rro, plan, &last);
+		if (r >= 0 && s->err)
+			r = s->err;
+		if (r == 0)
+			settled = true;
+		if (r <= 0)
+			break;
+		r = merge_new(out, &last);
+	}
+	if (r == -EINVAL || r == -ETIME)
+		r = 0;		/* no volume in the view, a budget spent: the rounds so far stand */
+	if (r >= 0 && !settled) {
+		fsc_findings_free(&last);
+		r = final_check(dev, co, plan, &last);
+	}
+	if (r >= 0)
+		r = settle(out, &last, true);
+	fsc_findings_free(&last);
+	return (int)r;
+}
+
+/*
+ * A check the budget cut short plans nothing: what it did not see could
+ * change every fix.  A plan with no edit fixes nothing, whatever its
+ * planners meant.
+ */
+FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
+			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+{
+	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
+	struct session s = { 0 };
+	struct fsc_repair_opts rro = session_opts(&s, ro);
+	size_t start = fsc_plan_count(plan);
+	int ret = plan_round(dev, p, co, &rro, out, sum, plan);
+
+	if (ret >= 0 && s.err)
+		ret = s.err;
+	if (ret >= 0 && sum->incomplete) {
+		plan_truncate(plan, start);
+		for (size_t i = 0; i < out->n; i++)
+			out->v[i].planned = false;
+	} else if (ret < 0 || fsc_plan_count(plan) == start) {
+		for (size_t i = 0; i < out->n; i++)
+			out->v[i].planned = false;
+	} else {
+		o.max_per_problem = UINT32_MAX;
+		o.progress = NULL;
+		ret = converge(dev, &o, &s, &rro, out, plan);
+		if (ret < 0)
+			plan_truncate(plan, start);
+	}
+	free(s.declined);
+	return ret;
+}
