@@ -37,6 +37,13 @@ struct xv_fix {
 	 * upcase_ok), so that names are judged as they will be after it.
 	 */
 	void (*upcase)(struct xvol *v);
+	/*
+	 * Entries in use after a directory's end-of-directory marker: the
+	 * marker (mark_cluster, mark_entry), whether the directory's clusters
+	 * lie in a row, and the first entry in use after it (hit).  May be NULL.
+	 */
+	void (*end_mark)(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+			 uint32_t hit_entry);
 	void *ctx;
 };
 

@@ -50,6 +50,12 @@ struct fileinfo {
 	char name[766];
 };
 
+/* Where a directory's end-of-directory marker lies (cluster 0: none seen). */
+struct dir_mark {
+	uint32_t cluster, entry;
+	bool nofat;
+};
+
 struct walk {
 	struct xvol *v;
 	struct pathtab nodes;
@@ -75,6 +81,8 @@ struct walk {
 	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
 	struct nameref *given;		/* new names given to duplicates (units in the arena) */
 	size_t ngiven, capgiven;
+	struct dir_mark *marks;		/* a repair: each directory's end marker, by walk order */
+	size_t capmarks;
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
 };
@@ -582,6 +590,8 @@ static void one_entry(struct walk *w, const uint8_t *e)
 	switch (ev) {
 	case EXA_END:
 		w->end_seen = true;
+		if (w->marks && w->dirs < w->capmarks)
+			w->marks[w->dirs] = (struct dir_mark){ w->cluster, w->entry, w->nofat };
 		break;
 	case EXA_STRAY:
 		if ((f = AT_ENTRY(w, EXFAT_STRAY_SECONDARY)))
@@ -672,6 +682,9 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->end_seen = w->after_end_told = w->tail_unread = false;
 	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	w->first_cluster = true;
+	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
+	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
+		w->marks[w->dirs].cluster = 0;
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {
@@ -705,6 +718,9 @@ static void report_tails(struct walk *w)
 		pathtab_path(&w->nodes, h[i].node, w->path, sizeof(w->path));
 		if ((f = entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
 			finding_actual(f, "%02x", h[i].type);
+		if (w->marks && h[i].dir < w->capmarks && w->marks[h[i].dir].cluster)
+			w->v->fix->end_mark(w->v, w->marks[h[i].dir].cluster, w->marks[h[i].dir].entry,
+					    w->marks[h[i].dir].nofat, h[i].cluster, h[i].entry);
 	}
 }
 
@@ -747,6 +763,7 @@ out:
 	free(w->names);
 	free(w->arena);
 	free(w->given);
+	free(w->marks);
 	free(w);
 	return r;
 }

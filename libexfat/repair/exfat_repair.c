@@ -663,7 +663,10 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-static const struct xv_fix repair_fix = { fix_set, repair_done, note_rename, note_dir, upcase_choose, NULL };
+static const struct xv_fix repair_fix = {
+	.set = fix_set, .done = repair_done, .rename = note_rename, .dir = note_dir, .upcase = upcase_choose,
+	.end_mark = revive_note_mark,
+};
 
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
@@ -719,5 +722,6 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	free(r.sets);
 	free(r.dups);
 	free(r.freed);
+	free(r.marks);
 	return ret < 0 ? ret : r.err;
 }

@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,60 @@ static unsigned structural_count(uint8_t *set, unsigned room)
 	return sc;
 }
 
-/* The file set at f's entry, up to 256 entries within its cluster: its offset, entries there (*room). */
-static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, uint64_t *off,
-		      unsigned *room)
+/* Where the entries of a set lie: a set may go on in the directory's next cluster. */
+struct span {
+	uint64_t pos[256];
+	unsigned room;			/* entries read */
+};
+
+/*
+ * The cluster after c in a directory: its FAT link, or the next one when
+ * the FAT entry is free (a directory whose clusters lie in a row); 0 at
+ * the chain's end.
+ */
+static uint32_t dir_next(struct xvol *v, uint32_t c)
 {
-	*off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
-	*room = v->cb / 32 - f->entry < 256 ? v->cb / 32 - f->entry : 256;
-	return plan_view_read(r->dev, r->plan, *off, set, 32ull * *room) >= 0 && set[0] == EXFAT_T_FILE;
+	uint32_t n = xv_fat(v, c);
+
+	if (xv_cluster_valid(v, n))
+		return n;
+	return n == 0 && xv_cluster_valid(v, c + 1) ? c + 1 : 0;
+}
+
+/*
+ * The file set at f's entry: up to 256 entries from it (on into the
+ * directory's next cluster, and the one after, when the set needs it),
+ * their places in sp.  false when its first entry is no file entry.
+ */
+static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, struct span *sp)
+{
+	uint32_t c = (uint32_t)f->loc, e = f->entry, per = v->cb / 32;
+
+	sp->room = 0;
+	for (unsigned hops = 0; hops < 3 && c && sp->room < 256; hops++, c = dir_next(v, c), e = 0) {
+		unsigned n = per - e < 256 - sp->room ? per - e : 256 - sp->room;
+
+		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c) + 32ull * e, set + 32 * sp->room, 32ull * n) < 0)
+			break;
+		for (unsigned i = 0; i < n; i++)
+			sp->pos[sp->room + i] = xv_cluster_byte(v, c) + 32ull * (e + i);
+		sp->room += n;
+		/* on into the next cluster only for what the set may still need (a file set has 19 at most) */
+		if (sp->room >= (1u + set[1] < 19u ? 1u + set[1] : 19u))
+			break;
+	}
+	return sp->room && set[0] == EXFAT_T_FILE;
+}
+
+/* Entries [from, from + n) of set written where they lie (a run of edits per cluster). */
+static void put_span(struct rp *r, const struct span *sp, const uint8_t *set, unsigned from, unsigned n,
+		     const char *why)
+{
+	for (unsigned i = from, j; i < from + n; i = j) {
+		for (j = i + 1; j < from + n && sp->pos[j] == sp->pos[j - 1] + 32; j++)
+			;
+		put(r, sp->pos[i], set + 32 * i, 32ull * (j - i), why, false);
+	}
 }
 
 /* May entry e, in a set's range, be rebuilt as a name entry: not the start or a member of another set in use? */
@@ -182,14 +230,13 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
  * count, marked unused.  Their bytes stay for undelete tools; its
  * clusters, owned by nothing, are lost clusters, which -y saves.
  */
-static void set_aside(struct rp *r, uint8_t *set, unsigned k, uint64_t off)
+static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span *sp)
 {
 	unsigned n = 1 + (k < set[1] ? k : set[1]);
 
 	for (unsigned i = 0; i < n; i++)
 		set[32 * i] &= 0x7F;
-	put(r, off, set, 32ull * n, "mark a set cut short before its stream extension unused (its bytes stay)",
-	    false);
+	put_span(r, sp, set, 0, n, "mark a set cut short before its stream extension unused (its bytes stay)");
 }
 
 /*
@@ -204,17 +251,18 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
 	unsigned room, k = 0, sc = 0;
 	uint8_t set[256 * 32];
-	uint64_t off;
+	struct span sp;
 	char why[120];
 	bool proven = false;
 
-	if (!read_here(r, v, f, set, &off, &room) || !wanted(r, f))
+	if (!read_here(r, v, f, set, &sp) || !wanted(r, f))
 		return;
+	room = sp.room;
 	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
 		k++;
 	if (k < 1 || set[32] != EXFAT_T_STREAM) {
 		if (f->id == FSC_PR_EXFAT_SET_COUNT)
-			set_aside(r, set, k, off);
+			set_aside(r, set, k, &sp);
 		f->planned = f->id == FSC_PR_EXFAT_SET_COUNT;
 		return;
 	}
@@ -228,7 +276,7 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	} else if ((sc = shortened_name(set, k)) != 0) {
 		snprintf(why, sizeof(why), "the name cut to the %u name entries there", sc - 1);
 	} else {
-		set_aside(r, set, k, off);
+		set_aside(r, set, k, &sp);
 		f->planned = true;
 		return;
 	}
@@ -236,10 +284,10 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		return;
 	set[1] = (uint8_t)sc;
 	if (proven) {
-		put(r, off + 1, set + 1, 1, why, false);
+		put(r, sp.pos[0] + 1, set + 1, 1, why, false);
 	} else {
 		reseal(v, set, sc);
-		put(r, off, set, 32ull * (sc + 1), why, false);
+		put_span(r, &sp, set, 0, sc + 1, why);
 	}
 	if (!(get_le16(set, 4) & 0x10)) {
 		claim_file(v, set, sc + 1, "a revived file");
@@ -260,24 +308,24 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
  */
 static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
-	unsigned room, n;
+	unsigned n;
 	uint8_t set[256 * 32], keep;
-	uint64_t off;
+	struct span sp;
 
-	if (!read_here(r, v, f, set, &off, &room) || (n = set[1] + 1u) < 3 || n > room || set[32] == EXFAT_T_STREAM ||
+	if (!read_here(r, v, f, set, &sp) || (n = set[1] + 1u) < 3 || n > sp.room || set[32] == EXFAT_T_STREAM ||
 	    !wanted(r, f))
 		return;
 	keep = set[32];
 	set[32] = EXFAT_T_STREAM;
 	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
-		put(r, off + 32, set + 32, 1, "a stream extension again, as the set's checksum proves", false);
+		put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
 		claim_file(v, set, n, "a revived file");
 		r->allocated = true;
 	} else {
 		set[32] = keep;
 		for (unsigned i = 0; i < n; i++)
 			set[32 * i] &= 0x7F;
-		put(r, off, set, 32ull * n, "mark a set without a stream extension unused (its bytes stay)", false);
+		put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
 	}
 	f->planned = true;
 	for (size_t i = 0; i < r->out->n; i++)	/* the set's checksum goes with it */
@@ -286,63 +334,136 @@ static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
 			r->out->v[i].planned = true;
 }
 
-/* Entries [from, n) of the cluster in d: whole, sound file sets (not directories) and unused ones only? */
-static bool sound_files(const uint8_t *d, unsigned from, unsigned n)
+/* Is the file set at s (within n - e entries of its cluster) whole and sound: its checksum verifies? */
+static bool sound_set(const uint8_t *s, unsigned e, unsigned n)
 {
-	for (unsigned e = from; e < n;) {
-		const uint8_t *s = d + 32ull * e;
-		unsigned sc = s[1];
+	unsigned sc = s[1];
 
-		if (!(s[0] & 0x80)) {
-			e++;
-			continue;
-		}
-		if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || (get_le16(s, 4) & 0x10) ||
-		    s[32] != EXFAT_T_STREAM || fsc_exfat_set_checksum(s, sc + 1) != get_le16(s, 2))
+	if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || s[32] != EXFAT_T_STREAM)
+		return false;
+	for (unsigned k = 1; k <= sc; k++)
+		if ((s[32 * k] & 0xC0) != 0xC0)
 			return false;
-		for (unsigned k = 1; k <= sc; k++)
-			if ((s[32 * k] & 0xC0) != 0xC0)
-				return false;
-		e += sc + 1;
-	}
-	return true;
+	return fsc_exfat_set_checksum(s, sc + 1) == get_le16(s, 2);
 }
 
+/* Entries [from, n) of the cluster in d: is one of them a sound file set? */
+static bool any_sound(const uint8_t *d, unsigned from, unsigned n)
+{
+	for (unsigned e = from; e < n; e++)
+		if (sound_set(d + 32ull * e, e, n))
+			return true;
+	return false;
+}
+
+void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+		      uint32_t hit_entry)
+{
+	struct rp *r = v->fix->ctx;
+
+	if (!grow((void **)&r->marks, &r->capmarks, r->nmarks + 1, sizeof(*r->marks))) {
+		r->err = -ENOMEM;
+		return;
+	}
+	r->marks[r->nmarks++] = (struct end_mark_rec){ hit_cluster, hit_entry, mark_cluster, mark_entry, nofat };
+}
+
+/* The end marker of the directory whose first entry in use after it is f's, or NULL. */
+static const struct end_mark_rec *mark_of(const struct rp *r, const struct fsc_finding *f)
+{
+	for (size_t i = 0; i < r->nmarks; i++)
+		if (r->marks[i].hit_cluster == (uint32_t)f->loc && r->marks[i].hit_entry == f->entry)
+			return &r->marks[i];
+	return NULL;
+}
+
+/* In cluster c (its bytes in d), the 0x00 entries from entry from to entry to (inclusive) made unused (0x05). */
+static void unmark_ends(struct rp *r, struct xvol *v, uint32_t c, uint8_t *d, unsigned from, unsigned to)
+{
+	unsigned first = to + 1, last = 0;
+
+	for (unsigned e = from; e <= to; e++)
+		if (d[32 * e] == 0x00) {
+			d[32 * e] = 0x05;
+			first = e < first ? e : first;
+			last = e;
+		}
+	if (first <= last)
+		put(r, xv_cluster_byte(v, c) + 32ull * first, d + 32ull * first, 32ull * (last + 1 - first),
+		    "unused entries for the stray end marks: the entries after them are visible again", false);
+}
+
+/*
+ * The clusters of the directory from the marker's to the hit's (in
+ * chain order, at most the cluster count of them), their 0x00 entries
+ * from the marker on made unused; false when the hit's cluster is not
+ * reached.
+ */
+static bool unmark_before(struct rp *r, struct xvol *v, const struct end_mark_rec *m, uint8_t *d)
+{
+	uint32_t c = m->mark_cluster;
+
+	for (uint64_t k = 0; k < v->cc && c != m->hit_cluster; k++) {
+		if (!xv_cluster_valid(v, c) || plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
+			return false;
+		unmark_ends(r, v, c, d, c == m->mark_cluster ? m->mark_entry : 0, v->cb / 32 - 1);
+		c = m->nofat ? c + 1 : xv_fat(v, c);
+	}
+	return c == m->hit_cluster;
+}
+
+/*
+ * Entries in use after a directory's end marker.  When one of them (in
+ * the cluster of the first) is a sound file set, the end marks are what
+ * is wrong: every 0x00 entry from the marker to the last entry in use of
+ * that cluster becomes an unused entry (0x05), and the sets are visible
+ * again (their files claimed now; a directory among them is walked by the
+ * next round, which also sees what is still wrong among them).
+ * Otherwise the entries in use after the mark, in that cluster, are
+ * marked unused: their bytes stay.
+ */
 static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
+	const struct end_mark_rec *m = mark_of(r, f);
 	uint64_t base = xv_cluster_byte(v, (uint32_t)f->loc);
-	unsigned n = v->cb / 32, z = f->entry, last = f->entry;
+	unsigned n = v->cb / 32, from, last = f->entry;
 	uint8_t *d = malloc(v->cb);
-	bool sound;
+	bool sound, here;
 
-	if (!d || plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
+	if (!d || !m || !wanted(r, f))
 		goto out;
-	while (z > 0 && d[32 * (z - 1)] == 0x00)
-		z--;
-	/* Only a mark in this cluster, after something: one before it would still end the directory. */
-	if (z == 0 || z == f->entry || !wanted(r, f))
+	here = m->mark_cluster == (uint32_t)f->loc;
+	if (plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
 		goto out;
 	for (unsigned e = f->entry; e < n; e++)
 		if (d[32 * e])
 			last = e;
-	sound = sound_files(d, f->entry, n);
-	for (unsigned e = z; e <= last; e++)	/* the directory goes on to last: no end mark before it */
-		if (d[32 * e] == 0x00)
-			d[32 * e] = 0x05;
-		else if (!sound)
-			d[32 * e] &= 0x7F;	/* not sound: kept, but unused */
-	put(r, base + 32ull * z, d + 32ull * z, 32ull * (last + 1 - z),
-	    sound ? "unused entries for the stray end marks: the files after them are visible again" :
-		    "unused entries from the stray end mark on (the entries after it were not sound sets)", false);
-	f->planned = true;
-	for (unsigned e = f->entry; sound && e <= last;)
-		if (d[32 * e] == EXFAT_T_FILE) {
-			claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");
-			e += d[32 * e + 1] + 1u;
-		} else {
-			e++;
+	sound = any_sound(d, f->entry, n);
+	if (sound) {
+		if (!here && !unmark_before(r, v, m, d))
+			goto out;
+		if (!here && plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
+			goto out;
+		from = here ? m->mark_entry : 0;
+		unmark_ends(r, v, (uint32_t)f->loc, d, from, last);
+		for (unsigned e = f->entry; e <= last; e++) {
+			if (!sound_set(d + 32ull * e, e, n))
+				continue;
+			if (get_le16(d + 32ull * e, 4) & 0x10)
+				r->defer_lost = true;	/* its tree is walked next round */
+			else
+				claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");
+			e += d[32 * e + 1];
 		}
-	r->allocated = true;
+		r->allocated = true;
+	} else {
+		for (unsigned e = f->entry; e <= last; e++)
+			d[32 * e] = 0x00;	/* not sound: end marks again, their other bytes kept */
+		put(r, base + 32ull * f->entry, d + 32ull * f->entry, 32ull * (last + 1 - f->entry),
+		    "end marks again after the end mark (none of the entries there a sound set; their other bytes stay)",
+		    false);
+	}
+	f->planned = true;
 out:
 	free(d);
 }

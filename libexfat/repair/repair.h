@@ -43,6 +43,13 @@ struct dir_fix {
 	char *path;
 };
 
+/* A directory's end-of-directory marker with entries in use after it (the walk's end_mark). */
+struct end_mark_rec {
+	uint32_t hit_cluster, hit_entry;	/* the first entry in use after it (the finding's place) */
+	uint32_t mark_cluster, mark_entry;
+	bool nofat;
+};
+
 struct rp {
 	struct fsc_dev *dev;
 	const struct fsc_probe *p;
@@ -57,6 +64,8 @@ struct rp {
 	size_t ndefer, capdefer;
 	uint16_t flags;			/* VolumeFlags the fixes leave */
 	bool allocated;			/* clusters newly owned: the bitmap must follow */
+	struct end_mark_rec *marks;	/* end markers with entries after them (exfat_revive.c) */
+	size_t nmarks, capmarks;
 	bool defer_lost;		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -147,6 +156,9 @@ unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 
 /* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
 void revive_sets(struct rp *r, struct xvol *v);
+/* exfat_revive.c: the walk's hook for an end marker with entries in use after it. */
+void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+		      uint32_t hit_entry);
 
 /*
  * exfat_boot.c: when the main boot region has field errors and the backup
