@@ -296,8 +296,10 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 
 	memset(res, 0, sizeof(*res));
 	res->contiguous = true;
-	if (!claim_start(e, who, first, nofat, &need))
+	if (!claim_start(e, who, first, nofat, &need)) {
+		res->broken = true;	/* a first cluster outside the heap (reported) */
 		return;
+	}
 	for (;;) {
 		enum claim cl = claim_one(e, who, first, nofat, n, c, crossed);
 

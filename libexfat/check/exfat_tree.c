@@ -512,7 +512,7 @@ static void finish_file_set(struct walk *w)
 			if (!res.contiguous)
 				v->ck.sum->fragmented++;
 			ck_progress(&v->ck, res.clusters);
-			offer_set(w, fi, sum, res.good || res.crossed ? &res : NULL);
+			offer_set(w, fi, sum, res.good || res.crossed || res.broken ? &res : NULL);
 		} else {
 			offer_set(w, fi, sum, NULL);
 		}

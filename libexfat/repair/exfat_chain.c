@@ -176,3 +176,126 @@ unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 	}
 	return SF_CHAIN;
 }
+
+/* ---- a file's place or size mended from what its entry still says ---- */
+
+/* Is c lost: marked in the bitmap (when there is one), owned by nothing? */
+static bool lost_cluster(const struct xvol *v, uint32_t c)
+{
+	return xv_cluster_valid(v, c) && !cluster_owned(v, c) && (!v->bitmap_ok || bit_get(v->marked, c - 2));
+}
+
+/* Are the need clusters from c (in a row, or by the FAT) all lost, the FAT chain ending after them? */
+static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
+{
+	for (uint64_t k = 0; k < need; k++) {
+		if (!lost_cluster(v, c))
+			return false;
+		if (k + 1 < need)
+			c = nofat ? c + 1 : xv_fat(v, c);
+	}
+	return nofat || xv_fat(v, c) >= 0xFFFFFFF8u;
+}
+
+/*
+ * A FirstCluster outside the heap whose bits, one or two of them flipped
+ * back, give a cluster where a lost allocation of the file's length
+ * starts: that cluster (0 when none, or more than one, does).
+ */
+static uint32_t first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat)
+{
+	uint32_t found = 0;
+	unsigned hits = 0;
+
+	for (unsigned i = 0; i < 32 && hits < 2; i++)
+		for (unsigned j = i; j < 32 && hits < 2; j++) {
+			uint32_t c = first ^ (1u << i) ^ (i == j ? 0 : 1u << j);
+
+			if (c != found && lost_allocation(v, c, need, nofat)) {
+				found = c;
+				hits++;
+			}
+		}
+	return hits == 1 ? found : 0;
+}
+
+/* Claim the file's clusters (the allocation found for it), as the walk would have. */
+static void claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
+{
+	for (uint64_t k = 0; k < need && xv_cluster_valid(v, c); k++) {
+		cluster_claim(v, c);
+		c = nofat ? c + 1 : xv_fat(v, c);
+	}
+}
+
+/* Would a size of sz bytes fit the clusters the file has (in a row: before a break; by the FAT: exactly)? */
+static bool size_fits(const struct xvol *v, const struct chain_res *ch, uint64_t sz, bool nofat)
+{
+	uint64_t n = (sz + v->cb - 1) / v->cb;
+
+	return sz && (nofat ? n <= ch->good : ch->ended && !ch->broken && !ch->crossed && n == ch->clusters);
+}
+
+/*
+ * The size the file's other fields give it when its DataLength cannot be
+ * right (0: none): ValidDataLength, when it is below DataLength (in a row)
+ * or differs from it (by the FAT) and fits the clusters; else DataLength
+ * with the bits above the heap's size cleared (a flipped high bit), when
+ * that fits.
+ */
+static uint64_t mended_size(const struct xvol *v, const struct chain_res *ch, const uint8_t *set)
+{
+	uint64_t size = get_le64(set, 32 + 24), vdl = get_le64(set, 32 + 8), heap = (uint64_t)v->cc * v->cb, mask = 1;
+	bool nofat = set[32 + 1] & 2;
+
+	if (vdl && vdl != size && (!nofat || vdl < size) && size_fits(v, ch, vdl, nofat))
+		return vdl;
+	while (mask < heap)
+		mask <<= 1;
+	if (size > heap && size_fits(v, ch, size & (mask - 1), nofat))
+		return size & (mask - 1);
+	return 0;
+}
+
+/*
+ * Before a chain is cut or copied: a file whose entry is what is wrong.
+ *   - FirstCluster outside the heap: the lost allocation of the file's
+ *     length one or two flipped bits away, when there is exactly one;
+ *     else the file is emptied (its name stays; its clusters, if any are
+ *     left, are lost clusters, which -y saves);
+ *   - a size the file's clusters contradict (past them, or short of
+ *     them): DataLength becomes ValidDataLength, or itself without the
+ *     bits above the heap's size, when that fits the clusters it has.
+ * The SF_ bits of what changed in set, 0 when neither fits.
+ */
+unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set)
+{
+	uint64_t size = get_le64(set, 32 + 24), need = (size + v->cb - 1) / v->cb, sz;
+	uint32_t first = get_le32(set, 32 + 20), c;
+	bool nofat = set[32 + 1] & 2;
+
+	if (!chain_wanted(r, &a->at) || !size)
+		return 0;
+	if (!xv_cluster_valid(v, first)) {
+		if (need && need <= v->cc && (c = first_by_flip(v, first, need, nofat)) != 0) {
+			put_le32(set, 32 + 20, c);
+			claim_run(v, c, need, nofat);
+			r->allocated = true;
+			return SF_FIRST | SF_CHAIN;
+		}
+		put_le32(set, 32 + 20, 0);
+		put_le64(set, 32 + 8, 0);
+		put_le64(set, 32 + 24, 0);
+		return SF_FIRST | SF_CHAIN;
+	}
+	if (!(sz = mended_size(v, ch, set)))
+		return 0;
+	put_le64(set, 32 + 24, sz);
+	return SF_CHAIN;
+}
+
+/* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */
+bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set)
+{
+	return get_le64(set, 32 + 24) && (!xv_cluster_valid(v, get_le32(set, 32 + 20)) || mended_size(v, ch, set));
+}

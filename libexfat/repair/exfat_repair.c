@@ -149,7 +149,9 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	char why[320];
 
 	memcpy(set, a->set, 32ull * n);
-	if (chain && chain->crossed)
+	if (chain && (ids = fix_extent(r, v, a, chain, set)) != 0)
+		;
+	else if (chain && chain->crossed)
 		ids |= fix_cross(r, v, a, chain, set, path);
 	else if (chain)
 		ids |= fix_chain(r, v, a, chain, set, path);
@@ -221,6 +223,7 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 		return;
 	}
 	memcpy(d->a, a, sizeof(*a));
+	d->done = false;
 	d->want_hash = want_hash;
 	d->chain = *chain;
 	r->ndefer++;
@@ -233,8 +236,38 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
  */
 static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 {
-	size_t crosses = 0;
+	size_t crosses = 0, mended = 0;
+	uint8_t probe[256 * 32];
 
+	/*
+	 * First the files whose entry is what is wrong (a size or FirstCluster
+	 * their other fields contradict): mended, they may no longer cross or
+	 * break anything, so no chain is cut or copied in this round; the next
+	 * round checks the mended volume.
+	 */
+	for (size_t i = 0; i < r->ndefer; i++) {
+		struct deferred *d = &r->defer[i];
+
+		memcpy(probe, d->a->set, 32ull * d->a->count);
+		if (!fix_extent_possible(v, &d->chain, probe))
+			continue;
+		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
+		d->done = true;
+		mended++;
+	}
+	if (mended) {
+		for (size_t i = 0; i < r->ndefer; i++) {
+			struct deferred *d = &r->defer[i];
+
+			if (!d->done)
+				plan_set(r, v, d->a, d->want_hash, NULL, d->path);
+			free(d->a);
+			free(d->path);
+		}
+		r->ndefer = 0;
+		r->defer_lost = true;	/* what the mended files own is known next round */
+		return;
+	}
 	for (size_t i = 0; i < r->out->n; i++)
 		crosses += r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK;
 	for (size_t i = 0; i < r->ndefer; i++) {

@@ -17,6 +17,7 @@ struct deferred {
 	int32_t want_hash;
 	struct chain_res chain;
 	char *path;
+	bool done;			/* planned already */
 };
 #define MAX_DEFERRED 65536
 
@@ -153,6 +154,9 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 		   uint8_t *set, const char *path);
 unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
+/* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
+bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
+unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
 
 /* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
 void revive_sets(struct rp *r, struct xvol *v);
