@@ -148,6 +148,9 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	uint8_t set[256 * 32];
 	char why[320];
 
+	/* A name entry damaged where the count and NameLength agree: exfat_revive.c rebuilds the set whole. */
+	if (revive_names_damaged(a->set, n))
+		return;
 	memcpy(set, a->set, 32ull * n);
 	if (chain && (ids = fix_extent(r, v, a, chain, set)) != 0)
 		;
@@ -544,7 +547,8 @@ static bool after_cut_set(const struct rp *r, const struct fsc_finding *f)
 static bool orphan_id(enum fsc_problem id)
 {
 	return id == FSC_PR_EXFAT_STRAY_SECONDARY || id == FSC_PR_EXFAT_ROOT_ONLY_ENTRY ||
-	       id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY || id == FSC_PR_EXFAT_UNKNOWN_CRITICAL;
+	       id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY || id == FSC_PR_EXFAT_UNKNOWN_CRITICAL ||
+	       id == FSC_PR_EXFAT_UNKNOWN_BENIGN;
 }
 
 static void fix_orphan_entries(struct rp *r, struct xvol *v)
@@ -552,14 +556,14 @@ static void fix_orphan_entries(struct rp *r, struct xvol *v)
 	static const char *const why[] = {
 		"mark a stray secondary entry unused", "mark a root-only entry outside the root unused",
 		"mark a second root entry of its kind unused (the first is the one drivers use)",
-		"mark an unknown critical entry set unused",
+		"mark an unknown critical entry set unused", "mark an unknown benign entry set unused",
 	};
 	uint8_t e[256 * 32];
 
 	for (size_t i = 0; i < r->out->n; i++) {
 		struct fsc_finding *f = &r->out->v[i];
 		unsigned k = f->id == FSC_PR_EXFAT_STRAY_SECONDARY ? 0 : f->id == FSC_PR_EXFAT_ROOT_ONLY_ENTRY ? 1 :
-			     f->id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY ? 2 : 3;
+			     f->id == FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY ? 2 : f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL ? 3 : 4;
 		unsigned n = 1;
 		uint64_t off;
 
@@ -578,9 +582,9 @@ static void fix_orphan_entries(struct rp *r, struct xvol *v)
 		 * use ends them (its count may be damaged: what follows may be
 		 * sound sets).  One inside a file set is left.
 		 */
-		if (k == 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
+		if (k >= 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
 			continue;
-		if (k == 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
+		if (k >= 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
 			n = v->cb / 32 - f->entry;
 		if (n > 1 && plan_view_read(r->dev, r->plan, off, e, 32ull * n) < 0)
 			continue;

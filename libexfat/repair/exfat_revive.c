@@ -56,7 +56,7 @@ static void mark_revived(struct rp *r, const struct fsc_finding *at, unsigned sc
 			continue;
 		if ((f->entry == at->entry && (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_SET_CHECKSUM ||
 					       f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ||
-					       f->id == FSC_PR_EXFAT_NAME_HASH)) ||
+					       f->id == FSC_PR_EXFAT_NAME_HASH || f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL)) ||
 		    (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && f->entry > at->entry && f->entry <= at->entry + sc))
 			f->planned = true;
 	}
@@ -163,21 +163,33 @@ static bool replaceable(const uint8_t *e)
 
 /*
  * A set whose stream extension is there but one of its name entries was
- * overwritten: when the entries NameLength needs lie where SecondaryCount
- * says, the last of them a name entry in use (so the range is the set's,
- * not what follows it), each damaged one is made a name entry of '_'
- * characters.  The file keeps its data and most of its name.  The number
- * of secondaries, or 0.
+ * damaged: when the entries NameLength needs lie where SecondaryCount
+ * says, the last of them a name entry in use or all of them secondaries in
+ * use (k of them: so the range is the set's, not what follows it), each
+ * damaged one is made a name entry again.  When the stored checksum
+ * proves that only type bytes changed, they keep their characters; else
+ * each damaged entry becomes '_' characters.  The file keeps its data and
+ * most of its name.  The number of secondaries, or 0.
  */
-static unsigned rebuilt_names(uint8_t *set, unsigned room)
+static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 {
 	unsigned nl = set[32 + 3], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
+	uint8_t keep[256 * 32];
 
-	if (!names || set[1] != sc || sc + 1 > room || set[32 * sc] != EXFAT_T_NAME)
+	if (!names || set[1] != sc || sc + 1 > room || (set[32 * sc] != EXFAT_T_NAME && k < sc))
 		return 0;
 	for (unsigned i = 2; i <= sc; i++)
 		if (!replaceable(set + 32 * i))
 			return 0;
+	memcpy(keep, set, 32ull * (sc + 1));
+	for (unsigned i = 2; i <= sc; i++)
+		if (set[32 * i] != EXFAT_T_NAME) {
+			set[32 * i] = EXFAT_T_NAME;
+			fixed++;
+		}
+	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == get_le16(set, 2))
+		return fixed ? sc : 0;
+	memcpy(set, keep, 32ull * (sc + 1));
 	for (unsigned i = 2; i <= sc; i++) {
 		uint8_t *e = set + 32 * i;
 
@@ -187,9 +199,21 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room)
 		e[0] = EXFAT_T_NAME;
 		for (unsigned u = 0; u < 15 && 15 * (i - 2) + u < nl; u++)
 			put_le16(e, 2 + 2 * u, '_');
-		fixed++;
 	}
-	return fixed ? sc : 0;
+	return sc;
+}
+
+/* Is a name entry of the set damaged where NameLength and SecondaryCount agree (rebuilt_names' case)? */
+bool revive_names_damaged(const uint8_t *set, unsigned count)
+{
+	unsigned names = (set[32 + 3] + 14u) / 15u;
+
+	if (!names || set[1] != 1u + names || count != set[1] + 1u || set[32] != EXFAT_T_STREAM)
+		return false;
+	for (unsigned i = 2; i < count; i++)
+		if (set[32 * i] != EXFAT_T_NAME)
+			return true;
+	return false;
 }
 
 /*
@@ -266,12 +290,12 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		f->planned = f->id == FSC_PR_EXFAT_SET_COUNT;
 		return;
 	}
-	if (k >= 2 && (sc = proven_count(set, k)) != 0) {
-		proven = sc != set[1];
+	if (k >= 2 && (sc = proven_count(set, k)) != 0 && sc != set[1]) {
+		proven = true;
 		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
 	} else if ((sc = structural_count(set, room)) != 0) {
 		snprintf(why, sizeof(why), "SecondaryCount %u (the stream and the name entries NameLength needs)", sc);
-	} else if ((sc = rebuilt_names(set, room)) != 0) {
+	} else if ((sc = rebuilt_names(set, room, k)) != 0) {
 		snprintf(why, sizeof(why), "damaged name entries rebuilt ('_' for each character lost)");
 	} else if ((sc = shortened_name(set, k)) != 0) {
 		snprintf(why, sizeof(why), "the name cut to the %u name entries there", sc - 1);
@@ -280,7 +304,7 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		f->planned = true;
 		return;
 	}
-	if (sc == set[1] && !proven && !strstr(why, "rebuilt") && !strstr(why, "cut"))
+	if (sc == set[1] && !strstr(why, "rebuilt") && !strstr(why, "cut"))
 		return;
 	set[1] = (uint8_t)sc;
 	if (proven) {
@@ -475,7 +499,8 @@ void revive_sets(struct rp *r, struct xvol *v)
 
 		if (f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc))
 			continue;
-		if (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_NAME_ENTRIES)
+		if (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_NAME_ENTRIES ||
+		    f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL)
 			revive_one(r, v, f);
 		else if (f->id == FSC_PR_EXFAT_STREAM_MISSING)
 			revive_stream(r, v, f);

@@ -160,6 +160,8 @@ unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, con
 
 /* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
 void revive_sets(struct rp *r, struct xvol *v);
+/* exfat_revive.c: a name entry damaged where NameLength and SecondaryCount agree (revive_sets mends it). */
+bool revive_names_damaged(const uint8_t *set, unsigned count);
 /* exfat_revive.c: the walk's hook for an end marker with entries in use after it. */
 void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 		      uint32_t hit_entry);
