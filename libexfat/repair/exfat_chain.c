@@ -286,6 +286,7 @@ unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, con
 		put_le32(set, 32 + 20, 0);
 		put_le64(set, 32 + 8, 0);
 		put_le64(set, 32 + 24, 0);
+		set[32 + 1] &= (uint8_t)~2;	/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
 		return SF_FIRST | SF_CHAIN;
 	}
 	if (!(sz = mended_size(v, ch, set)))

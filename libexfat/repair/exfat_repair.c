@@ -138,6 +138,7 @@ static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	put_le32(set, 32 + 20, 0);
 	put_le64(set, 32 + 8, 0);
 	put_le64(set, 32 + 24, 0);
+	set[32 + 1] &= (uint8_t)~2;	/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
 	return SF_FIRST;
 }
 
@@ -237,17 +238,18 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
  * when every cross-link was copied apart, the broken chains are cut (else
  * a cut could take a cluster that is still another file's).
  */
-static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
+/*
+ * First the files whose entry is what is wrong (a size or FirstCluster
+ * their other fields contradict): mended, they may no longer cross or
+ * break anything (a directory they ran into included), so no chain is cut
+ * or copied in this round; the next round checks the mended volume.
+ * Returns true when one was.
+ */
+static bool mend_deferred(struct rp *r, struct xvol *v)
 {
-	size_t crosses = 0, mended = 0;
 	uint8_t probe[256 * 32];
+	bool mended = false;
 
-	/*
-	 * First the files whose entry is what is wrong (a size or FirstCluster
-	 * their other fields contradict): mended, they may no longer cross or
-	 * break anything, so no chain is cut or copied in this round; the next
-	 * round checks the mended volume.
-	 */
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
@@ -255,22 +257,26 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 		if (!fix_extent_possible(v, &d->chain, probe))
 			continue;
 		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
-		d->done = true;
-		mended++;
+		d->done = mended = true;
 	}
-	if (mended) {
-		for (size_t i = 0; i < r->ndefer; i++) {
-			struct deferred *d = &r->defer[i];
+	if (!mended)
+		return false;
+	for (size_t i = 0; i < r->ndefer; i++) {
+		struct deferred *d = &r->defer[i];
 
-			if (!d->done)
-				plan_set(r, v, d->a, d->want_hash, NULL, d->path);
-			free(d->a);
-			free(d->path);
-		}
-		r->ndefer = 0;
-		r->defer_lost = true;	/* what the mended files own is known next round */
-		return;
+		if (!d->done)
+			plan_set(r, v, d->a, d->want_hash, NULL, d->path);
+		free(d->a);
+		free(d->path);
 	}
+	r->ndefer = 0;
+	return true;
+}
+
+static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
+{
+	size_t crosses = 0;
+
 	for (size_t i = 0; i < r->out->n; i++)
 		crosses += r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK;
 	for (size_t i = 0; i < r->ndefer; i++) {
@@ -638,14 +644,26 @@ static int repair_done(struct xvol *v)
 
 	r->done = true;
 	bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
-	plan_deferred(r, v, plan_dirs(r, v));
+	r->mended = mend_deferred(r, v);
+	if (!r->mended)
+		plan_deferred(r, v, plan_dirs(r, v));
 	mark_sets(r, v);
-	fix_orphan_entries(r, v);
+	/*
+	 * A file's size or place mended: what the walk saw past it (a
+	 * directory it crossed, cut short there) is seen again next round;
+	 * nothing is set aside, revived or saved as lost on this round's view.
+	 */
+	if (r->mended)
+		r->defer_lost = true;
+	if (!r->mended)
+		fix_orphan_entries(r, v);
 	fix_label_length(r, v);
 	fix_label_chars(r, v);
-	fix_duplicates(r, v);
+	if (!r->mended)
+		fix_duplicates(r, v);
 	fix_fat_head(r, v);
-	revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
+	if (!r->mended)
+		revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
 	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */
 	upcase_prepare(r, v);
 	free_released(r, v);

@@ -67,7 +67,8 @@ struct rp {
 	bool allocated;			/* clusters newly owned: the bitmap must follow */
 	struct end_mark_rec *marks;	/* end markers with entries after them (exfat_revive.c) */
 	size_t nmarks, capmarks;
-	bool defer_lost;		/* a directory revived: lost clusters wait for the round that walks it */
+	bool defer_lost;
+	bool mended;			/* a file's size or place mended: the rest waits for the next round */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
