@@ -124,11 +124,7 @@ int xv_load_bitmap(struct xvol *v)
 	}
 	if (trailing && (f = ck_add(&v->ck, FSC_PR_EXFAT_BITMAP_TRAILING, FSC_LOC_CLUSTER, r->bitmap_cluster, NULL)))
 		finding_actual(f, "%llu", (unsigned long long)trailing);
-	{
-		struct chain_res res;
-
-		ck_claim(&v->ck, &who, r->bitmap_cluster, r->bitmap_length, false, &res, NULL, NULL);
-	}
+	ck_claim(&v->ck, &who, r->bitmap_cluster, r->bitmap_length, false, &v->bitmap_chain, NULL, NULL);
 	return 0;
 }
 

@@ -63,6 +63,7 @@ struct xvol {
 	uint16_t *upcase;		/* 65536 entries */
 	bool upcase_ok;			/* the volume's table (else the ASCII default) */
 	struct chain_res upcase_chain;	/* how the claim of the table's chain went */
+	struct chain_res bitmap_chain;	/* ... and of the allocation bitmap's */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
 	const struct xv_fix *fix;	/* a repair is being planned, or NULL */
 };

@@ -300,3 +300,32 @@ bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8
 {
 	return get_le64(set, 32 + 24) && (!xv_cluster_valid(v, get_le32(set, 32 + 20)) || mended_size(v, ch, set));
 }
+
+/*
+ * The allocation bitmap's or the up-case table's chain broken after the
+ * clusters its DataLength needs (a free, bad or out-of-range link where
+ * the end mark should be): ended there.  A break before them is left to
+ * the bitmap's rebuild or the table's replacement.
+ */
+static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t len, const char *name)
+{
+	uint64_t need = (len + v->cb - 1) / v->cb;
+	uint8_t e[4];
+	char why[64];
+
+	if (!ch->broken || ch->crossed || !need || ch->good < need || !ch->at_need || r->o->level != FSC_REPAIR_ALL)
+		return;
+	put_le32(e, 0, 0xFFFFFFFF);
+	snprintf(why, sizeof(why), "end the chain of the %s", name);
+	put(r, v->fat_byte + 4ull * ch->at_need, e, 4, why, false);
+}
+
+void fix_structure_chains(struct rp *r, struct xvol *v)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+
+	if (rt->bitmap_found && !r->new_bitmap)
+		end_structure(r, v, &v->bitmap_chain, rt->bitmap_length, "allocation bitmap");
+	if (rt->upcase_found && !r->new_upcase)
+		end_structure(r, v, &v->upcase_chain, rt->upcase_length, "up-case table");
+}

@@ -662,6 +662,7 @@ static int repair_done(struct xvol *v)
 	if (!r->mended)
 		fix_duplicates(r, v);
 	fix_fat_head(r, v);
+	fix_structure_chains(r, v);
 	if (!r->mended)
 		revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
 	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */

@@ -274,7 +274,7 @@ static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span 
 static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 {
 	unsigned room, k = 0, sc = 0;
-	uint8_t set[256 * 32];
+	uint8_t set[256 * 32], was[19 * 32];
 	struct span sp;
 	char why[120];
 	bool proven = false;
@@ -282,6 +282,7 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	if (!read_here(r, v, f, set, &sp) || !wanted(r, f))
 		return;
 	room = sp.room;
+	memcpy(was, set, 32ull * (room < 19 ? room : 19));
 	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
 		k++;
 	if (k < 1 || set[32] != EXFAT_T_STREAM) {
@@ -304,8 +305,8 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		f->planned = true;
 		return;
 	}
-	if (sc == set[1] && !strstr(why, "rebuilt") && !strstr(why, "cut"))
-		return;
+	if (sc == set[1] && !memcmp(was, set, 32ull * (sc + 1 < 19 ? sc + 1 : 19)))
+		return;	/* nothing to mend after all */
 	set[1] = (uint8_t)sc;
 	if (proven) {
 		put(r, sp.pos[0] + 1, set + 1, 1, why, false);

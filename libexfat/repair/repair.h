@@ -155,6 +155,8 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 		   uint8_t *set, const char *path);
 unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
+/* exfat_chain.c: the bitmap's and up-case table's chains ended where their length ends (a link broken there). */
+void fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
 bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
 unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
