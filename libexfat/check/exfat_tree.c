@@ -192,7 +192,7 @@ static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uin
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t u = up[units[i]];
 
-		if (!exfat_name_char_ok(units[i]) && bad == n)
+		if (bad == n && !exfat_name_unit_ok(units, n, i))
 			bad = i;
 		any |= units[i];
 		h = xv_name_hash_step(h, u);

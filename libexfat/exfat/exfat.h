@@ -90,6 +90,12 @@ struct exfat_set {
 };
 /* May a file name hold this UTF-16 unit (EXSPEC 7.7.3)? */
 bool exfat_name_char_ok(uint16_t u);
+/*
+ * Unit i of a name of n units: a character a name may hold, and not half
+ * of a surrogate pair without its other half (no UTF-8 can spell it: the
+ * Linux driver cannot open such a name, fsck.exfat calls it corrupt).
+ */
+bool exfat_name_unit_ok(const uint16_t *name, unsigned n, unsigned i);
 
 /* Decode count entries of a file set (InUse bits ignored). */
 void exfat_set_decode(const uint8_t *set, unsigned count, struct exfat_set *out);

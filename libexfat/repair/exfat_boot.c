@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * exfat_boot.c - the main boot region (sectors 0-11) with a field error,
- * or describing a volume larger than its device, restored from the backup
+ * describing a volume larger than its device, or failing its checksum
+ * where it differs from the backup, restored from the backup
  * (sectors 12-23), only after the backup verifies: its signature,
  * name, sector size and checksum, then a probe of the volume as the
  * restore leaves it, whose boot region checks must find no error.  The
@@ -51,6 +52,7 @@ static int note_fixed(struct rp *r, const struct fsc_findings *fs, const struct 
 		struct fsc_finding *f;
 
 		if (!restore_cures(&fs->v[i]) && fs->v[i].id != FSC_PR_EXFAT_BACKUP_DIFFERS &&
+		    (fs->v[i].id != FSC_PR_EXFAT_BOOT_CHECKSUM || fsc_findings_has(&p2->findings, FSC_PR_EXFAT_BOOT_CHECKSUM)) &&
 		    (fs->v[i].id != FSC_PR_EXFAT_BOOT_TEXFAT || fsc_findings_has(&p2->findings, FSC_PR_EXFAT_BOOT_TEXFAT)))
 			continue;
 		if (!grow((void **)&r->out->v, &r->out->cap, r->out->n + 1, sizeof(*r->out->v)))
@@ -101,6 +103,16 @@ bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
 
 	if (!why && r->p->type == FSC_TYPE_EXFAT && r->p->ex.sector_shift >= 9 && r->p->ex.sector_shift <= 12)
 		why = texfat_doubt(r, fs, 1u << r->p->ex.sector_shift);
+	/*
+	 * A checksum the main region fails while the backup differs from it:
+	 * bytes of the main region changed (a flipped bit in a field no check
+	 * can call wrong, FatOffset one sector off, moves the whole volume);
+	 * the backup that verifies is the region as it was written.
+	 */
+	if (!why && fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_DIFFERS))
+		for (size_t i = 0; i < fs->n && !why; i++)
+			if (fs->v[i].id == FSC_PR_EXFAT_BOOT_CHECKSUM)
+				why = &fs->v[i];
 
 	for (size_t i = 0; b && why && i < sizeof(sizes) / sizeof(sizes[0]) && !ss; i++)
 		if (fsc_dev_read(r->dev, 12ull * sizes[i], b, 12ull * sizes[i]) == 0 && exfat_region_sound(b, sizes[i]))

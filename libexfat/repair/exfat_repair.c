@@ -89,11 +89,14 @@ static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a
 
 	exfat_set_decode(set, a->count, &d);
 	dot = d.nl && d.name[0] == '.' && (d.nl == 1 || (d.nl == 2 && d.name[1] == '.'));
-	for (unsigned i = 0; i < d.nl; i++) {
-		if (dot || !exfat_name_char_ok(d.name[i])) {
-			d.name[i] = '_';
+	for (unsigned i = 0; i < d.nl; i++)
+		if (dot || !exfat_name_unit_ok(d.name, d.nl, i)) {
+			d.name[i] = 0xFFFF;	/* (made '_' below: its neighbour's pairing is judged on the old unit) */
 			changed = true;
 		}
+	for (unsigned i = 0; i < d.nl; i++) {
+		if (d.name[i] == 0xFFFF)
+			d.name[i] = '_';
 		ascii &= d.name[i] < 0x80;
 	}
 	if (!changed || (!v->upcase_ok && !ascii) ||
