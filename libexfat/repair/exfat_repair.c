@@ -145,6 +145,20 @@ static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	return SF_FIRST;
 }
 
+/*
+ * A set being rewritten: the units of its name entries past NameLength
+ * zeroed (a damaged unit there makes fsck.exfat count a longer name).
+ */
+static void zero_name_tail(uint8_t *set, unsigned n)
+{
+	unsigned nl = set[32 + 3];
+
+	for (unsigned k = 2; k < n && set[32 * k] == EXFAT_T_NAME; k++)
+		for (unsigned u = 0; u < 15; u++)
+			if (15 * (k - 2) + u >= nl)
+				put_le16(set, 32 * k + 2 + 2 * u, 0);
+}
+
 static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		     const struct chain_res *chain, const char *path)
 {
@@ -180,6 +194,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		ids |= SF_CHECKSUM;
 	if (!ids)
 		return;
+	zero_name_tail(set, n);
 	if (!(ids & ~(SF_CHAIN | SF_CROSS)) && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
 		remember_set(r, a->at.offset, ids);
 		return;

@@ -389,7 +389,10 @@ static size_t count_lost(struct files *sound, struct files *after, const uint8_t
 
 			if (a->used || !a->readable || cmp_hash(a, s))
 				continue;
-			if (s->size == 0 && strcmp(base_name(a->path), base_name(s->path)))
+			/* an empty file (its name is all it has): the same name, or another empty one in its directory (renamed) */
+			if (s->size == 0 && strcmp(base_name(a->path), base_name(s->path)) &&
+			    (base_name(a->path) - a->path != base_name(s->path) - s->path ||
+			     strncmp(a->path, s->path, (size_t)(base_name(s->path) - s->path))))
 				continue;
 			a->used = s->used = true;
 		}
