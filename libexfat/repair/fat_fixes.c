@@ -420,3 +420,76 @@ void fr_fix_crosslinks(struct frp *f)
 		if (!fr_under_emptied(f, &f->r.out->v[f->cross[i].finding]) && wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
 			copy_shared(f, &f->cross[i]);
 }
+
+/* ---- entries that are no file at all ---- */
+
+/*
+ * How many of an 8.3 entry's fields no file could have: a name Windows
+ * refuses, reserved attribute bits (or directory and label at once), a
+ * first cluster outside the data area (or none for a file with bytes), a
+ * directory with a size, a file larger than the volume.  One is damage to
+ * a file; two or more, an entry that is no file (garbage where an entry
+ * was, a torn sector).
+ */
+static unsigned entry_defects(const struct frp *f, const uint8_t *e)
+{
+	uint32_t c = fr_entry_first(f, e), size = get_le32(e, 28);
+	bool dir = e[11] & 0x10;
+
+	return (fv_sfn_invalid(e) != NULL) + ((e[11] & 0xC0) || (e[11] & 0x18) == 0x18) +
+	       (c == 1 || c > f->cc + 1 || (!c && size && !dir)) + (dir && size) +
+	       (!dir && (uint64_t)size > (uint64_t)f->cc * f->lay.cluster_bytes);
+}
+
+/* Is the entry at off slot 0 or 1 of a directory's first cluster (its other dot entry there)?  0, 1, or -1. */
+static int dot_slot(struct frp *f, const struct fsc_finding *x)
+{
+	uint8_t d[64];
+
+	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 ||
+	    plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, (uint32_t)x->loc), d, sizeof(d)) < 0)
+		return -1;
+	if (x->entry == 1 && !memcmp(d, ".          ", 11) && fr_entry_first(f, d) == (uint32_t)x->loc)
+		return 1;
+	if (x->entry == 0 && !memcmp(d + 32, "..         ", 11))
+		return 0;
+	return -1;
+}
+
+/*
+ * Entries that are no file (entry_defects: two or more) set aside: marked
+ * deleted (their other bytes kept, for undelete tools); what their
+ * clusters were, if any were theirs, is lost clusters, which -y saves.
+ * One where a directory's . or .. belongs becomes that entry again (..
+ * names the root until a later round sets it from the walk).  Nothing
+ * else is fixed in a round that set one aside: what the walk read through
+ * such an entry (a "directory" of garbage, a cross-link with a real file)
+ * is not there in the next round.  The number set aside.
+ */
+size_t fr_set_aside(struct frp *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+		uint64_t off;
+		uint8_t e[32];
+		int dot;
+
+		if ((x->id != FSC_PR_FAT_SHORT_NAME && x->id != FSC_PR_FAT_ATTRIBUTES && x->id != FSC_PR_FAT_CHAIN_RANGE &&
+		     x->id != FSC_PR_FAT_DIR_SIZE) || !fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e) ||
+		    e[0] == 0xE5 || e[0] == 0x00 || (e[11] & 0x3F) == 0x0F || entry_defects(f, e) < 2 || !wanted(&f->r, x))
+			continue;
+		if ((dot = dot_slot(f, x)) >= 0) {
+			fr_dot_entry(f, e, dot == 1, dot == 1 ? 0 : (uint32_t)x->loc);
+			put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
+			    false);
+		} else {
+			e[0] = 0xE5;
+			put(&f->r, off, e, 32, "set aside an entry that is no file (marked deleted; its bytes stay)", false);
+		}
+		x->planned = true;
+		n++;
+	}
+	return n;
+}

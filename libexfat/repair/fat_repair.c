@@ -342,6 +342,11 @@ static void plan_fixes(struct frp *f, bool *errors)
 	uint64_t freed;
 
 	f->copies_taken = f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	if (fr_set_aside(f)) {		/* the next round sees the tree without them */
+		*errors = true;
+		fix_copies(f);
+		return;
+	}
 	fix_findings(f, 0);
 	fix_fat0(f);
 	fr_boot_fixes(f);

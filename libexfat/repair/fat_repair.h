@@ -126,6 +126,8 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
+/* Entries that are no file marked deleted (or made . and .. again); how many: nothing else this round then. */
+size_t fr_set_aside(struct frp *f);
 
 /*
  * fat_lost.c: the lost clusters of the check of the plan (f->lost), when
