@@ -432,6 +432,12 @@ static void past_end(struct ftree *t, const uint8_t *e)
 		t->after_at = here(t, NULL);
 	t->zeros_kept = t->nzeros;
 	t->revive_bad |= !plausible(e);
+	t->plausible_files += fat_entry_kind(e) == FAT_E_FILE && plausible(e);
+	if (e[0] != 0xE5 && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
+	    grow((void **)&t->uzero, &t->capuzero, t->nused + 1, 1)) {
+		t->uzero[t->nused] = 0x00;
+		t->used[t->nused++] = cur_byte(t);
+	}
 }
 
 static void one_entry(struct ftree *t, const uint8_t *e)
@@ -557,7 +563,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = false;
 	t->warmth.first = !t->is_root;
 	t->index = t->after_end = 0;
-	t->nzeros = t->zeros_kept = 0;
+	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = 0;
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
 	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
@@ -582,9 +588,17 @@ static void read_dir(struct ftree *t, const struct job *j)
 	run_flush(t, NULL);
 	if (t->after_end && (f = ck_add_owner(&v->ck, FSC_PR_FAT_AFTER_END, &t->after_at))) {
 		finding_actual(f, "%llu", (unsigned long long)t->after_end);
-		if (hooked(t) && v->hooks->revive && !t->revive_bad)
+		/*
+		 * For a repair: the entries come back (the 0x00 ones before them
+		 * made unused) when they are plausible ones, or when at least one
+		 * of them could be a file's (the others are judged in the next
+		 * round); else they become end marks again (their other bytes kept).
+		 */
+		if (hooked(t) && v->hooks->revive && (!t->revive_bad || t->plausible_files))
 			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->zeros, t->zfirst,
 					 t->zeros_kept);
+		else if (hooked(t) && v->hooks->revive)
+			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->used, t->uzero, t->nused);
 	}
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
@@ -619,6 +633,8 @@ int fv_walk_tree(struct fvol *v)
 	free(t->parts);
 	free(t->zeros);
 	free(t->zfirst);
+	free(t->used);
+	free(t->uzero);
 	free(t);
 	return r;
 }

@@ -70,6 +70,10 @@ struct ftree {
 	int prev_seq;			/* the last entry read past the marker was a part: its number, and checksum */
 	uint8_t prev_sum;
 	bool revive_bad;		/* an entry past the marker that is no plausible one */
+	size_t plausible_files;		/* 8.3 entries past the marker that could be a file's */
+	uint64_t *used;			/* the entries in use past the marker (to end them again) */
+	uint8_t *uzero;			/* as many 0x00 bytes */
+	size_t nused, capused, capuzero;
 	struct dent *names;
 	size_t nnames, capnames;
 	uint64_t *parts;		/* the long-name parts of the names kept */

@@ -477,10 +477,14 @@ size_t fr_set_aside(struct frp *f)
 		int dot;
 
 		if ((x->id != FSC_PR_FAT_SHORT_NAME && x->id != FSC_PR_FAT_ATTRIBUTES && x->id != FSC_PR_FAT_CHAIN_RANGE &&
-		     x->id != FSC_PR_FAT_DIR_SIZE) || !fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e) ||
-		    e[0] == 0xE5 || e[0] == 0x00 || (e[11] & 0x3F) == 0x0F || entry_defects(f, e) < 2 || !wanted(&f->r, x))
+		     x->id != FSC_PR_FAT_DIR_SIZE && x->id != FSC_PR_FAT_DOT_MISSING) || !fr_entry_of(f, x, &off) ||
+		    !fr_read_entry(f, off, e) || e[0] == 0xE5 || e[0] == 0x00 || (e[11] & 0x3F) == 0x0F)
 			continue;
-		if ((dot = dot_slot(f, x)) >= 0) {
+		/* where . or .. belongs, one field no file could have is enough */
+		dot = dot_slot(f, x);
+		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || !wanted(&f->r, x))
+			continue;
+		if (dot >= 0) {
 			fr_dot_entry(f, e, dot == 1, dot == 1 ? 0 : (uint32_t)x->loc);
 			put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
 			    false);
