@@ -207,6 +207,24 @@ static void label_entry(struct ftree *t, const uint8_t *e)
 	}
 }
 
+/* A boot sector label (not NO NAME) with no label entry in the root that Windows and blkid would show. */
+static void root_label_missing(struct ftree *t)
+{
+	const struct fsc_fat_bpb *b = t->v->b;
+	struct fsc_finding *f;
+	char boot[12];
+
+	snprintf(boot, sizeof(boot), "%s", b->boot_label);
+	fat_text_trim(boot);
+	if (t->labels || b->boot_sig != 0x29 || !boot[0] || !strcmp(boot, "NO NAME"))
+		return;
+	/* (a boot sector with any finding may put the root elsewhere: what was read there says nothing) */
+	if (t->v->p->findings.n)
+		return;
+	if ((f = ck_add(&t->v->ck, FSC_PR_FAT_LABEL_ROOT_MISSING, FSC_LOC_BYTE, (b->bpb32 ? 64u : 36u) + 7, "BS_VolLab")))
+		finding_expected(f, "%s", boot);
+}
+
 static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 {
 	static const struct { unsigned off; bool date; const char *what; } ts[] = {
@@ -482,6 +500,7 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 
 static void unreadable(struct ftree *t, const struct owner *who, uint64_t byte, uint64_t len)
 {
+	t->dir_unread = true;
 	struct fsc_finding *f = ck_add_owner(&t->v->ck, FSC_PR_FAT_DIR_UNREADABLE, who);
 
 	finding_detail(f, "%llu bytes at byte %llu, the image has %llu", (unsigned long long)len,
@@ -560,7 +579,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 
 	t->cur = *j;
 	t->is_root = j->node == 0;
-	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = false;
+	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = t->dir_unread = false;
 	t->warmth.first = !t->is_root;
 	t->index = t->after_end = 0;
 	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = 0;
@@ -600,6 +619,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 		else if (hooked(t) && v->hooks->revive)
 			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->used, t->uzero, t->nused);
 	}
+	if (t->is_root && !t->dir_unread && (v->lay.fat_bits != 32 || (res.readable && !res.broken)))
+		root_label_missing(t);
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
 }

@@ -40,6 +40,7 @@ struct ftree {
 	struct job cur;
 	bool is_root, end_seen;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
+	bool dir_unread;		/* a part of the directory could not be read */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint64_t index;			/* entries read so far */

@@ -497,3 +497,92 @@ size_t fr_set_aside(struct frp *f)
 	}
 	return n;
 }
+
+/* ---- the volume label ---- */
+
+/*
+ * Could fsck.fat and Windows take these 11 bytes as a label: no control
+ * character, none of " * + , . / : ; < = > ? [ \ ] |, no lower case, no
+ * byte past 0x7F (fsck.fat 4.2 refuses them), not blank, no leading space?
+ */
+static bool label_ok(const uint8_t *l)
+{
+	bool any = false;
+
+	if (l[0] == ' ')
+		return false;
+	for (unsigned i = 0; i < 11; i++) {
+		if (l[i] < 0x20 || l[i] >= 0x80 || (l[i] >= 'a' && l[i] <= 'z') || strchr("\"*+,./:;<=>?[\\]|", l[i]))
+			return false;
+		any |= l[i] != ' ';
+	}
+	return any;
+}
+
+/* BS_VolLab (and the FAT32 backup's) set to the 11 bytes l. */
+static void put_boot_label(struct frp *f, const uint8_t *l, const char *why)
+{
+	const struct fsc_fat_bpb *b = f->b;
+	uint64_t at = (b->bpb32 ? 64u : 36u) + 7;
+
+	put(&f->r, at, l, 11, why, false);
+	if (b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
+		put(&f->r, (uint64_t)b->backup_sector * b->bytes_per_sector + at, l, 11, why, false);
+}
+
+static void label_mismatch(struct frp *f, struct fsc_finding *x, const uint8_t *boot)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
+		return;
+	if (label_ok(e)) {
+		put_boot_label(f, e, "the root's volume label in the boot sector (Windows and blkid show the root's)");
+	} else if (label_ok(boot)) {
+		memcpy(e, boot, 11);
+		put(&f->r, off, e, 32, "the boot sector's volume label in the root (the root's was damaged)", false);
+	} else {
+		return;
+	}
+	x->planned = true;
+}
+
+static void label_root_missing(struct frp *f, struct fsc_finding *x, const uint8_t *boot)
+{
+	uint64_t slot;
+	uint8_t e[32];
+
+	if (label_ok(boot) && fr_root_slot(f, &slot)) {
+		fr_dot_entry(f, e, false, 0);	/* (the dates) */
+		memcpy(e, boot, 11);
+		e[11] = 0x08;
+		put(&f->r, slot, e, 32, "the boot sector's volume label in the root again", false);
+	} else if (!f->r.err) {
+		put_boot_label(f, (const uint8_t *)"NO NAME    ", "no volume label in the boot sector either (NO NAME)");
+	}
+	x->planned = true;
+}
+
+/*
+ * FAT_LABEL_MISMATCH and FAT_LABEL_ROOT_MISSING (-y): the two labels made
+ * one, as fsck.fat and Windows agree: the root's wins, unless it is one no
+ * label can be and the boot sector's is sound; a boot sector label with
+ * no root entry is written to the root again.
+ */
+void fr_fix_labels(struct frp *f)
+{
+	uint8_t boot[11];
+
+	if (f->r.o->level != FSC_REPAIR_ALL || f->b->boot_sig != 0x29 ||
+	    plan_view_read(f->r.dev, f->r.plan, (f->b->bpb32 ? 64u : 36u) + 7, boot, 11) < 0)
+		return;
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+
+		if (x->id == FSC_PR_FAT_LABEL_MISMATCH && wanted(&f->r, x))
+			label_mismatch(f, x, boot);
+		else if (x->id == FSC_PR_FAT_LABEL_ROOT_MISSING && wanted(&f->r, x))
+			label_root_missing(f, x, boot);
+	}
+}

@@ -420,3 +420,18 @@ uint64_t fr_handle_lost(struct frp *f, bool errors)
 								  "free a lost cluster (--lost=free)");
 	return f->nlost;
 }
+
+bool fr_root_slot(struct frp *f, uint64_t *slot)
+{
+	struct dir_scan *rs = calloc(1, sizeof(*rs));
+	bool ok;
+
+	if (!rs) {
+		f->r.err = -ENOMEM;
+		return false;
+	}
+	ok = dir_slot(f, 0, rs, true);
+	*slot = rs->slot;
+	free(rs);
+	return ok && *slot;
+}

@@ -348,6 +348,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 		return;
 	}
 	fix_findings(f, 0);
+	fr_fix_labels(f);
 	fix_fat0(f);
 	fr_boot_fixes(f);
 	*errors = recheck(f, &after, &again);

@@ -126,6 +126,10 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
+/* The volume label: the root's and the boot sector's made one (FAT_LABEL_MISMATCH, FAT_LABEL_ROOT_MISSING). */
+void fr_fix_labels(struct frp *f);
+/* fat_lost.c: a free slot in the root directory (a full FAT32 root grows a cluster); false: none. */
+bool fr_root_slot(struct frp *f, uint64_t *slot);
 /* Entries that are no file marked deleted (or made . and .. again); how many: nothing else this round then. */
 size_t fr_set_aside(struct frp *f);
 

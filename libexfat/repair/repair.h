@@ -161,6 +161,11 @@ void fix_structure_chains(struct rp *r, struct xvol *v);
 bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
 unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
 
+/* exfat_entries.c: entries outside any set marked unused; the label's length and characters. */
+void repair_orphan_entries(struct rp *r, struct xvol *v);
+void repair_label_length(struct rp *r, struct xvol *v);
+void repair_label_chars(struct rp *r, struct xvol *v);
+
 /* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
 void revive_sets(struct rp *r, struct xvol *v);
 /* exfat_revive.c: a name entry damaged where NameLength and SecondaryCount agree (revive_sets mends it). */

@@ -101,14 +101,23 @@ static int finding_copy(struct fsc_findings *out, const struct fsc_finding *f, b
 	return 0;
 }
 
-/* The findings of fs that out does not have, appended to it. */
+/*
+ * The dirty marks a repair sets while it works: a later round that finds
+ * one finds the repair's own bracket, not a problem of the volume.
+ */
+static bool own_bracket(enum fsc_problem id)
+{
+	return id == FSC_PR_EXFAT_BOOT_VOLUME_DIRTY || id == FSC_PR_FAT_DIRTY || id == FSC_PR_FAT_FAT1_FLAGS;
+}
+
+/* The findings of fs that out does not have (but the repair's own dirty marks), appended to it. */
 static int merge_new(struct fsc_findings *out, const struct fsc_findings *fs)
 {
 	struct findex ix;
 	int r = findex_make(&ix, out);
 
 	for (size_t i = 0; r == 0 && i < fs->n; i++)
-		if (!findex_find(&ix, &fs->v[i]))
+		if (!own_bracket(fs->v[i].id) && !findex_find(&ix, &fs->v[i]))
 			r = finding_copy(out, &fs->v[i], fs->v[i].planned);
 	free(ix.v);
 	return r;

@@ -51,6 +51,8 @@ void pf_dir_size(struct img *im) { t16(im); put_le32(fat_dirent(im, 0, 3), 28, 5
 void pf_dir_no_cluster(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "EMPTY      ", NULL, 0x10, 0, 0); }
 void pf_label_entry(struct img *im) { t16(im); fat_put_entry(im, 4, 4, "SUBLABEL   ", NULL, 0x08, 0, 0); }
 void pf_label_mismatch(struct img *im) { t16(im); memcpy(im->buf + 43, "OTHER      ", 11); }
+/* The root's label entry (slot 0) deleted: the boot sector's label is left alone. */
+void pf_label_root_missing(struct img *im) { t16(im); fat_dirent(im, 0, 0)[0] = 0xE5; }
 void pf_attributes(struct img *im) { t16(im); hello(im)[11] = 0x60; }
 void pf_timestamp(struct img *im) { t16(im); put_le16(hello(im), 24, (uint16_t)(44 << 9 | 13 << 5 | 1)); }
 /* The image ends inside the root area. */

@@ -169,6 +169,7 @@ static const struct recorded {
 	{ "MBR_BPB_OVERLAP", FSC_PR_MBR_BPB_OVERLAP, 91 },
 	{ "FAT32_MAIN_BOOT_LOST", FSC_PR_FAT32_MAIN_BOOT_LOST, 129 },
 	{ "EXFAT_LABEL_CHARS", FSC_PR_EXFAT_LABEL_CHARS, 130 },
+	{ "FAT_LABEL_ROOT_MISSING", FSC_PR_FAT_LABEL_ROOT_MISSING, 131 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))

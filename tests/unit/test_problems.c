@@ -321,6 +321,7 @@ static const struct {
 	{ "FAT_CROSS_LINK", pf_dir_cycle, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_LABEL_ENTRY", pf_label_entry, "" },
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
+	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
 	{ "FAT_TIMESTAMP", pf_timestamp, "" },
 	{ "FAT_DIR_UNREADABLE", pf_dir_unreadable, "FAT_VOLUME_BEYOND_DEVICE" },
@@ -719,6 +720,7 @@ static const char *const repaired[] = {
 	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING", "FAT_CROSS_LINK", "FAT_DIR_NO_CLUSTER",
 	"FAT_LOST_CLUSTERS", "FAT_LOST_DIRECTORY", "FAT_SHORT_NAME", "FAT_NAME_DUPLICATE", "FAT_ATTRIBUTES",
 	"FAT32_BACKUP_DIFFERS", "FAT32_FSINFO_SIGNATURE", "FAT_BOOT_SIGNATURE", "FAT32_FSVER", "FAT32_ROOT_CLUSTER",
+	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING",
 };
 
 /*
