@@ -45,6 +45,34 @@ static bool backup_at(const struct fsc_fat_bpb *b, uint32_t *sector)
 }
 
 /*
+ * The volume as the restore planned after edit start leaves it: *view and
+ * *p2 when that is a FAT32 volume with no error in its boot sector (and,
+ * with was, the size and reserved area the damaged sector gave); else
+ * the restore is dropped again.
+ */
+static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, struct fsc_probe **p2,
+			  const struct fsc_fat_bpb *was)
+{
+	if (fsc_plan_count(r->plan) == start)
+		return false;
+	*view = plan_overlay(r->dev, r->plan);
+	if (*view && fsc_probe_volume(*view, p2) == 0 && (*p2)->type == FSC_TYPE_FAT32) {
+		bool sound = true;
+
+		for (size_t i = 0; i < (*p2)->findings.n; i++)
+			sound &= fsc_problem_info((*p2)->findings.v[i].id)->severity < FSC_SEV_ERROR;
+		if (sound && (!was || ((*p2)->fat.total_sectors == was->total_sectors && (*p2)->fat.reserved == was->reserved)))
+			return true;
+	}
+	fsc_probe_free(*p2);
+	fsc_dev_close(*view);
+	*p2 = NULL;
+	*view = NULL;
+	plan_truncate(r->plan, start);
+	return false;
+}
+
+/*
  * FAT32: the main boot sector has field errors and the backup, probed in
  * its place, is a FAT32 boot sector with no error at all: the restore is
  * planned (sector 0 from the backup) and *view and *p2 are the volume as
@@ -59,29 +87,28 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 
 	*view = NULL;
 	*p2 = NULL;
+	/* sector 0 lost over a sound backup (the probe found it at sector 6) */
+	if (r->p->backup_type == FSC_TYPE_FAT32) {
+		const struct fsc_finding *x = NULL;
+
+		for (size_t i = 0; i < r->p->findings.n && !x; i++)
+			if (r->p->findings.v[i].id == FSC_PR_FAT32_MAIN_BOOT_LOST)
+				x = &r->p->findings.v[i];
+		if (!x || r->o->level != FSC_REPAIR_ALL || (r->o->ask && !r->o->ask(r->o->ctx, x)) ||
+		    !(sec = malloc(r->p->backup_len)))
+			return false;
+		if (fsc_dev_read(r->dev, r->p->backup_byte, sec, r->p->backup_len) == 0)
+			put(r, 0, sec, r->p->backup_len, "sector 0 restored from the backup boot sector (sector 6)", false);
+		free(sec);
+		return restored_view(r, start, view, p2, NULL);
+	}
 	if (!backup_at(b, &bk) || !boot_damaged(r->p) || !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) ||
 	    r->o->level != FSC_REPAIR_ALL || !(sec = malloc(ss)))
 		return false;
 	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0)
 		put(r, 0, sec, ss, "the boot sector restored from its backup", false);
 	free(sec);
-	if (fsc_plan_count(r->plan) == start)
-		return false;
-	*view = plan_overlay(r->dev, r->plan);
-	if (*view && fsc_probe_volume(*view, p2) == 0 && (*p2)->type == FSC_TYPE_FAT32) {
-		bool sound = true;
-
-		for (size_t i = 0; i < (*p2)->findings.n; i++)
-			sound &= fsc_problem_info((*p2)->findings.v[i].id)->severity < FSC_SEV_ERROR;
-		if (sound && (*p2)->fat.total_sectors == b->total_sectors && (*p2)->fat.reserved == b->reserved)
-			return true;
-	}
-	fsc_probe_free(*p2);
-	fsc_dev_close(*view);
-	*p2 = NULL;
-	*view = NULL;
-	plan_truncate(r->plan, start);
-	return false;
+	return restored_view(r, start, view, p2, b);
 }
 
 /* The FSInfo sector at s: signatures written; free count and hint "unknown" when they were garbage. */

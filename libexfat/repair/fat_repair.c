@@ -479,6 +479,8 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		f.r.p = p2;
 		f.b = &p2->fat;
 		restored_findings(out, p, p2);
+	} else if (p->backup_type == FSC_TYPE_FAT32) {
+		return check_with(dev, p, co, out, sum, NULL);	/* sector 0 lost and not restored: read-only */
 	}
 	start = fsc_plan_count(plan);
 	ret = first_check(&f, &view, &o, sum, &hooks);

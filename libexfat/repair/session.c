@@ -39,7 +39,7 @@ static int plan_round(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
 		      struct fsc_plan *plan)
 {
-	if (fsc_type_is_fat(p->type))
+	if (fsc_type_is_fat(p->type) || p->backup_type == FSC_TYPE_FAT32)
 		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
 	return exfat_plan_repair(dev, p, co, ro, out, sum, plan);
 }

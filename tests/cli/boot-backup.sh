@@ -10,8 +10,11 @@
 #    volume, and says it reads through the backup; ls lists the root; cat
 #    reads a file with its original bytes;
 #  - fsck -n checks the whole volume (the original's file count) and
-#    exits 4 with that one finding; -y and -p leave the FAT32 volume as
-#    it is (exit 4); no command writes.
+#    exits 4 with that one finding; -p leaves the FAT32 volume as it is
+#    (exit 4); no command but -y writes;
+#  - fsck -y restores sector 0 from the backup (exit 1: sector 0 is then
+#    sector 6, the volume checks clean and is the original's byte for
+#    byte), and undo gives the destroyed sector 0 back.
 . "$(dirname "$0")/lib.sh"
 
 command -v jq > /dev/null || skip "jq not installed"
@@ -57,9 +60,25 @@ cmp -s ex.img ex0.img && ok || bad "a read-only command wrote to ex.img"
 unchanged_f32() { sha256sum < f32.img | cut -d' ' -f1; }
 sum=$(unchanged_f32)
 check "fbad-fat32-boot0 as recorded" "$(fixture_hash fbad-fat32-boot0)" "$sum"
-for mode in -p -y; do
-	"$FATSCOPE" fsck "$mode" f32.img > /dev/null 2>&1
-	check "FAT32: fsck $mode exit" 4 $?
-	check "FAT32: fsck $mode wrote nothing" "$sum" "$(unchanged_f32)"
-done
+"$FATSCOPE" fsck -p f32.img > /dev/null 2>&1
+check "FAT32: fsck -p exit" 4 $?
+check "FAT32: fsck -p wrote nothing" "$sum" "$(unchanged_f32)"
+rm -f f32.undo
+"$FATSCOPE" fsck -y --undo f32.undo f32.img > /dev/null 2>&1
+check "FAT32: fsck -y exit" 1 $?
+check "FAT32: sector 0 is the backup (sector 6) again" "$(dd if=f32.img bs=512 skip=6 count=1 status=none | sha256sum)" \
+	"$(dd if=f32.img bs=512 count=1 status=none | sha256sum)"
+"$FATSCOPE" fsck -n f32.img > /dev/null 2>&1
+check "FAT32: fsck -n after -y" 0 $?
+check "FAT32: restored, the volume's files as the original's" "$("$FATSCOPE" ls -R "$WORK/img/pop-fat32.img" | sha256sum)" \
+	"$("$FATSCOPE" ls -R f32.img | sha256sum)"
+if command -v fsck.fat > /dev/null; then
+	fsck.fat -n f32.img > /dev/null 2>&1
+	check "FAT32: fsck.fat -n after -y" 0 $?
+else
+	echo "boot-backup: fsck.fat not installed: its check after -y skipped"
+fi
+"$FATSCOPE" undo f32.undo f32.img > /dev/null 2>&1
+check "FAT32: undo gives the destroyed sector 0 back" "$sum" "$(unchanged_f32)"
+rm -f f32.undo
 finish
