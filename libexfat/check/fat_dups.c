@@ -29,7 +29,7 @@ static uint64_t fold_hash(const uint16_t *u, unsigned n)
 	return h;
 }
 
-void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad)
+void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad, bool same)
 {
 	size_t np = lfn && hooked(t) ? t->run.n : 0;
 	struct dent *d;
@@ -52,6 +52,7 @@ void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsign
 	d->poff = t->nparts;
 	d->nparts = np;
 	d->finding = bad;
+	d->same = same && bad != SIZE_MAX;
 	if (np)
 		memcpy(t->parts + t->nparts, t->run.off, np * sizeof(*t->parts));
 	t->nparts += np;
@@ -170,7 +171,9 @@ static void offer_renames(struct ftree *t)
 			continue;
 		if (!(given = realloc(given, (ngiven + 1) * sizeof(*given))))
 			break;
-		if (!new_name(t->names, t->nnames, (const uint8_t (*)[11])given, ngiven, d->raw, raw))
+		if (d->same)
+			memcpy(raw, d->raw, 11);
+		else if (!new_name(t->names, t->nnames, (const uint8_t (*)[11])given, ngiven, d->raw, raw))
 			continue;
 		memcpy(given[ngiven++], raw, 11);
 		if (raw[0] == 0xE5)

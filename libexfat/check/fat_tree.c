@@ -89,6 +89,13 @@ static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
 static void lfn_part(struct ftree *t, const uint8_t *e)
 {
 	unsigned seq = e[0] & 0x1F;
+	struct fsc_finding *f;
+
+	/* (Linux and fsck.fat take a long-name part only with attributes 0x0F exactly: an 8.3 entry otherwise) */
+	if (e[11] != 0x0F && (f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, NULL))) {
+		finding_actual(f, "%02x", e[11]);
+		finding_detail(f, "%s", "reserved bits set in a long-name part");
+	}
 
 	if (e[0] & 0x40) {
 		lfn_orphan(t);
@@ -247,8 +254,14 @@ static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 	}
 }
 
-/* The 8.3 name's own rules; false when the entry is no file or directory at all. */
-static bool check_short(struct ftree *t, const uint8_t *e, const char *name, size_t *bad_finding)
+/*
+ * The 8.3 name's own rules; false when the entry is no file or directory
+ * at all.  *same: the name is sound, only byte 12's "no 8.3 name" flag
+ * (0x20, of Linux patches that wrote long names alone) is set with no long
+ * name before it: fsck.fat calls that a bad name, the repair clears it.
+ */
+static bool check_short(struct ftree *t, const uint8_t *e, const char *name, bool lfn, size_t *bad_finding,
+			bool *same)
 {
 	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
 	enum fsc_problem id = bad ? FSC_PR_FAT_SHORT_NAME : FSC_PR_FAT_SHORT_NAME_UNUSUAL;
@@ -256,6 +269,12 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, siz
 	char sfn[40];
 
 	*bad_finding = SIZE_MAX;
+	*same = false;
+	if (!bad && !lfn && (e[12] & 0x20)) {
+		bad = "byte 12 says it has none (0x20), and no long name comes before it";
+		id = FSC_PR_FAT_SHORT_NAME;
+		*same = true;
+	}
 	if ((bad || odd) && (f = at_entry(t, id, name))) {
 		fv_sfn_text(e, sfn);
 		finding_actual(f, "%s", sfn);
@@ -362,7 +381,7 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	char name[766];
 	bool dir = e[11] & 0x10;
 	uint32_t first = first_cluster(t->v, e), size = get_le32(e, 28);
-	bool lfn = n > 0, file;
+	bool lfn = n > 0, file, same;
 	size_t bad;
 
 	if (!n) {
@@ -372,8 +391,8 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	for (unsigned i = 0; i < n; i++)
 		put_le16(le, 2 * i, lu[i]);
 	utf16le_to_utf8(le, n, name, sizeof(name));
-	file = check_short(t, e, name, &bad);
-	fw_keep_name(t, e, lu, n, lfn, bad);
+	file = check_short(t, e, name, lfn, &bad, &same);
+	fw_keep_name(t, e, lu, n, lfn, bad, same);
 	run_flush(t, e);
 	if (!file)
 		return;

@@ -29,6 +29,7 @@ struct dent {
 	uint64_t sfn_off;		/* the 8.3 entry's byte */
 	size_t poff, nparts;		/* its long name's parts (in parts), for a rename */
 	size_t finding;			/* a finding that asks for a new 8.3 name, or SIZE_MAX */
+	bool same;			/* (that finding is of byte 12 only: the name stays) */
 };
 
 struct ftree {
@@ -113,7 +114,7 @@ static inline bool hooked(const struct ftree *t)
  * name, whose parts are the walk's run; bad: the index of a finding that
  * its 8.3 name is invalid, or SIZE_MAX.
  */
-void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad);
+void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad, bool same);
 void fw_check_duplicates(struct ftree *t);
 
 #endif

@@ -95,7 +95,10 @@ void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, cons
 						    res->good, res->shared };
 }
 
-/* The new 8.3 name written (the lower-case flags dropped: they described the old one); false: not read. */
+/*
+ * The new 8.3 name written (the lower-case flags dropped: they described
+ * the old one; and the "no 8.3 name" flag 0x20); false: not read.
+ */
 static bool rename_entry(struct frp *f, const struct ent_req *q)
 {
 	uint8_t e[32];
@@ -103,7 +106,7 @@ static bool rename_entry(struct frp *f, const struct ent_req *q)
 	if (!fr_read_entry(f, q->sfn, e))
 		return false;
 	memcpy(e, q->raw, 11);
-	e[12] &= (uint8_t)~0x18;
+	e[12] &= (uint8_t)~0x38;
 	put(&f->r, q->sfn, e, 32, "a new 8.3 name, unique in the directory", false);
 	return true;
 }

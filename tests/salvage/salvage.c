@@ -104,314 +104,6 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return h;
 }
 
-/* Two independent 64-bit lanes over the bytes: equal contents, equal pair. */
-struct hash2 {
-	uint64_t a, b;
-};
-
-static void hash_feed(struct hash2 *h, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h->a = (h->a ^ p[i]) * 0x100000001B3ull;
-		h->b = ((h->b << 7 | h->b >> 57) ^ p[i]) * 0x9E3779B97F4A7C15ull + i;
-	}
-}
-
-/* ---- the files of a volume ---- */
-
-struct file {
-	char *path;
-	uint64_t size;
-	struct hash2 h;
-	bool readable;		/* read in full */
-	bool used;		/* matched already */
-	bool in_found;		/* below a FOUND.nnn directory */
-};
-
-struct files {
-	struct file *v;
-	size_t n, cap;
-	/* directory regions, gathered on the undamaged image */
-	struct region *dirs;
-	size_t ndirs, capdirs;
-	bool want_dirs;
-	struct fsc_dev *dev;
-	const struct fsc_probe *p;
-	struct fsc_reader *r;
-	uint8_t *buf;
-};
-
-static void files_free(struct files *fl)
-{
-	for (size_t i = 0; i < fl->n; i++)
-		free(fl->v[i].path);
-	free(fl->v);
-	free(fl->dirs);
-	memset(fl, 0, sizeof(*fl));
-}
-
-void regions_add(struct region **v, size_t *n, size_t *cap, uint64_t off, uint64_t len)
-{
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*v = realloc(*v, *cap * sizeof(**v));
-		if (!*v) {
-			fprintf(stderr, "salvage: out of memory\n");
-			exit(99);
-		}
-	}
-	(*v)[(*n)++] = (struct region){ off, len };
-}
-
-struct ext_ctx {
-	struct files *fl;
-	uint64_t data_off;
-	uint32_t csize;
-};
-
-static void on_extent(void *ctx, uint32_t first, uint32_t count)
-{
-	struct ext_ctx *e = ctx;
-
-	for (uint32_t k = 0; k < count; k++)
-		regions_add(&e->fl->dirs, &e->fl->ndirs, &e->fl->capdirs,
-			    e->data_off + (uint64_t)(first + k - 2) * e->csize, e->csize);
-}
-
-static void dir_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat)
-{
-	struct fsc_geometry g;
-	struct ext_ctx e = { fl, 0, 0 };
-
-	if (fsc_volume_geometry(fl->dev, fl->p, &g) < 0 || first < 2)
-		return;
-	e.data_off = g.data_offset;
-	e.csize = g.cluster_size;
-	fsc_extents(fl->dev, fl->p, first, size, nofat, on_extent, &e, NULL);
-}
-
-static int on_entry(void *ctx, const struct fsc_dirent *d)
-{
-	struct files *fl = ctx;
-	struct file *f;
-	struct fsc_file *fh;
-	int64_t got;
-	uint64_t total = 0;
-
-	if (d->label)
-		return 0;
-	if (d->dir) {
-		if (fl->want_dirs)
-			dir_regions(fl, d->first_cluster, fsc_type_is_fat(fsc_probe_type(fl->p)) ? 0 : d->size,
-				    d->nofat);
-		return 0;
-	}
-	if (fl->n == fl->cap) {
-		fl->cap = fl->cap ? 2 * fl->cap : 256;
-		fl->v = realloc(fl->v, fl->cap * sizeof(*fl->v));
-		if (!fl->v) {
-			fprintf(stderr, "salvage: out of memory\n");
-			exit(99);
-		}
-	}
-	f = &fl->v[fl->n++];
-	memset(f, 0, sizeof(*f));
-	f->path = xstrdup(d->path);
-	f->size = d->size;
-	f->h = (struct hash2){ 0xCBF29CE484222325ull, 0x1234567ull };
-	f->in_found = !strncmp(d->path, "/FOUND.", 7);
-	if (fsc_file_open(fl->r, d, &fh, NULL, 0) < 0)
-		return 0;
-	while ((got = fsc_file_read(fh, total, fl->buf, 1 << 16)) > 0) {
-		hash_feed(&f->h, fl->buf, (size_t)got);
-		total += (uint64_t)got;
-	}
-	f->readable = got == 0 && total == fsc_file_size(fh) && total == d->size;
-	fsc_file_close(fh);
-	return 0;
-}
-
-/*
- * The live files of the volume in buf (read-only), each read in full;
- * with want_dirs also the directory clusters (the root's included).
- * false when the volume is not one the library can walk.
- */
-static bool files_read(const uint8_t *buf, size_t len, bool want_dirs, struct files *fl)
-{
-	struct fsc_dev *dev;
-	struct fsc_probe *p;
-	bool ok = false;
-
-	memset(fl, 0, sizeof(*fl));
-	fl->want_dirs = want_dirs;
-	if (fsc_dev_open_mem(buf, len, &dev) < 0)
-		return false;
-	if (fsc_probe_volume(dev, &p) == 0) {
-		enum fsc_type t = fsc_probe_type(p);
-
-		fl->dev = dev;
-		fl->p = p;
-		fl->buf = xmalloc(1 << 16);
-		if ((t == FSC_TYPE_EXFAT || fsc_type_is_fat(t)) && fsc_reader_open(dev, p, 0, &fl->r) == 0) {
-			struct fsc_geometry g;
-
-			if (want_dirs && fsc_volume_geometry(dev, p, &g) == 0) {
-				if (g.root_cluster)
-					dir_regions(fl, g.root_cluster, 0, false);
-				else
-					regions_add(&fl->dirs, &fl->ndirs, &fl->capdirs, g.root_offset, g.root_size);
-			}
-			ok = fsc_walk_tree(dev, p, 0, on_entry, fl) >= 0 || fl->n > 0;
-			fsc_reader_close(fl->r);
-		}
-		free(fl->buf);
-		fsc_probe_free(p);
-	}
-	fsc_dev_close(dev);
-	fl->dev = NULL;
-	fl->p = NULL;
-	fl->r = NULL;
-	fl->buf = NULL;
-	return ok;
-}
-
-/* A file of the volume in buf whose first size bytes hash to h (a .CHK holding a file). */
-static bool prefix_matches(const uint8_t *buf, size_t len, const char *path, uint64_t size, struct hash2 want)
-{
-	struct fsc_dev *dev;
-	struct fsc_probe *p;
-	struct fsc_reader *r;
-	struct fsc_dirent d;
-	struct fsc_file *fh;
-	char name[4096];
-	uint8_t *chunk = xmalloc(1 << 16);
-	bool ok = false;
-
-	if (fsc_dev_open_mem(buf, len, &dev) < 0) {
-		free(chunk);
-		return false;
-	}
-	if (fsc_probe_volume(dev, &p) == 0) {
-		if (fsc_reader_open(dev, p, 0, &r) == 0) {
-			if (fsc_lookup(dev, p, path, 0, &d, name, sizeof(name)) == 0 &&
-			    fsc_file_open(r, &d, &fh, NULL, 0) == 0) {
-				struct hash2 h = { 0xCBF29CE484222325ull, 0x1234567ull };
-				uint64_t total = 0;
-				int64_t got;
-
-				while (total < size && (got = fsc_file_read(fh, total, chunk,
-									    size - total < (1 << 16) ? size - total : (1 << 16))) > 0) {
-					hash_feed(&h, chunk, (size_t)got);
-					total += (uint64_t)got;
-				}
-				ok = total == size && h.a == want.a && h.b == want.b;
-				fsc_file_close(fh);
-			}
-			fsc_reader_close(r);
-		}
-		fsc_probe_free(p);
-	}
-	fsc_dev_close(dev);
-	free(chunk);
-	return ok;
-}
-
-static int cmp_hash(const void *x, const void *y)
-{
-	const struct file *a = x, *b = y;
-
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	if (a->h.a != b->h.a)
-		return a->h.a < b->h.a ? -1 : 1;
-	return a->h.b < b->h.b ? -1 : a->h.b > b->h.b;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* The files of dmg that are sound: read in full, bytes equal to a file of the original (orig sorted by hash). */
-static void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound)
-{
-	memset(sound, 0, sizeof(*sound));
-	for (size_t i = 0; i < dmg->n; i++) {
-		const struct file *f = &dmg->v[i];
-
-		if (!f->readable || f->in_found ||
-		    !bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), cmp_hash))
-			continue;
-		if (sound->n == sound->cap) {
-			sound->cap = sound->cap ? 2 * sound->cap : 256;
-			sound->v = realloc(sound->v, sound->cap * sizeof(*sound->v));
-			if (!sound->v)
-				exit(99);
-		}
-		sound->v[sound->n] = *f;
-		sound->v[sound->n].path = xstrdup(f->path);
-		sound->v[sound->n].used = false;
-		sound->n++;
-	}
-}
-
-/*
- * How many sound files the repaired volume lost: each is looked for under
- * its path, then anywhere with the same bytes (an empty one: the same
- * name), then as the head of a longer file in FOUND.nnn.  Lost paths are
- * printed when report is set.
- */
-static size_t count_lost(struct files *sound, struct files *after, const uint8_t *img, size_t len,
-			 const char *report)
-{
-	size_t lost = 0;
-
-	for (size_t i = 0; i < after->n; i++)
-		after->v[i].used = false;
-	for (size_t i = 0; i < sound->n; i++) {
-		struct file *s = &sound->v[i];
-
-		s->used = false;
-		for (size_t j = 0; j < after->n && !s->used; j++) {
-			struct file *a = &after->v[j];
-
-			if (!a->used && a->readable && !strcmp(a->path, s->path) && !cmp_hash(a, s))
-				a->used = s->used = true;
-		}
-	}
-	for (size_t i = 0; i < sound->n; i++) {
-		struct file *s = &sound->v[i];
-
-		for (size_t j = 0; j < after->n && !s->used; j++) {
-			struct file *a = &after->v[j];
-
-			if (a->used || !a->readable || cmp_hash(a, s))
-				continue;
-			/* an empty file (its name is all it has): the same name, or another empty one in its directory (renamed) */
-			if (s->size == 0 && strcmp(base_name(a->path), base_name(s->path)) &&
-			    (base_name(a->path) - a->path != base_name(s->path) - s->path ||
-			     strncmp(a->path, s->path, (size_t)(base_name(s->path) - s->path))))
-				continue;
-			a->used = s->used = true;
-		}
-		for (size_t j = 0; j < after->n && !s->used && s->size; j++) {
-			struct file *a = &after->v[j];
-
-			if (!a->used && a->in_found && a->size > s->size &&
-			    prefix_matches(img, len, a->path, s->size, s->h))
-				a->used = s->used = true;
-		}
-		if (!s->used) {
-			lost++;
-			if (report)
-				printf("  %s lost %s (%llu bytes)\n", report, s->path, (unsigned long long)s->size);
-		}
-	}
-	return lost;
-}
-
 /* ---- repair, check, undo: as fatscope fsck -y does ---- */
 
 static const int64_t NOW = 1700000000;
@@ -664,7 +356,8 @@ struct run {
 	unsigned count;
 	unsigned kinds[DMG_COUNT];
 	unsigned nkinds;
-	bool peers, verbose, check_peer;
+	bool peers, verbose, check_peer, quiet;
+	struct tally family[2][DMG_COUNT];	/* exFAT, FAT: by kind */
 	const char *workdir, *keep;
 	struct peer peer_exfat, peer_fat;
 	unsigned failures;
@@ -867,7 +560,7 @@ static bool image_load(struct image *im, const char *path)
 	layout_read(&im->lay, dev, p, im->orig, im->len, &im->orig_files.dirs, im->orig_files.ndirs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
-	qsort(im->orig_files.v, im->orig_files.n, sizeof(*im->orig_files.v), cmp_hash);
+	qsort(im->orig_files.v, im->orig_files.n, sizeof(*im->orig_files.v), files_cmp_hash);
 	return true;
 }
 
@@ -929,16 +622,47 @@ static void run_image(struct run *rn, const char *path, long only, struct tally 
 	for (unsigned k = 0; k < DMG_COUNT; k++) {
 		if (!by_kind[k].volumes)
 			continue;
-		tally_print(im.name, damage_name(k), &by_kind[k], rn->peers);
+		if (!rn->quiet)
+			tally_print(im.name, damage_name(k), &by_kind[k], rn->peers);
 		tally_add(&all, &by_kind[k]);
+		tally_add(&rn->family[fsc_type_is_fat(im.type)][k], &by_kind[k]);
 	}
-	tally_print(im.name, "all", &all, rn->peers);
+	if (!rn->quiet)
+		tally_print(im.name, "all", &all, rn->peers);
 	tally_add(total, &all);
 	mirror_close(&m);
 	free(dmg);
 	free(rep);
 	free(tmp);
 	image_free(&im);
+}
+
+static void table_head(const struct run *rn, const char *first)
+{
+	printf("%-12s %-14s %5s %6s %5s %5s %5s %5s %5s", first, "damage", "vols", "sound", "lost", "unfin", "peer",
+	       "again", "undo");
+	if (rn->peers)
+		printf(" | %6s %5s", "P-lost", "P-unf");
+	printf("\n");
+}
+
+/* Per family and damage kind: what fatscope and (with --peers) the peer's repair did. */
+static void families_print(const struct run *rn)
+{
+	static const char *const fam[] = { "exfat", "fat" };
+
+	table_head(rn, "family");
+	for (unsigned f = 0; f < 2; f++) {
+		struct tally all = { 0 };
+
+		for (unsigned k = 0; k < DMG_COUNT; k++)
+			if (rn->family[f][k].volumes) {
+				tally_print(fam[f], damage_name(k), &rn->family[f][k], rn->peers);
+				tally_add(&all, &rn->family[f][k]);
+			}
+		if (all.volumes)
+			tally_print(fam[f], "all", &all, rn->peers);
+	}
 }
 
 static void usage(FILE *out)
@@ -952,7 +676,8 @@ static void usage(FILE *out)
 	      "      --keep FILE   write the damaged volume there (with --one)\n"
 	      "      --peers       also run the peer's repair on the same damage, side by side\n"
 	      "      --no-peer-check  do not run the peer's check after fatscope's repair\n"
-	      "  -v, --verbose     a line per volume\n", out);
+	      "  -v, --verbose     a line per volume\n"
+	      "  -q, --quiet       no table per image: the families' tables and the summary\n", out);
 }
 
 static void peers_init(struct run *rn)
@@ -992,7 +717,8 @@ int main(int argc, char **argv)
 		{ "kinds", required_argument, NULL, 'k' }, { "work", required_argument, NULL, 'w' },
 		{ "one", required_argument, NULL, 'o' }, { "keep", required_argument, NULL, 'K' },
 		{ "peers", no_argument, NULL, 'P' }, { "no-peer-check", no_argument, NULL, 'C' },
-		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "verbose", no_argument, NULL, 'v' }, { "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct run rn = { .seed = 1, .count = 24, .workdir = ".", .check_peer = true };
 	struct tally total = { 0 };
@@ -1001,17 +727,18 @@ int main(int argc, char **argv)
 
 	for (unsigned k = 0; k < DMG_COUNT; k++)
 		rn.kinds[rn.nkinds++] = k;
-	while ((c = getopt_long(argc, argv, "n:s:k:w:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:k:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': rn.count = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 's': rn.seed = strtoull(optarg, NULL, 0); break;
 		case 'k': if (!parse_kinds(&rn, optarg)) return 2; break;
 		case 'w': rn.workdir = optarg; break;
-		case 'o': only = strtol(optarg, NULL, 0); rn.verbose = true; break;
+		case 'o': only = strtol(optarg, NULL, 0); break;
 		case 'K': rn.keep = optarg; break;
 		case 'P': rn.peers = true; break;
 		case 'C': rn.check_peer = false; break;
 		case 'v': rn.verbose = true; break;
+		case 'q': rn.quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1024,14 +751,12 @@ int main(int argc, char **argv)
 		rn.count = (unsigned)only + 1;
 	peers_init(&rn);
 	signal(SIGALRM, on_alarm);
-	printf("%-12s %-14s %5s %6s %5s %5s %5s %5s %5s", "image", "damage", "vols", "sound", "lost", "unfin", "peer",
-	       "again", "undo");
-	if (rn.peers)
-		printf(" | %6s %5s", "P-lost", "P-unf");
-	printf("\n");
+	table_head(&rn, "image");
 	for (int a = optind; a < argc; a++)
 		run_image(&rn, argv[a], only, &total);
-	tally_print("total", "", &total, rn.peers);
+	if (!rn.quiet)
+		tally_print("total", "", &total, rn.peers);
+	families_print(&rn);
 	printf("salvage: %u volumes (%u unusable after the damage), %lu sound files, %lu lost, %u unfinished, "
 	       "%u left broken for the peer, %u not idempotent, %u undo failures; %u failures\n",
 	       total.volumes, total.unusable, total.sound, total.lost, total.unfinished, total.peer_says, total.second,
@@ -1040,5 +765,8 @@ int main(int argc, char **argv)
 		printf("salvage: peer checks skipped for %s%s (not installed)\n",
 		       rn.peer_exfat.present ? "" : "exFAT (fsck.exfat) ",
 		       rn.peer_fat.present ? "" : "FAT (fsck.fat, mdir)");
+	printf("salvage-result volumes=%u sound=%lu lost=%lu unfinished=%u peer=%u again=%u undo=%u failures=%u\n",
+	       total.volumes, total.sound, total.lost, total.unfinished, total.peer_says, total.second, total.undo_bad,
+	       rn.failures);
 	return rn.failures ? 1 : 0;
 }

@@ -47,6 +47,46 @@ bool damage_fits(const struct layout *lay, unsigned kind);
 void damage_apply(const struct layout *lay, uint8_t *img, size_t len, unsigned kind, uint64_t seed, char *desc,
 		  size_t desclen);
 
+/* ---- files.c ---- */
+
+/* Two independent 64-bit lanes over the bytes: equal contents, equal pair. */
+struct hash2 {
+	uint64_t a, b;
+};
+
+struct file {
+	char *path;
+	uint64_t size;
+	struct hash2 h;
+	bool readable;		/* read in full */
+	bool used;		/* matched already */
+	bool in_found;		/* below a FOUND.nnn directory */
+};
+
+struct files {
+	struct file *v;
+	size_t n, cap;
+	/* directory regions, gathered on the undamaged image */
+	struct region *dirs;
+	size_t ndirs, capdirs;
+	bool want_dirs;
+	struct fsc_dev *dev;
+	const struct fsc_probe *p;
+	struct fsc_reader *r;
+	uint8_t *buf;
+};
+
+void hash_feed(struct hash2 *h, const uint8_t *p, size_t n);
+void files_free(struct files *fl);
+/* The live files of the volume in buf, each read in full; with want_dirs the directory clusters too. */
+bool files_read(const uint8_t *buf, size_t len, bool want_dirs, struct files *fl);
+/* By size, then hash. */
+int files_cmp_hash(const void *x, const void *y);
+/* The files of dmg read in full whose bytes equal a file of the original (orig sorted by hash). */
+void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound);
+/* The sound files a repaired volume lost; their paths printed after report (may be NULL). */
+size_t count_lost(struct files *sound, struct files *after, const uint8_t *img, size_t len, const char *report);
+
 void regions_add(struct region **v, size_t *n, size_t *cap, uint64_t off, uint64_t len);
 uint64_t sv_mix(uint64_t x);
 uint64_t sv_rand(uint64_t *state);

@@ -32,6 +32,8 @@ void pf_fsinfo_backup(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf
 void pf_dot_missing(struct img *im) { t16(im); sub(im, 0)[0] = 0xE5; }
 void pf_dot_cluster(struct img *im) { t16(im); put_le16(sub(im, 1), 26, 5); }
 void pf_short_name(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "A*B        ", NULL, 0x20, 0, 0); }
+/* byte 12's "no 8.3 name" flag on a sound name with no long name (fsck.fat: a bad name) */
+void pf_short_no83(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "PLAIN   TXT", NULL, 0x20, 0, 0); fat_dirent(im, 0, 7)[12] |= 0x20; }
 void pf_short_unusual(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "abc     TXT", NULL, 0x20, 0, 0); }
 void pf_name_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO   TXT", NULL, 0x20, 0, 0); }
 void pf_name_case_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO~1 TXT", "HELLO.txt", 0x20, 0, 0); }
@@ -54,6 +56,8 @@ void pf_label_mismatch(struct img *im) { t16(im); memcpy(im->buf + 43, "OTHER   
 /* The root's label entry (slot 0) deleted: the boot sector's label is left alone. */
 void pf_label_root_missing(struct img *im) { t16(im); fat_dirent(im, 0, 0)[0] = 0xE5; }
 void pf_attributes(struct img *im) { t16(im); hello(im)[11] = 0x60; }
+/* a long-name part with 0x40 set in its attributes: Linux and fsck.fat read an 8.3 entry there */
+void pf_lfn_attributes(struct img *im) { t16(im); fat_dirent(im, 0, 4)[11] = 0x4F; }
 void pf_timestamp(struct img *im) { t16(im); put_le16(hello(im), 24, (uint16_t)(44 << 9 | 13 << 5 | 1)); }
 /* The image ends inside the root area. */
 void pf_dir_unreadable(struct img *im) { t16(im); im->len = im->root_byte + 1024; }

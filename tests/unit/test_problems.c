@@ -307,6 +307,7 @@ static const struct {
 	{ "FAT_DOT_MISSING", pf_dir_free_sub, "FAT_CHAIN_FREE" },
 	{ "FAT_DOT_CLUSTER", pf_dot_cluster, "" },
 	{ "FAT_SHORT_NAME", pf_short_name, "" },
+	{ "FAT_SHORT_NAME", pf_short_no83, "" },
 	{ "FAT_SHORT_NAME_UNUSUAL", pf_short_unusual, "" },
 	{ "FAT_NAME_DUPLICATE", pf_name_dup, "" },
 	{ "FAT_NAME_DUPLICATE", pf_name_case_dup, "" },
@@ -323,6 +324,7 @@ static const struct {
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
+	{ "FAT_ATTRIBUTES", pf_lfn_attributes, "" },
 	{ "FAT_TIMESTAMP", pf_timestamp, "" },
 	{ "FAT_DIR_UNREADABLE", pf_dir_unreadable, "FAT_VOLUME_BEYOND_DEVICE" },
 	{ "FAT_LOST_DIRECTORY", pf_lost_dir, "FAT_LOST_CLUSTERS" },
@@ -700,7 +702,7 @@ static void test_field_tables(void **state)
  * but warnings of other IDs, and a second repair plans nothing.
  */
 static const char *const repaired[] = {
-	"EXFAT_BACKUP_CHECKSUM", "EXFAT_BACKUP_DIFFERS", "EXFAT_BOOT_CHECKSUM",
+	"FAT32_MAIN_BOOT_LOST", "EXFAT_BACKUP_CHECKSUM", "EXFAT_BACKUP_DIFFERS", "EXFAT_BOOT_CHECKSUM",
 	"EXFAT_BOOT_PERCENT_IN_USE", "EXFAT_BOOT_VOLUME_DIRTY", "EXFAT_BOOT_VOLUME_FLAGS",
 	"EXFAT_BITMAP_TRAILING", "EXFAT_BITMAP_UNMARKED", "EXFAT_BITMAP_CLUSTERS_FREE",
 	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",

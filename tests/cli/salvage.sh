@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# salvage.sh - the random-damage salvage test (tests/salvage/salvage.c):
+# seeded damage of several kinds on the populated exFAT and FAT fixtures,
+# each damaged volume repaired as fsck -y repairs it, then: every sound
+# file kept (same bytes, under its name or in FOUND.nnn), the volume clean
+# by fatscope's check and by the peer's (fsck.exfat -n, fsck.fat -n and
+# mdir -/ where installed), a second repair idle, the undo log giving the
+# damaged volume back byte for byte.
+#
+# The default run damages some hundreds of volumes with a fixed seed; with
+# FATSCOPE_LONG_TESTS=1 (CI) thousands more with other seeds, and the
+# peers' own repair of the same damage, side by side.  Every failure found
+# becomes a line of tests/salvage/regress.txt (IMAGE SEED INDEX), run
+# every time.  The real binary runs too, on a few volumes: fsck -y's exit
+# status (1: nothing left) and image equal the library's, fsck -n writes
+# nothing, undo restores.
+. "$(dirname "$0")/lib.sh"
+prepare_fixtures
+
+salvage=$top_builddir/tests/salvage/salvage
+[ -x "$salvage" ] || hard_error "no salvage program at $salvage (make check builds it)"
+cd "$SCRATCH" || hard_error "no $SCRATCH"
+
+exfat=(pop-small pop-c512 pop-full pop-many)
+fat=(pop-fat12 pop-fat16 pop-fat32)
+for n in "${exfat[@]}" "${fat[@]}"; do
+	has_fixture "$n" || hard_error "no fixture $n"
+done
+
+# run_set NAME ARGS...: the harness, its summary kept; a failure is a failed check with its lines.
+# (want: sound, the default, for a run that must have found sound files; damaged, for one volume
+# whose damage may have left no file readable in full)
+run_set() {
+	local name=$1 want=sound out rc
+	shift
+	if [ "$1" = --damaged ]; then want=damaged; shift; fi
+	out=$("$salvage" -w "$SCRATCH" "$@" 2>&1); rc=$?
+	printf '%s\n' "$out" > "$SCRATCH/$name.txt"
+	grep -E '^(family|exfat|fat) ' <<< "$out"
+	grep '^salvage' <<< "$out"
+	if [ "$rc" -ne 0 ]; then
+		grep -E '^FAIL|^   ' <<< "$out" | head -40
+		bad "$name: $(grep -c '^FAIL' <<< "$out") failures (exit $rc)"
+	else
+		# a run that damaged nothing or found no sound file checked nothing
+		check "$name: volumes were damaged${want/damaged/}${want/sound/ and sound files checked}" yes \
+			"$(sed -n 's/^salvage-result volumes=\([0-9]*\) sound=\([0-9]*\) .*/\1 \2/p' <<< "$out" |
+			   awk -v w="$want" '{ print ($1 > 0 && ($2 > 0 || w == "damaged")) ? "yes" : "no" }')"
+	fi
+}
+
+img() { local n; for n in "$@"; do printf '%s\n' "$WORK/img/$n.img"; done; }
+
+# The fast set: every kind on every image, more volumes on the small ones.
+run_set fast-exfat -s 1 -n 40 -q $(img pop-small pop-c512 pop-full)
+run_set fast-exfat-many -s 1 -n 10 -q $(img pop-many)
+run_set fast-fat -s 1 -n 40 -q $(img pop-fat12 pop-fat16)
+run_set fast-fat32 -s 1 -n 12 -q $(img pop-fat32)
+
+# The failures found before, each by its seed.
+while read -r image seed index; do
+	case $image in ''|'#'*) continue ;; esac
+	run_set "regress-$image-$seed-$index" --damaged -s "$seed" --one "$index" -q $(img "$image")
+done < "$top_srcdir/tests/salvage/regress.txt"
+
+if long_tests; then
+	for seed in 2 3; do
+		run_set "long-exfat-$seed" -s "$seed" -n 100 --peers -q $(img pop-small pop-c512 pop-full)
+		run_set "long-exfat-many-$seed" -s "$seed" -n 20 --peers -q $(img pop-many)
+		run_set "long-fat-$seed" -s "$seed" -n 100 --peers -q $(img pop-fat12 pop-fat16)
+		run_set "long-fat32-$seed" -s "$seed" -n 30 --peers -q $(img pop-fat32)
+	done
+else
+	echo "salvage: the long sets (2 seeds, 1,100 more volumes, the peers' own repair beside) run with FATSCOPE_LONG_TESTS=1"
+fi
+
+# The real binary on a few damaged volumes: what the library did, fsck -y does.
+# (each of these needs a repair: -n exits 4 on it)
+for spec in pop-small:1 pop-small:9 pop-fat16:4 pop-fat16:9; do
+	image=${spec%:*} index=${spec#*:}
+	"$salvage" -w "$SCRATCH" -s 1 --one "$index" --keep "$SCRATCH/d.img" -q "$WORK/img/$image.img" > /dev/null
+	cp d.img n.img
+	"$FATSCOPE" fsck -n n.img > /dev/null 2>&1
+	cmp -s d.img n.img && ok || bad "$spec: fsck -n wrote to the image"
+	cp d.img y.img
+	rm -f y.undo
+	"$FATSCOPE" fsck -y --undo y.undo y.img > y.out 2>&1; rc=$?
+	check "$spec: fsck -y exit (1: corrected, nothing left)" 1 "$rc"
+	"$FATSCOPE" fsck -n y.img > /dev/null 2>&1
+	check "$spec: fsck -n after -y" 0 $?
+	"$FATSCOPE" fsck -y y.img > y2.out 2>&1
+	check "$spec: a second fsck -y finds nothing" 0 $?
+	"$FATSCOPE" undo y.undo y.img > /dev/null 2>&1
+	cmp -s d.img y.img && ok || bad "$spec: undo did not give the damaged image back"
+done
+rm -f d.img n.img y.img y.undo y.out y2.out ./*.peer.img ./*.undo
+finish
