@@ -199,9 +199,9 @@ int fsck_parse_args(const struct cmd_desc *d, struct fsck_ctl *ctl, int argc, ch
 	const char *env = getenv("FATSCOPE_FSCK_BUDGET");
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, short_options(ctl->as), opts, NULL)) != -1) {
+	for (int idx = -1; (c = getopt_long(argc, argv, short_options(ctl->as), opts, &idx)) != -1; idx = -1) {
 		/* --version under dosfstools' names, whose -V is the verification pass */
-		if (c == 'V' && ctl->as == AS_FAT && strcmp(argv[optind - 1], "--version") == 0)
+		if (c == 'V' && idx >= 0)
 			r = common_option(d, 'V', NULL, &ctl->sel);
 		else
 			r = one_option(d, ctl, c, optarg);
