@@ -72,7 +72,7 @@ check "lost single" 'lost true' "$(owner fbad-fat16-lost.img 31000 | jq -r '[.ki
 check "free" 'free false' "$(owner fbad-fat16-lost.img 29999 | jq -r '[.kind, .allocated] | join(" ")')"
 check "free exFAT" free "$(owner pop-small.img 1000 | jq -r .kind)"
 cp pop-fat16.img "$SCRATCH/bad.img"
-python3 "$top_srcdir/tests/fixtures/patch.py" fat-set "$SCRATCH/bad.img" 29999 0xFFF7
+patch_py fat-set "$SCRATCH/bad.img" 29999 0xFFF7
 check "bad" 'bad false' "$(owner "$SCRATCH/bad.img" 29999 | jq -r '[.kind, .allocated] | join(" ")')"
 check "deleted" 'deleted /deleted long name.txt intact 399 10' \
 	"$(owner fbad-fat12-bad.img 399 | jq -r '[.kind, .path, .recovery, .head, .entry_index] | join(" ")')"
@@ -97,7 +97,7 @@ check "cluster 1" 16 $?
 cp pop-fat16.img "$SCRATCH/esc.img"
 read -r e first < <("$FATSCOPE" dump -J -l "$SCRATCH/esc.img" |
 	jq -r '.tree[] | select(.path == "/A root file with a longer name.txt") | "\(.entry_offset) \(.first_cluster)"')
-python3 "$top_srcdir/tests/fixtures/patch.py" set "$SCRATCH/esc.img" $((e - 32 + 1)) 1b
+patch_py set "$SCRATCH/esc.img" $((e - 32 + 1)) 1b
 out=$("$FATSCOPE" dump --owner "$first" "$SCRATCH/esc.img" 2>&1)
 if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<< "$out"; then bad "a control character in: $out"; else ok; fi
 check "ESC shown as \\x1b" 'file /\x1b root file with a longer name.txt' "$(sed -n 3p <<< "$out" | sed 's/^cluster [0-9]* (byte [0-9]*): //; s/, cluster 0 .*//')"

@@ -123,5 +123,4 @@ elif ! command -v losetup > /dev/null || ! command -v mount.exfat-fuse > /dev/nu
 else
 	mounted_case
 fi
-cd / && rm -rf "$SCRATCH"
 finish

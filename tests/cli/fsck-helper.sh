@@ -137,5 +137,4 @@ check "--lost-to with -n" 16 "$rc"
 # Only those four names: fsck.ext4 is the fatscope command, which has no -n.
 got=$(run_as fsck.ext4 -n damaged.img); rc=$?
 check "fsck.ext4 -n" "16 fatscope: unknown command '-n'" "$rc $(head -n 1 <<< "$got")"
-cd / && rm -rf "$SCRATCH"
 finish

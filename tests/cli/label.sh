@@ -120,8 +120,8 @@ have jq && off=$("$FATSCOPE" dump -J -l lc.img | jq -r '.tree[] | select(.kind =
 if ! have jq; then
 	echo "SKIP (part): forbidden label characters written by another tool (needs jq)"
 elif [ -n "$off" ]; then
-	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 4)) 2a00
-	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 8)) 1b00
+	patch_py set lc.img $((off + 4)) 2a00
+	patch_py set lc.img $((off + 8)) 1b00
 	out=$("$FATSCOPE" probe lc.img); rc=$?
 	check "probe: forbidden label characters, exit" 0 "$rc"
 	check "probe: the warning" "    warning EXFAT_LABEL_CHARS: volume label holds '*' (character 2) and 1 more, which the specification forbids [VolumeLabel]" \
