@@ -112,10 +112,11 @@ mkfs.fat -C -F 16 -s 4 --invariant -n HOSTILE "$f" 16384 > /dev/null || hard_err
 mcopy -s -i "$f" src/README.TXT src/hostile-n.txt src/dir-tab-name ::/ || hard_error "mcopy failed"
 # lfn_units IMAGE OFFSET HEX: the long-name entry at OFFSET gets the UTF-16LE units HEX (13 at most).
 lfn_units() {
-	local units=(1 3 5 7 9 14 16 18 20 22 24 28 30) i
+	local units=(1 3 5 7 9 14 16 18 20 22 24 28 30) i pairs=()
 	for ((i = 0; i < ${#3} / 4; i++)); do
-		patch set "$1" $(($2 + units[i])) "${3:$((4 * i)):4}"
+		pairs+=($(($2 + units[i])) "${3:$((4 * i)):4}")
 	done
+	patch set "$1" "${pairs[@]}"	# (one python a name)
 }
 fname=$'ho\e[31m\n"\\'	# then U+D800 unpaired, then "tx": 13 units, as hostile-n.txt
 fdir=$'d\tir\e[1m!-dir'	# 12 units, as dir-tab-name
