@@ -28,6 +28,8 @@ struct cmd_desc {
 
 extern const struct cmd_desc probe_cmd, fsck_cmd, dump_cmd, label_cmd, undo_cmd, ls_cmd, cat_cmd, extract_cmd,
 	scan_cmd;
+/* fsck under the names fsck(8) runs: fsck.exfat, and fsck.fat, fsck.vfat, fsck.msdos (their peers' options too). */
+extern const struct cmd_desc fsck_exfat_cmd, fsck_fat_cmd;
 
 /* "fatscope: WHAT: message" on stderr, one line: control characters and invalid UTF-8 escaped. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

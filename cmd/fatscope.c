@@ -2,9 +2,9 @@
 /*
  * fatscope.c - the fatscope command: dispatch to a subcommand; run as
  * fsck.exfat, fsck.vfat, fsck.fat or fsck.msdos (the names fsck(8) looks
- * for), it is fatscope fsck.  fatscope help CMD opens fatscope-CMD(8)
- * through man(1), or prints fatscope CMD --help where that page or man(1)
- * is not installed.
+ * for), it is fatscope fsck with that checker's options too.  fatscope
+ * help CMD opens fatscope-CMD(8) through man(1), or prints fatscope CMD
+ * --help where that page or man(1) is not installed.
  */
 #include "config.h"
 
@@ -28,17 +28,26 @@ static const struct cmd_desc *const commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* The fsck(8) helper names: fsck(8) runs fsck.TYPE with its own arguments. */
-static bool is_fsck_helper(const char *argv0)
+/*
+ * The fsck(8) helper names: fsck(8) runs fsck.TYPE with its own arguments.
+ * fsck.exfat takes exfatprogs' options too, the others dosfstools'.
+ */
+static const struct cmd_desc *fsck_helper(const char *argv0)
 {
-	static const char *const names[] = { "fsck.exfat", "fsck.vfat", "fsck.fat", "fsck.msdos" };
+	static const struct {
+		const char *name;
+		const struct cmd_desc *cmd;
+	} names[] = {
+		{ "fsck.exfat", &fsck_exfat_cmd }, { "fsck.vfat", &fsck_fat_cmd },
+		{ "fsck.fat", &fsck_fat_cmd }, { "fsck.msdos", &fsck_fat_cmd },
+	};
 	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
 
 	base = base ? base + 1 : argv0;
 	for (size_t i = 0; base && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(base, names[i]) == 0)
-			return true;
-	return false;
+		if (strcmp(base, names[i].name) == 0)
+			return names[i].cmd;
+	return NULL;
 }
 
 /* Run command c with argv[0] "fatscope NAME": getopt_long's messages then start as ours do. */
@@ -130,11 +139,12 @@ static void nls_init(void)
 
 int main(int argc, char **argv)
 {
+	const struct cmd_desc *helper = argc >= 1 ? fsck_helper(argv[0]) : NULL;
 	const char *cmd;
 
 	nls_init();
-	if (argc >= 1 && is_fsck_helper(argv[0]))
-		return run_command(&fsck_cmd, argc, argv);
+	if (helper)
+		return run_command(helper, argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return FATSCOPE_USAGE;

@@ -5,68 +5,25 @@
  * (fsc_plan_repair): shown with --dry-run, kept in an undo log with
  * --undo, written and read back by fsc_plan_apply; the findings it left
  * decide the exit status, or with --recheck a second check of the volume.
+ * Preen checks every volume, marked dirty or not (FAT and exFAT keep no
+ * state a check could trust).  The words follow the deeds: a finding is
+ * "fixed" only once its bytes were written and read back, "would fix"
+ * before (--dry-run), and a mounted volume is refused before the check.
+ * Options and help: fsck_args.c; --lost-to's files: fsck_lost.c.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "fsck.h"
 #include "fsck_progress.h"
 #include "json.h"
 #include "report.h"
-
-enum mode { MODE_CHECK, MODE_PREEN, MODE_YES, MODE_ASK };
-
-struct fsck_ctl {
-	enum mode mode;
-	bool mode_given;
-	bool force, verbose, json, dry_run, free_lost, recheck;
-	const char *undo;
-	const char *lost_to;		/* --lost-to DIR */
-	int progress_fd;		/* -1: none */
-	struct vol_select sel;
-	const char *explain;
-	double budget;			/* --budget SECONDS (or FATSCOPE_FSCK_BUDGET); < 0: none */
-	uint64_t deadline;		/* CLOCK_MONOTONIC ns the check must end by; 0: none */
-};
-
-static void fsck_help(void)
-{
-	fputs(_("Usage:\n"
-		" fatscope fsck [options] DEVICE|IMAGE\n"
-		" fatscope fsck --explain PROBLEM-ID\n\n"
-		"Check and repair an exFAT or FAT12/16/32 volume (FAT repair covers part of the checks so far).\n\n"
-		"Options:\n"
-		" -n, --no              check only, answer no to every repair (default without a terminal)\n"
-		" -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
-		" -y, --yes             repair everything fatscope can repair\n"
-		"     --dry-run         with -p or -y: print the repair plan, write nothing\n"
-		"     --undo FILE       keep every overwritten byte in FILE (see fatscope undo)\n"
-		"     --lost=keep|free  lost clusters: save them in /FOUND.nnn with -y (keep, the default), or free them\n"
-		"     --lost-to DIR     with -y: copy each lost chain to DIR/FILEnnnn.CHK, then free it\n"
-		"     --recheck         after a repair, check the whole volume again (that check gives the exit status)\n"
-		"     --budget SECONDS  stop the check after the pass (or directory) where SECONDS run out:\n"
-		"                        exit 4, nothing written (default: $FATSCOPE_FSCK_BUDGET, else none)\n"
-		" -f, --force           check fully even in preen mode on a clean volume\n"
-		" -v, --verbose         name each pass\n"
-		" -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
-		" -J, --json            JSON output\n"
-		"     --explain ID      print what a problem ID means\n"
-		" -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n"), stdout);
-	common_options_help(22);
-	fputs(_("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
-		"for: y(es), n(o), a(ll), q(uit: write nothing).\n"
-		"\nExit status (fsck(8), a sum): 0 no errors, 1 errors corrected, 4 errors left\n"
-		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n\n"
-		"See fatscope-fsck(8).\n"), stdout);
-}
 
 static int explain(const char *arg)
 {
@@ -91,22 +48,6 @@ static int explain(const char *arg)
 	return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
 }
 
-enum { OPT_EXPLAIN = OPT_CMD_BASE, OPT_DRY_RUN, OPT_UNDO, OPT_LOST, OPT_RECHECK, OPT_LOST_TO, OPT_BUDGET };
-
-/* SECONDS: a decimal number, 0 or more (at most a day). */
-static int parse_budget(const char *arg, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= 0 && v <= 86400) || arg[strspn(arg, "0123456789.")])
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* The deadline of the check: the budget from now (fatscope's start, near enough). */
 static void set_deadline(struct fsck_ctl *ctl)
 {
@@ -115,80 +56,6 @@ static void set_deadline(struct fsck_ctl *ctl)
 	if (ctl->budget < 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
 		return;
 	ctl->deadline = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)(ctl->budget * 1e9);
-}
-
-static int parse_args(struct fsck_ctl *ctl, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "no", no_argument, NULL, 'n' }, { "preen", no_argument, NULL, 'p' },
-		{ "yes", no_argument, NULL, 'y' }, { "force", no_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' }, { "progress", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'J' }, { "explain", required_argument, NULL, OPT_EXPLAIN },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN }, { "undo", required_argument, NULL, OPT_UNDO },
-		{ "lost", required_argument, NULL, OPT_LOST }, { "recheck", no_argument, NULL, OPT_RECHECK },
-		{ "lost-to", required_argument, NULL, OPT_LOST_TO }, { "budget", required_argument, NULL, OPT_BUDGET },
-		COMMON_LONGOPTS,
-	};
-	unsigned long v;
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "npayfvC:JrlMT" COMMON_SHORTOPTS, opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': case 'p': case 'a': case 'y': {
-			enum mode m = c == 'n' ? MODE_CHECK : c == 'y' ? MODE_YES : MODE_PREEN;
-
-			if (ctl->mode_given && ctl->mode != m)
-				return usage_error(&fsck_cmd, _("-n, -p (-a) and -y exclude one another"));
-			ctl->mode = m;
-			ctl->mode_given = true;
-			break;
-		}
-		/*
-		 * -r: e2fsck's "interactive" (asking is the default on a terminal,
-		 * -n without); -l, -M, -T are fsck(8)'s own (lock the disk, skip
-		 * mounted volumes, no title): fsck(8) has done them already.
-		 */
-		case 'r': case 'l': case 'M': case 'T': break;
-		case OPT_DRY_RUN: ctl->dry_run = true; break;
-		case OPT_UNDO: ctl->undo = optarg; break;
-		case OPT_RECHECK: ctl->recheck = true; break;
-		case OPT_LOST_TO: ctl->lost_to = optarg; ctl->free_lost = true; break;
-		case OPT_LOST:
-			if (strcmp(optarg, "free") && strcmp(optarg, "keep"))
-				return usage_error(&fsck_cmd, _("invalid --lost '%s' (keep or free)"), optarg);
-			ctl->free_lost = strcmp(optarg, "free") == 0;
-			break;
-		case 'f': ctl->force = true; break;
-		case 'v': ctl->verbose = true; break;
-		case 'J': ctl->json = true; break;
-		case 'C':
-			if (parse_uint(optarg, 1023, &v) < 0)
-				return usage_error(&fsck_cmd, _("invalid progress descriptor '%s'"), optarg);
-			ctl->progress_fd = (int)v;
-			break;
-		case OPT_EXPLAIN: ctl->explain = optarg; break;
-		case OPT_BUDGET:
-			if (parse_budget(optarg, &ctl->budget) < 0)
-				return usage_error(&fsck_cmd, _("invalid --budget '%s' (seconds, 0 or more)"), optarg);
-			break;
-		default:
-			if ((r = common_option(&fsck_cmd, c, optarg, &ctl->sel)))
-				return r;
-		}
-	}
-	if (ctl->explain)
-		return 0;
-	if (ctl->budget < 0 && getenv("FATSCOPE_FSCK_BUDGET") && *getenv("FATSCOPE_FSCK_BUDGET") &&
-	    parse_budget(getenv("FATSCOPE_FSCK_BUDGET"), &ctl->budget) < 0)
-		return usage_error(&fsck_cmd, _("invalid FATSCOPE_FSCK_BUDGET '%s' (seconds, 0 or more)"),
-				   getenv("FATSCOPE_FSCK_BUDGET"));
-	if ((r = check_operands(&fsck_cmd, argc, 1, &ctl->sel)))
-		return r;
-	if (!ctl->mode_given && isatty(STDIN_FILENO) && !ctl->json)
-		ctl->mode = MODE_ASK;
-	if ((ctl->dry_run || ctl->undo) && ctl->mode == MODE_CHECK)
-		return usage_error(&fsck_cmd, _("--dry-run and --undo need -p, -y or a terminal to ask on"));
-	return 0;
 }
 
 /*
@@ -314,7 +181,8 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 		return;
 	}
 	printf(P_("%s%u problem left uncorrected%s\n", "%s%u problems left uncorrected%s\n", left), prefix, left,
-	       ctl->mode == MODE_CHECK ? _(" (checked read-only)") : "");
+	       ctl->mode == MODE_CHECK ? _(" (checked read-only)") :
+	       ctl->dry_run ? _(" (--dry-run: nothing written)") : "");
 }
 
 /* The check's options: threads, progress. */
@@ -339,75 +207,16 @@ static void check_opts(const struct fsck_ctl *ctl, const char *path, struct fsc_
 	}
 }
 
-/* Preen without -f: a volume not marked dirty with a sound boot region is clean. */
-static bool preen_skip(const struct fsck_ctl *ctl, const struct fsc_probe *p)
-{
-	const struct fsc_exfat_boot *ex = fsc_probe_exfat(p);	/* NULL: a lost main region */
-
-	return ctl->mode == MODE_PREEN && !ctl->force && ex && !(ex->volume_flags & 2) &&
-	       fsc_findings_worst(fsc_probe_findings(p)) < FSC_SEV_WARN;
-}
-
 /* The interactive mode's answers so far, and where --lost-to writes. */
 struct asker {
 	bool all, quit;
-	const char *lost_to;
-	int dirfd, fd;			/* -1: not open */
-	unsigned files;
+	struct lost_dir lost;		/* --lost-to */
 };
 
-/* --lost-to DIR: lost chain n becomes DIR/FILEnnnn.CHK (a new file), written as the planner reads it. */
 static int lost_out(void *ctx, unsigned chain, uint64_t off, const void *buf, size_t len)
 {
-	struct asker *a = ctx;
-	const uint8_t *p = buf;
-	char name[32];
-
-	if (off == 0) {
-		if (a->fd >= 0 && (fsync(a->fd) < 0 || close(a->fd) < 0)) {
-			a->fd = -1;
-			errmsg(a->lost_to, _("cannot write FILE%04u.CHK: %s"), chain - 1, strerror(errno));
-			return -1;
-		}
-		snprintf(name, sizeof(name), "FILE%04u.CHK", chain);
-		a->fd = openat(a->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (a->fd < 0) {
-			errmsg(a->lost_to, _("cannot create %s: %s"), name, strerror(errno));
-			return -1;
-		}
-		a->files++;
-	}
-	while (len) {
-		ssize_t w = pwrite(a->fd, p, len, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			errmsg(a->lost_to, _("cannot write FILE%04u.CHK: %s"), chain, w < 0 ? strerror(errno) : _("no space"));
-			return -1;
-		}
-		p += w;
-		off += (uint64_t)w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The files of --lost-to durable (the last one, and their names), before anything frees their clusters. */
-static int lost_out_close(struct asker *a)
-{
-	int bad = 0;
-
-	if (a->fd >= 0 && (fsync(a->fd) < 0 || close(a->fd) < 0))
-		bad = errno ? errno : EIO;
-	if (a->dirfd >= 0 && fsync(a->dirfd) < 0 && errno != EINVAL)
-		bad = errno;
-	if (a->dirfd >= 0)
-		close(a->dirfd);
-	a->fd = a->dirfd = -1;
-	if (bad)
-		errmsg(a->lost_to, _("cannot make the saved lost chains durable: %s"), strerror(bad));
-	return bad ? -1 : 0;
+	(void)chain;
+	return lost_dir_write(&((struct asker *)ctx)->lost, off, buf, len);
 }
 
 static bool ask_fix(void *ctx, const struct fsc_finding *f)
@@ -440,16 +249,26 @@ static bool ask_fix(void *ctx, const struct fsc_finding *f)
 	}
 }
 
-/* The findings of a repair: each with "fixed" or "left" before it. */
+/*
+ * The findings of a repair, each with what became of it: "fixed" once
+ * the plan was written and read back, "would fix" when it was not
+ * (--dry-run), "left" when the plan has no fix for it.
+ */
 static void repair_findings(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
-			    size_t *fixed)
+			    bool written, size_t *fixed)
 {
+	const char *yes = written ? _("fixed") : _("would fix"), *no = _("left");
+	size_t width = strlen(no), any = 0;
 	char prefix[4200];
 
+	for (size_t i = 0; i < fs->n; i++)
+		any += fs->v[i].planned;
+	/* the words line up: "fixed " and "left  " as ever, "would fix " and "left      " */
+	width = 1 + (strlen(any ? yes : _("fixed")) > width ? strlen(any ? yes : _("fixed")) : width);
 	*fixed = 0;
 	for (size_t i = 0; i < fs->n; i++) {
-		snprintf(prefix, sizeof(prefix), "%s%s%-6s", ctl->mode == MODE_PREEN ? path : "",
-			 ctl->mode == MODE_PREEN ? ": " : "", fs->v[i].planned ? _("fixed") : _("left"));
+		snprintf(prefix, sizeof(prefix), "%s%s%-*s", ctl->mode == MODE_PREEN ? path : "",
+			 ctl->mode == MODE_PREEN ? ": " : "", (int)width, fs->v[i].planned ? yes : no);
 		*fixed += fs->v[i].planned;
 		if (!ctl->json)
 			report_finding_line(stdout, prefix, &fs->v[i]);
@@ -512,21 +331,45 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 	return code;
 }
 
-/* Write the plan; with --recheck, check again: that check is the exit status. */
+/* A volume fsck will not check or repair: with -J, an object that says so (an error member, exit_code 8). */
+static int json_refusal(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p, bool checked,
+			const char *why)
+{
+	struct json j;
+
+	if (ctl->json) {
+		json_init(&j, stdout);
+		json_open(&j, NULL, '{');
+		json_str(&j, "path", path);
+		json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
+		json_bool(&j, "checked", checked);
+		json_str(&j, "error", why);
+		json_int(&j, "exit_code", FSCK_OPERROR);
+		json_close(&j, '}');
+	}
+	return FSCK_OPERROR;
+}
+
+/*
+ * Write the plan, then say what was fixed; with --recheck, check again:
+ * that check is the exit status.  A write refused or failed (one line on
+ * standard error) calls nothing fixed.
+ */
 static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p0,
-			struct fsc_plan *plan, const struct fsc_findings *before, const struct fsc_check_summary *s0,
-			size_t fixed)
+			struct fsc_plan *plan, const struct fsc_findings *before, const struct fsc_check_summary *s0)
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings fs = { 0 };
 	struct fsc_probe *p2 = NULL;
+	size_t fixed;
 	unsigned left;
 	int code = volume_apply(&fsck_cmd, path, dev, plan, ctl->undo, N_("repair"));
 
 	if (code)
-		return code;
+		return json_refusal(ctl, path, p0, true, "the repair was not written");
+	repair_findings(ctl, path, before, true, &fixed);
 	if (!ctl->recheck)
 		return repair_report(ctl, path, dev, p0, plan, before, s0, fixed);
 	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
@@ -547,44 +390,81 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	return code;
 }
 
-/* -p, -y or asking: plan the repair, show it, write it. */
-static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
+/* Nothing to write, or --dry-run: the findings (would fix, left), the summary, and the plan. */
+static int repair_unwritten(const struct fsck_ctl *ctl, const char *path, struct fsc_probe *p,
+			    const struct fsc_plan *plan, const struct fsc_findings *fs,
+			    const struct fsc_check_summary *s)
 {
-	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
-	const char *now = getenv("FATSCOPE_NOW");
-	struct fsc_repair_opts ro = { ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL, ctl->free_lost,
-				      now ? strtoll(now, NULL, 10) : (int64_t)time(NULL), NULL, NULL, NULL };
-	struct fsc_check_opts o = { 0 };
-	struct fsc_check_summary s = { 0 };
-	struct fsc_findings fs = { 0 };
-	struct fsc_plan *plan = fsc_plan_new();
-	struct asker a = { false, false, ctl->lost_to, -1, -1, 0 };
-	size_t fixed;
 	unsigned left;
-	int r, code;
+	size_t fixed;
+	int code = budget_code(s, ledger_code(fs, &left));
 
+	repair_findings(ctl, path, fs, false, &fixed);
+	if (ctl->json) {
+		report_json(path, p, fs, s, true, code, &(struct repair_json){ fs, plan, false, NULL });
+		return code;
+	}
+	report_text(ctl, path, fs, s, code, left, false, false);
+	if (ctl->dry_run && fsc_plan_count(plan)) {
+		printf(P_("%s: %zu change planned, nothing written (--dry-run):\n",
+			  "%s: %zu changes planned, nothing written (--dry-run):\n", fsc_plan_count(plan)),
+		       path, fsc_plan_count(plan));
+		report_plan(stdout, plan);
+	}
+	return code;
+}
+
+/* The repair's options: the level, lost clusters, asking, and --lost-to's directory (opened here). */
+static int repair_opts(const struct fsck_ctl *ctl, struct fsc_repair_opts *ro, struct asker *a)
+{
+	const char *now = getenv("FATSCOPE_NOW");
+
+	*ro = (struct fsc_repair_opts){
+		.level = ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL,
+		.free_lost = ctl->free_lost && !ctl->save_lost,
+		.now = now ? strtoll(now, NULL, 10) : (int64_t)time(NULL),
+		.preen_saves_lost = ctl->save_lost,
+	};
+	*a = (struct asker){ .lost = { .dirfd = -1, .fd = -1 } };
 	if (ctl->mode == MODE_ASK) {
-		ro.ask = ask_fix;
-		ro.ctx = &a;
+		ro->ask = ask_fix;
+		ro->ctx = a;
 	}
 	/* --lost-to: the chains go to DIR while planning (not with --dry-run), durable before any write. */
 	if (ctl->lost_to && !ctl->dry_run) {
-		a.dirfd = open(ctl->lost_to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (a.dirfd < 0) {
-			errmsg(ctl->lost_to, _("cannot open the --lost-to directory: %s"), strerror(errno));
-			fsc_plan_free(plan);
-			return FSCK_OPERROR;
+		if (lost_dir_open(&a->lost, ctl->lost_to) < 0) {
+			errmsg(ctl->lost_to, _("cannot save lost clusters there: %s"), a->lost.err);
+			return -1;
 		}
-		ro.lost_bytes = lost_out;
-		ro.ctx = &a;
+		ro->lost_bytes = lost_out;
+		ro->ctx = a;
 	}
+	return 0;
+}
+
+/* -p, -y or asking: plan the repair, then write it, or show it (--dry-run). */
+static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
+{
+	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
+	struct fsc_repair_opts ro;
+	struct fsc_check_opts o = { 0 };
+	struct fsc_check_summary s = { 0 };
+	struct fsc_findings fs = { 0 };
+	struct fsc_plan *plan;
+	struct asker a;
+	int r, code;
+
+	if (repair_opts(ctl, &ro, &a) < 0)
+		return FSCK_OPERROR;
+	plan = fsc_plan_new();
 	check_opts(ctl, path, &o, &pr);
 	r = plan ? fsc_plan_repair(dev, p, &o, &ro, &fs, &s, plan) : -ENOMEM;
 	progress_done(&pr);
-	if (a.dirfd >= 0 && lost_out_close(&a) < 0 && r >= 0)
+	if (ctl->lost_to && !ctl->dry_run && lost_dir_close(&a.lost) < 0 && r >= 0)
 		r = -ECANCELED;
 	if (r == -ECANCELED) {
-		errmsg(path, _("lost clusters could not be saved to %s: nothing written"), ctl->lost_to);
+		errmsg(path, _("lost clusters could not be saved to %s (%s): nothing written"), ctl->lost_to,
+		       a.lost.err);
 		code = FSCK_OPERROR;
 	} else if (r < 0) {
 		errmsg(path, _("check failed: %s"), strerror(-r));
@@ -592,24 +472,26 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	} else if (a.quit) {
 		printf(_("%s: cancelled, nothing written\n"), path);
 		code = FSCK_CANCELLED;
-	} else if (repair_findings(ctl, path, &fs, &fixed), fsc_plan_count(plan) == 0 || ctl->dry_run) {
-		code = budget_code(&s, ledger_code(&fs, &left));
-		if (ctl->json)
-			report_json(path, p, &fs, &s, true, code, &(struct repair_json){ &fs, plan, false, NULL });
-		else
-			report_text(ctl, path, &fs, &s, code, left, false, false);
-		if (ctl->dry_run && fsc_plan_count(plan) && !ctl->json) {
-			printf(P_("%s: %zu change planned, nothing written (--dry-run):\n",
-				  "%s: %zu changes planned, nothing written (--dry-run):\n", fsc_plan_count(plan)),
-			       path, fsc_plan_count(plan));
-			report_plan(stdout, plan);
-		}
+	} else if (fsc_plan_count(plan) == 0 || ctl->dry_run) {
+		code = repair_unwritten(ctl, path, p, plan, &fs, &s);
 	} else {
-		code = repair_apply(ctl, path, dev, p, plan, &fs, &s, fixed);
+		code = repair_apply(ctl, path, dev, p, plan, &fs, &s);
 	}
 	fsc_findings_free(&fs);
 	fsc_plan_free(plan);
 	return code;
+}
+
+/* fsck.fat -l: each path of the tree, before the check. */
+static int list_path(void *ctx, const struct fsc_dirent *d)
+{
+	(void)ctx;
+	if (!d->label) {
+		fputs(_("Checking file "), stdout);
+		report_escaped(stdout, d->path);
+		putchar('\n');
+	}
+	return 0;
 }
 
 static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
@@ -627,14 +509,8 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	else if (ctl->verbose && !ctl->json)
 		fputs(_("Pass 1: boot region\nPass 2: FAT, allocation bitmap, up-case table\n"
 			"Pass 3: directory tree\nPass 4: allocation against the bitmap\n"), stderr);
-	if (preen_skip(ctl, p)) {
-		code = ledger_code(fsc_probe_findings(p), &left);
-		if (ctl->json)
-			report_json(path, p, fsc_probe_findings(p), &s, false, code, NULL);
-		else
-			printf(_("%s: clean (not marked dirty; -f checks fully)\n"), path);
-		return code;
-	}
+	if (ctl->list_paths && !ctl->json)
+		fsc_walk_tree(dev, p, 0, list_path, NULL);	/* what cannot be walked, the check reports */
 	if (ctl->mode != MODE_CHECK)
 		return repair_volume(ctl, path, dev, p);
 	check_opts(ctl, path, &o, &pr);
@@ -654,49 +530,36 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	return code;
 }
 
-/* A volume fsck will not check: with -J, an object that says so (an error member, exit_code 8). */
-static int json_refusal(const struct fsck_ctl *ctl, const char *path, const struct fsc_probe *p, const char *why)
-{
-	struct json j;
-
-	if (ctl->json) {
-		json_init(&j, stdout);
-		json_open(&j, NULL, '{');
-		json_str(&j, "path", path);
-		json_str(&j, "type", fsc_type_name(fsc_probe_type(p)));
-		json_bool(&j, "checked", false);
-		json_str(&j, "error", why);
-		json_int(&j, "exit_code", FSCK_OPERROR);
-		json_close(&j, '}');
-	}
-	return FSCK_OPERROR;
-}
-
 static int fsck_path(struct fsck_ctl *ctl, const char *path)
 {
+	bool writes = ctl->mode != MODE_CHECK && !ctl->dry_run;
+	char why[2200];
 	struct volume v;
 	struct fsc_probe *p;
-	int code = volume_open(&fsck_cmd, path, &ctl->sel,
-			       ctl->mode != MODE_CHECK && !ctl->dry_run ? VOL_WRITE : 0, &v);
+	int code = volume_open(&fsck_cmd, path, &ctl->sel, writes ? VOL_WRITE : 0, &v);
 
 	if (code)
 		return code;
 	p = v.p;
-	if (fsc_probe_type(p) == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_probe_type(p)) ||
-	    fsc_probe_backup_type(p) != FSC_TYPE_UNKNOWN) {
-		code = check_volume(ctl, path, v.dev, p);
-	} else {
+	if (fsc_probe_type(p) != FSC_TYPE_EXFAT && !fsc_type_is_fat(fsc_probe_type(p)) &&
+	    fsc_probe_backup_type(p) == FSC_TYPE_UNKNOWN) {
 		errmsg(path, _("not an exFAT or FAT volume (%s); see fatscope probe"), fsc_type_name(fsc_probe_type(p)));
-		code = json_refusal(ctl, path, p, "not an exFAT or FAT volume");
+		code = json_refusal(ctl, path, p, false, "not an exFAT or FAT volume");
+	} else if (writes && fsc_dev_busy(path, why, sizeof(why)) == -EBUSY) {
+		/* a repair of a mounted volume: refused before anything is checked or said fixed */
+		errmsg(path, _("%s; unmount it first"), why);
+		code = json_refusal(ctl, path, p, false, why);
+	} else {
+		code = check_volume(ctl, path, v.dev, p);
 	}
 	volume_close(&v);
 	return code;
 }
 
-static int cmd_fsck(int argc, char **argv)
+static int run_fsck(const struct cmd_desc *d, enum fsck_name as, int argc, char **argv)
 {
-	struct fsck_ctl ctl = { .mode = MODE_CHECK, .progress_fd = -1, .budget = -1 };
-	int r = parse_args(&ctl, argc, argv);
+	struct fsck_ctl ctl = { .as = as, .mode = MODE_CHECK, .progress_fd = -1, .budget = -1 };
+	int r = fsck_parse_args(d, &ctl, argc, argv);
 
 	if (r)
 		return r < 0 ? close_stdout_checked(FSCK_OK, FSCK_OPERROR) : r;
@@ -707,9 +570,37 @@ static int cmd_fsck(int argc, char **argv)
 	return close_stdout_checked(r, FSCK_OPERROR);
 }
 
+static int cmd_fsck(int argc, char **argv)
+{
+	return run_fsck(&fsck_cmd, AS_FATSCOPE, argc, argv);
+}
+
+static int cmd_fsck_exfat(int argc, char **argv)
+{
+	return run_fsck(&fsck_exfat_cmd, AS_EXFAT, argc, argv);
+}
+
+static int cmd_fsck_fat(int argc, char **argv)
+{
+	return run_fsck(&fsck_fat_cmd, AS_FAT, argc, argv);
+}
+
 /* A volume too small for a boot sector is an operational error to fsck(8)'s callers. */
 const struct cmd_desc fsck_cmd = {
 	.name = "fsck", .summary = N_("check and repair exFAT and FAT volumes (fsck(8) options and exit codes)"),
 	.run = cmd_fsck, .help = fsck_help,
+	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
+};
+
+/* fatscope run as fsck.exfat, and as fsck.fat, fsck.vfat or fsck.msdos: the peers' own options too. */
+const struct cmd_desc fsck_exfat_cmd = {
+	.name = "fsck", .summary = N_("check and repair exFAT and FAT volumes (fsck(8) options and exit codes)"),
+	.run = cmd_fsck_exfat, .help = fsck_help,
+	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
+};
+
+const struct cmd_desc fsck_fat_cmd = {
+	.name = "fsck", .summary = N_("check and repair exFAT and FAT volumes (fsck(8) options and exit codes)"),
+	.run = cmd_fsck_fat, .help = fsck_help,
 	.usage = FSCK_USAGE, .operror = FSCK_OPERROR, .too_small = FSCK_OPERROR,
 };

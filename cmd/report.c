@@ -174,11 +174,14 @@ void report_repair_json(struct json *j, const struct fsc_findings *before, const
 			bool written, const char *undo)
 {
 	json_open(j, "repair", '{');
-	json_open(j, "fixed", '[');
-	for (size_t i = 0; i < before->n; i++)
-		if (before->v[i].planned)
-			json_str(j, NULL, fsc_problem_info(before->v[i].id)->name);
-	json_close(j, ']');
+	/* fixed: only once written (and read back); planned: what the plan fixes, written or not */
+	for (int k = 0; k < 2; k++) {
+		json_open(j, k ? "planned" : "fixed", '[');
+		for (size_t i = 0; (k || written) && i < before->n; i++)
+			if (before->v[i].planned)
+				json_str(j, NULL, fsc_problem_info(before->v[i].id)->name);
+		json_close(j, ']');
+	}
 	json_bool(j, "written", written);
 	if (undo)
 		json_str(j, "undo", undo);

@@ -16,7 +16,8 @@ void report_escaped(FILE *out, const char *s);
 /* The same into buf (len bytes, cut before a piece that does not fit); returns buf. */
 const char *report_escape_buf(char *buf, size_t len, const char *s);
 /*
- * "repair": the IDs the plan fixes (of before), whether it was written,
+ * "repair": the IDs fixed (of before: the plan's, once written, else
+ * none), the IDs the plan fixes (planned), whether it was written,
  * the undo log, and its edits (offset, length, why, the first 64 old and
  * new bytes as hex).
  */

@@ -12,7 +12,9 @@
 #   3. no cycle between files: the "calls" graph between object files has no
 #      strongly connected component of more than one file;
 #   4. size: no function over 80 lines, no file over 800 lines, in libexfat/
-#      and cmd/.
+#      and cmd/;
+#   5. no unsynchronised state: the library's writable statics are only
+#      the two listed below, each made thread-safe (objdump on the objects).
 #
 # Environment: top_srcdir, top_builddir (automake sets both).  Exit status:
 # 0 pass, 1 a rule broken (each one listed), 99 cannot run (no nm, no objects).
@@ -27,68 +29,67 @@ fails=0 checks=0
 
 fail() { printf 'layering: %s\n' "$*"; fails=$((fails + 1)); }
 
-rank() { # folder -> index in order, or -1
-	local i
-	for i in "${!order[@]}"; do
-		[[ ${order[$i]} == "$1" ]] && { echo "$i"; return; }
-	done
-	echo -1
-}
+# folder -> index in order (a lookup in the shell: the checks number thousands)
+declare -A rank_of=()
+for i in "${!order[@]}"; do rank_of[${order[$i]}]=$i; done
+rank() { echo "${rank_of[$1]:--1}"; }
 
 # May code in folder $1 use folder $2?
 allowed() {
-	local a=$1 b=$2 ra rb
+	local a=$1 b=$2
 	[[ $a == "$b" ]] && return 0
 	[[ ($a == exfat && $b == fat) || ($a == fat && $b == exfat) ]] && return 1
-	ra=$(rank "$a"); rb=$(rank "$b")
-	(( ra >= 0 && rb >= 0 && rb <= ra ))
+	(( ${rank_of[$a]:--1} >= 0 && ${rank_of[$b]:--1} >= 0 && ${rank_of[$b]:--1} <= ${rank_of[$a]:--1} ))
 }
 
 command -v nm > /dev/null || { echo "layering: nm not found (binutils)"; exit 99; }
 
-# ---- 1. includes
-for f in "$lib"/*/*.[ch]; do
+# ---- 1. includes (one awk reads every file: "FILE INCLUDE" lines)
+declare -A bad_dir=()
+while read -r f inc; do
 	dir=${f#"$lib"/}; dir=${dir%%/*}
 	[[ $dir == include ]] && continue
-	[[ $(rank "$dir") -ge 0 ]] || { fail "$dir/: a folder that is not in the layer order"; continue; }
-	while IFS= read -r inc; do
-		checks=$((checks + 1))
-		to=${inc%%/*}
-		[[ $inc == */* ]] || { fail "${f#"$src"/}: includes \"$inc\" without its folder"; continue; }
-		[[ $to == fatscope ]] && continue
-		allowed "$dir" "$to" || fail "${f#"$src"/}: includes $inc (layer $dir may not use $to)"
-	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | grep -v '^config\.h$')
-done
+	if [[ -z ${rank_of[$dir]:-} ]]; then
+		[[ -n ${bad_dir[$dir]:-} ]] || fail "$dir/: a folder that is not in the layer order"
+		bad_dir[$dir]=1
+		continue
+	fi
+	[[ $inc == - ]] && continue	# (a file with no include)
+	checks=$((checks + 1))
+	to=${inc%%/*}
+	[[ $inc == */* ]] || { fail "${f#"$src"/}: includes \"$inc\" without its folder"; continue; }
+	[[ $to == fatscope ]] && continue
+	allowed "$dir" "$to" || fail "${f#"$src"/}: includes $inc (layer $dir may not use $to)"
+done < <(awk 'FNR == 1 { print FILENAME, "-" }
+	/^#include "/ { inc = $2; gsub(/"/, "", inc); if (inc != "config.h") print FILENAME, inc }' "$lib"/*/*.[ch])
 
 # ---- 2. and 3. calls between object files
 declare -A def_file def_dir
 mapfile -t objs < <(find "$bld/libexfat" -mindepth 3 -maxdepth 3 -path '*/.libs/*.o' | sort)
 (( ${#objs[@]} > 0 )) || { echo "layering: no library objects under $bld/libexfat (build first)"; exit 99; }
-objname() { # libexfat/check/.libs/libfatscope_la-exfat_tree.o -> check/exfat_tree
-	local o=${1#"$bld/libexfat/"} d
-	d=${o%%/*}
-	o=${o##*/}; o=${o#libfatscope_la-}; o=${o%.o}
-	echo "$d/$o"
-}
+# (one nm for all the objects, "OBJECT: ... TYPE SYMBOL" lines: the object's name in the shell)
+declare -A name_of=()
 for o in "${objs[@]}"; do
-	n=$(objname "$o")
-	while read -r sym; do
-		def_file[$sym]=$n
-		def_dir[$sym]=${n%%/*}
-	done < <(nm --defined-only "$o" | awk '$2 ~ /^[TDRB]$/ { print $3 }')
+	n=${o#"$bld/libexfat/"}
+	d=${n%%/*} n=${n##*/}
+	n=${n#libfatscope_la-}
+	name_of[$o]=$d/${n%.o}
 done
+while read -r o t sym; do
+	n=${name_of[$o]}
+	def_file[$sym]=$n
+	def_dir[$sym]=${n%%/*}
+done < <(nm -A --defined-only "${objs[@]}" | awk '$2 ~ /^[TDRB]$/ { f = $1; sub(/:[^:]*$/, "", f); print f, $2, $3 }')
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
-for o in "${objs[@]}"; do
-	n=$(objname "$o"); d=${n%%/*}
-	while read -r sym; do
-		[[ -n ${def_file[$sym]:-} ]] || continue
-		checks=$((checks + 1))
-		allowed "$d" "${def_dir[$sym]}" ||
-			fail "$n calls $sym in ${def_file[$sym]} (layer $d may not use ${def_dir[$sym]})"
-		[[ ${def_file[$sym]} != "$n" ]] && printf '%s %s\n' "$n" "${def_file[$sym]}" >> "$edges"
-	done < <(nm --undefined-only "$o" | awk '{ print $2 }')
-done
+while read -r o sym; do
+	n=${name_of[$o]} d=${n%%/*}
+	[[ -n ${def_file[$sym]:-} ]] || continue
+	checks=$((checks + 1))
+	allowed "$d" "${def_dir[$sym]}" ||
+		fail "$n calls $sym in ${def_file[$sym]} (layer $d may not use ${def_dir[$sym]})"
+	[[ ${def_file[$sym]} != "$n" ]] && printf '%s %s\n' "$n" "${def_file[$sym]}" >> "$edges"
+done < <(nm -A --undefined-only "${objs[@]}" | awk '{ f = $1; sub(/:$/, "", f); print f, $NF }')
 # Strongly connected components by repeated reachability (the graph is small).
 cycles=$(sort -u "$edges" | awk '
 	{ adj[$1] = adj[$1] " " $2; node[$1]; node[$2] }
@@ -112,15 +113,33 @@ if [[ -n $cycles ]]; then
 	while IFS= read -r c; do fail "cycle: $c"; done <<< "$cycles"
 fi
 
-# ---- 4. sizes
-for f in "$lib"/*/*.c "$lib"/*/*.h "$src"/cmd/*.c "$src"/cmd/*.h; do
+# ---- 4. sizes (one awk over every file)
+while IFS= read -r over; do
 	checks=$((checks + 1))
-	lines=$(wc -l < "$f")
-	(( lines <= 800 )) || fail "${f#"$src"/}: $lines lines (at most 800)"
-	while IFS= read -r over; do fail "${f#"$src"/}: $over"; done < <(awk '
-		/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !/^(static )?(const )?(struct|enum|union) [a-z_]+ *\{/ { name = $0; start = NR; next }
-		/^}/ && start { if (NR - start > 80) printf "function of %d lines: %s\n", NR - start, name; start = 0 }' "$f")
-done
+	[[ $over == ok ]] || fail "${over#"$src"/}"
+done < <(awk '
+	function done_file() { if (file != "") { if (lines > 800) printf "%s: %d lines (at most 800)\n", file, lines; else print "ok" } }
+	FNR == 1 { done_file(); file = FILENAME; start = 0 }
+	{ lines = FNR }
+	/^[A-Za-z_].*\(/ && !/;[ \t]*$/ && !/^(static )?(const )?(struct|enum|union) [a-z_]+ *\{/ { name = $0; start = FNR; next }
+	/^}/ && start { if (FNR - start > 80) printf "%s: function of %d lines: %s\n", FILENAME, FNR - start, name; start = 0 }
+	END { done_file() }' "$lib"/*/*.c "$lib"/*/*.h "$src"/cmd/*.c "$src"/cmd/*.h)
+
+# ---- 5. no unsynchronised state: the library's writable statics (.data and
+# .bss, not the read-only-after-relocation tables) are only these, each
+# made safe for threads: nls.c's bound (a pthread_once_t), fat/dirent.c's
+# oem (an atomic pointer).  Thread-local buffers (.tbss) are not shared.
+if command -v objdump > /dev/null; then
+	while read -r sec sym; do
+		checks=$((checks + 1))
+		case $sym in
+		bound|oem) ;;
+		*) fail "a writable static in the library: $sym ($sec): make it const, thread-local, atomic or once" ;;
+		esac
+	done < <(objdump -t "${objs[@]}" | awk '$3 == "O" && $4 ~ /^\.(data|bss)/ && $4 !~ /rel\.ro/ { print $4, $NF }')
+else
+	echo "layering: objdump not found: the library's writable statics are not looked at"
+fi
 
 if (( checks == 0 )); then
 	echo "layering: nothing was checked"

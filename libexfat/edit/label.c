@@ -344,21 +344,68 @@ static int exfat_serial_region(struct fsc_dev *dev, unsigned shift, unsigned bas
 
 /* ---- FAT ---- */
 
+/*
+ * The label's UTF-16 units in *units (malloc'd, the caller frees): their
+ * count, or after the message in err -EINVAL for invalid UTF-8.
+ */
+static int label_units(const char *label, uint16_t **units, char *err, size_t errlen)
+{
+	size_t len = strlen(label);
+	int n;
+
+	*units = malloc((len ? len : 1) * sizeof(**units));
+	if (!*units)
+		return -ENOMEM;
+	n = utf8_to_utf16(label, *units, len);	/* never more units than bytes */
+	if (n < 0) {
+		free(*units);
+		*units = NULL;
+		return ERR("the label is not valid UTF-8");
+	}
+	return n;
+}
+
+/* The first non-ASCII character of a valid UTF-8 label, as its bytes, into c. */
+static void first_non_ascii(const char *label, char c[5])
+{
+	const unsigned char *u = (const unsigned char *)label;
+	size_t k = 1;
+
+	while (*u && *u < 0x80)
+		u++;
+	while (k < 4 && (u[k] & 0xC0) == 0x80)
+		k++;
+	memcpy(c, u, k);
+	c[k] = '\0';
+}
+
+/* Each reason a FAT label is refused, checked in this order: UTF-8, ASCII, length in characters, characters. */
 static int fat_label_bytes(const char *label, uint8_t out[11], char *err, size_t errlen)
 {
-	size_t n = strlen(label);
+	uint16_t *units;
+	char c[5];
+	int n = label_units(label, &units, err, errlen);
 
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (units[i] >= 0x80) {
+			free(units);
+			first_non_ascii(label, c);
+			return ERR("non-ASCII characters such as '%s' are not supported in a FAT label", c);
+		}
+	free(units);
 	if (n > 11)
-		return ERR("a FAT label has at most 11 characters (this one has %zu)", n);
+		return ERR("a FAT label has at most 11 characters (this one has %d)", n);
 	memset(out, ' ', 11);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)label[i];
+	for (int i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)label[i];
 
-		if (c >= 0x80)
-			return ERR("only ASCII characters are supported in FAT labels");
-		if (c < 0x20 || strchr("\"*+,./:;<=>?[\\]|", c))
-			return ERR("'%c' is not allowed in a FAT label", c < 0x20 ? '?' : c);
-		out[i] = (uint8_t)((c >= 'a' && c <= 'z') ? c - 32 : c);
+		if (ch < 0x20)
+			return ERR("control characters are not allowed in a label");
+		if (strchr("\"*+,./:;<=>?[\\]|", ch))
+			return ERR("'%c' is not allowed in a FAT label", ch);
+		out[i] = (uint8_t)((ch >= 'a' && ch <= 'z') ? ch - 32 : ch);
 	}
 	if (n && out[0] == ' ')
 		return ERR("a FAT label cannot start with a space");
@@ -452,7 +499,7 @@ FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, co
 			      struct fsc_plan *plan, char *err, size_t errlen)
 {
 	struct root_put rp = { { 0 }, "volume label" };
-	uint16_t units[1 + 11];
+	uint16_t *units;
 	int n;
 
 	err[0] = '\0';
@@ -460,19 +507,25 @@ FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, co
 		return fat_label(dev, p, label, now, plan, err, errlen);
 	if (p->type != FSC_TYPE_EXFAT)
 		return ERR("not an exFAT or FAT volume");
-	n = utf8_to_utf16(label, units + 1, 11);
+	n = label_units(label, &units, err, errlen);
 	if (n < 0)
-		return ERR("an exFAT label has at most 11 UTF-16 characters of valid UTF-8");
-	for (int i = 1; i <= n; i++) {	/* the characters file names may not hold (EXSPEC 7.7.3) */
-		if (units[i] < 0x20)
-			return ERR("control characters are not allowed in a label");
-		if (!exfat_name_char_ok(units[i]))
-			return ERR("'%c' is not allowed in an exFAT label", (char)units[i]);
+		return n;
+	for (int i = 0; i < n && n <= 11; i++) {	/* the characters file names may not hold (EXSPEC 7.7.3) */
+		if (units[i] < 0x20 || !exfat_name_char_ok(units[i])) {
+			n = units[i] < 0x20 ?
+				ERR("control characters are not allowed in a label") :
+				ERR("'%c' is not allowed in an exFAT label", (char)units[i]);
+			break;
+		}
+		put_le16(rp.e, 2 + 2 * (size_t)i, units[i]);
 	}
+	free(units);
+	if (n > 11)
+		return ERR("an exFAT label has at most 11 UTF-16 characters (this one has %d)", n);
+	if (n < 0)
+		return n;
 	rp.e[0] = 0x83;
 	rp.e[1] = (uint8_t)n;
-	for (int i = 0; i < n; i++)
-		put_le16(rp.e, 2 + 2 * (size_t)i, units[1 + i]);
 	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }
 

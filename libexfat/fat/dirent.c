@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "fat/fat.h"
@@ -161,19 +162,24 @@ static const uint16_t cp850[128] = {
 	0x00B0, 0x00A8, 0x00B7, 0x00B9, 0x00B3, 0x00B2, 0x25A0, 0x00A0,
 };
 
-/* The code page 8.3 names are read in (fsc_fat_codepage): 850 unless set. */
-static const uint16_t *oem = cp850;
+/*
+ * The code page 8.3 names are read in (fsc_fat_codepage): 850 unless set.
+ * Atomic, so that a thread that sets it while another reads names is no
+ * data race (the tables themselves never change).
+ */
+static _Atomic(const uint16_t *) oem = cp850;
 
 FSC_EXPORT int fsc_fat_codepage(unsigned cp)
 {
 	if (cp != 437 && cp != 850)
 		return -EINVAL;
-	oem = cp == 437 ? cp437 : cp850;
+	atomic_store_explicit(&oem, cp == 437 ? cp437 : cp850, memory_order_relaxed);
 	return 0;
 }
 
 unsigned fat_sfn_units(const uint8_t *raw, uint8_t flags, uint16_t *u)
 {
+	const uint16_t *page = atomic_load_explicit(&oem, memory_order_relaxed);
 	unsigned n = 0;
 
 	for (int i = 0; i < 11; i++) {
@@ -189,7 +195,7 @@ unsigned fat_sfn_units(const uint8_t *raw, uint8_t flags, uint16_t *u)
 			continue;
 		if (i == 0 && c == 0x05)	/* a name starting with 0xE5 keeps it as 0x05 */
 			c = 0xE5;
-		uint16_t v = c >= 0x80 ? oem[c - 0x80] : c < 0x20 ? '?' : c;
+		uint16_t v = c >= 0x80 ? page[c - 0x80] : c < 0x20 ? '?' : c;
 
 		/* The lower-case flags (Windows NT) lower the Latin letters too. */
 		if (lower && ((v >= 'A' && v <= 'Z') || (v >= 0xC0 && v <= 0xDE && v != 0xD7)))

@@ -400,7 +400,8 @@ uint64_t fr_handle_lost(struct frp *f, bool errors)
 
 	if (!freeing)
 		drop_fresh(f);
-	if (errors || !f->nlost || f->r.o->level != FSC_REPAIR_ALL || (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
+	if (errors || !f->nlost || (f->r.o->level != FSC_REPAIR_ALL && !f->r.o->preen_saves_lost) ||
+	    (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
 		return 0;
 	if (!freeing) {
 		if (!save_chains(f))

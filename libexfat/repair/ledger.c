@@ -19,12 +19,13 @@ bool boot_field_error(const struct fsc_finding *f)
 	       fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR;
 }
 
-/* May the finding be fixed: the level allows it and the caller says yes. */
+/* May the finding be fixed: the level allows it (preen_saves_lost: lost clusters too) and the caller says yes. */
 bool wanted(const struct rp *r, const struct fsc_finding *f)
 {
 	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+	bool lost = f->id == FSC_PR_EXFAT_LOST_CLUSTERS || f->id == FSC_PR_FAT_LOST_CLUSTERS;
 
-	if (!pi || (r->o->level == FSC_REPAIR_PREEN && !pi->preen))
+	if (!pi || (r->o->level == FSC_REPAIR_PREEN && !pi->preen && !(lost && r->o->preen_saves_lost)))
 		return false;
 	return !r->o->ask || r->o->ask(r->o->ctx, f);
 }

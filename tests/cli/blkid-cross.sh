@@ -14,24 +14,68 @@ case "$ver" in
 esac
 echo "blkid $ver: checking the $model model"
 
-# What blkid -p says: exfat, fat12, fat16, fat32, ntfs or none.
+# blkid_type [-O OFFSET] IMAGE: what blkid -p says: exfat, fat12, fat16, fat32,
+# ntfs or none (one volume at an offset: the disk images' partitions).
 blkid_type() {
 	local out t v
 	out=$(blkid -p -o export "$@" 2>/dev/null)
 	t=$(sed -n 's/^TYPE=//p' <<< "$out")
 	v=$(sed -n 's/^VERSION=//p' <<< "$out")
-	case "$t" in
-	vfat) case "$v" in FAT12) echo fat12 ;; FAT16) echo fat16 ;; FAT32) echo fat32 ;; *) echo vfat-noversion ;; esac ;;
+	type_of "$t" "$v"
+}
+type_of() {	# type_of TYPE VERSION: blkid's answer as the model's
+	case "$1" in
+	vfat) case "$2" in FAT12) echo fat12 ;; FAT16) echo fat16 ;; FAT32) echo fat32 ;; *) echo vfat-noversion ;; esac ;;
 	"") echo none ;;
-	*) echo "$t" ;;
+	*) echo "$1" ;;
 	esac
 }
 
-# What the model says for the volume (probe's first row: the whole image,
-# or the volume at --offset): its TYPE when it mounts, else none; "error
-# ..." when fatscope probe did not answer with one of its exit statuses
-# (0, 1, 2) and a row of the table.
-model_type() {
+# The whole images, in as few processes as the answers allow: blkid -p
+# takes many devices but stops at the first it finds nothing on (that one
+# is none, and blkid goes on after it); fatscope probe takes them all, a
+# row a volume (IMAGE, and IMAGE@OFFSET for each partition it lists).
+declare -A btype=() bver=() bpt=() seen=()
+blkid_all() {
+	local list=("$@") k v dev i
+	while [ "${#list[@]}" -gt 0 ]; do
+		dev=
+		while IFS='=' read -r k v; do
+			case $k in
+			DEVNAME) dev=$v seen[$v]=1 ;;
+			TYPE) btype[$dev]=$v ;;
+			VERSION) bver[$dev]=$v ;;
+			PTTYPE) bpt[$dev]=$v ;;
+			esac
+		done < <(blkid -p -o export "${list[@]}" 2> /dev/null)
+		for i in "${!list[@]}"; do	# the first with no answer: none; go on after it
+			[ -n "${seen[${list[$i]}]:-}" ] && continue
+			seen[${list[$i]}]=1
+			list=("${list[@]:$((i + 1))}")
+			continue 2
+		done
+		list=()
+	done
+}
+# What the model says for each volume (probe's rows): its TYPE when it
+# mounts, else none; "error ..." when fatscope probe did not answer with
+# one of its exit statuses (0, 1, 2).
+declare -A mtype=() mparts=()
+model_all() {
+	local out rc vol action as
+	out=$("$FATSCOPE" probe -r -n -o VOLUME,ACTION,AS --drivers "$model" "$@" 2> "$SCRATCH/probe.err"); rc=$?
+	case $rc in [012]) ;; *) bad "fatscope probe exit $rc: $(head -3 "$SCRATCH/probe.err")"; return ;; esac
+	while read -r vol action as; do
+		case "$action:$as" in
+		mounts:?*) ;;
+		refuses: | misreads:*) as=none ;;
+		*) as="error (fatscope probe: $vol $action $as)" ;;
+		esac
+		mtype[$vol]=$as
+		[[ $vol == *@* ]] && mparts[${vol%@*}]+="${vol##*@}"$'\n'
+	done <<< "$out"
+}
+model_type() {	# model_type --offset OFFSET IMAGE: one volume, as above
 	local out rc action as
 	out=$("$FATSCOPE" probe -r -n -o ACTION,AS --drivers "$model" "$@" 2>&1); rc=$?
 	read -r action as <<< "$(head -1 <<< "$out")"
@@ -41,45 +85,33 @@ model_type() {
 	*) echo "error (fatscope probe exit $rc: $(head -1 <<< "$out"))" ;;
 	esac
 }
-
-compare() {	# compare WHAT IMAGE [OFFSET]: blkid -p and the model agree
-	local what=$1 b m
-	if [ $# -gt 2 ]; then
-		b=$(blkid_type -O "$3" "$2")
-		m=$(model_type --offset "$3" "$2")
-	else
-		b=$(blkid_type "$2")
-		m=$(model_type "$2")
-	fi
-	if [ "$b" = "$m" ]; then
-		ok
-	else
-		bad "$what: blkid -p says $b, the $model model says $m"
-	fi
+agree() {	# agree WHAT BLKID MODEL
+	if [ "$2" = "$3" ]; then ok; else bad "$1: blkid -p says $2, the $model model says $3"; fi
 }
 
 # The partitions of an image as byte offsets, one a line: as partx(8)
-# lists them (libblkid's partition probing), and as fatscope probe -J
-# lists them.  The partitions compared are partx's, so that a fatscope
-# that lists none cannot skip them.
+# lists them (libblkid's partition probing), and as fatscope probe lists
+# them.  The partitions compared are partx's, so that a fatscope that
+# lists none cannot skip them; partx runs where blkid -p found a
+# partition table (PTTYPE): libblkid finds none elsewhere.
 have_partx=1
 command -v partx > /dev/null || { have_partx=0; echo "SKIP (part): partx not installed: partitions as fatscope lists them"; }
 partx_offsets() { partx -g -o START "$1" 2> /dev/null | awk '{ print $1 * 512 }'; }
-fatscope_offsets() {
-	local out rc
-	out=$("$FATSCOPE" probe -J "$1" 2> /dev/null); rc=$?
-	case $rc in [012]) ;; *) echo "error (fatscope probe -J exit $rc)"; return ;; esac
-	grep -q '"volumes": \[' <<< "$out" || { echo "error (fatscope probe -J: no volumes)"; return; }
-	sed -n 's/^ *"offset": \([1-9][0-9]*\),$/\1/p' <<< "$out"
-}
 
 prepare_fixtures
-for name in $(fixture_names); do
-	img="$WORK/img/$name.img"
-	compare "$name" "$img"
-	ours=$(fatscope_offsets "$img")
+cd "$WORK/img" || hard_error "no $WORK/img"
+imgs=()
+for name in $(fixture_names); do imgs+=("$name.img"); done
+blkid_all "${imgs[@]}"
+model_all "${imgs[@]}"
+for img in "${imgs[@]}"; do
+	name=${img%.img}
+	agree "$name" "$(type_of "${btype[$img]:-}" "${bver[$img]:-}")" "${mtype[$img]:-error (no row)}"
+	ours=${mparts[$img]:-}
+	ours=${ours%$'\n'}
 	if [ "$have_partx" = 1 ]; then
-		parts=$(partx_offsets "$img")
+		parts=
+		[ -z "${bpt[$img]:-}" ] || parts=$(partx_offsets "$img")
 		if [ -n "$parts$ours" ]; then
 			if [ "$parts" = "$ours" ]; then ok; else bad "$name: partx lists partitions at [$parts], fatscope at [$ours]"; fi
 		fi
@@ -88,7 +120,7 @@ for name in $(fixture_names); do
 	fi
 	for off in $parts; do
 		[ "$off" -gt 0 ] 2> /dev/null || continue
-		compare "$name at $off" "$img" "$off"
+		agree "$name at $off" "$(blkid_type -O "$off" "$img")" "$(model_type --offset "$off" "$img")"
 	done
 done
 finish

@@ -50,9 +50,9 @@ looping fbad-fat32-rootloop "--cluster 2" 2 150 2
 # fragmented.bin (91-94, 99-102, 107-118) with 118 -> 99 (closes right after
 # the file's 20 clusters), then also 102 -> 92 (inside the file)
 cp "$WORK/img/pop-fat16.img" rho.img
-python3 "$top_srcdir/tests/fixtures/patch.py" fat-set rho.img 118 99
+patch_py fat-set rho.img 118 99
 looping rho "--path /frag/fragmented.bin" 20 118 99
-python3 "$top_srcdir/tests/fixtures/patch.py" fat-set rho.img 102 92
+patch_py fat-set rho.img 102 92
 looping rho "--path /frag/fragmented.bin" 8 102 92
 looping rho "--cluster 93" 7 92 93
 out=$("$FATSCOPE" dump --path /frag/fragmented.bin rho.img)

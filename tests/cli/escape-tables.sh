@@ -17,9 +17,9 @@ raw_free() {	# raw_free WHAT OUTPUT: no control byte but newline
 
 cp "$WORK/img/exfat.img" esc.img
 off=$("$FATSCOPE" dump -J -l esc.img | jq -r '.tree[] | select(.kind == "label") | .entry_offset')
-python3 "$top_srcdir/tests/fixtures/patch.py" set esc.img $((off + 2)) 1b00	# "DEMO" -> ESC "EMO"
+patch_py set esc.img $((off + 2)) 1b00	# "DEMO" -> ESC "EMO"
 cp "$WORK/img/fat16.img" oem.img
-python3 "$top_srcdir/tests/fixtures/patch.py" set oem.img 3 1b5c		# "mkfs.fat" -> ESC "\" "fs.fat"
+patch_py set oem.img 3 1b5c		# "mkfs.fat" -> ESC "\" "fs.fat"
 for loc in C C.UTF-8; do
 	export LC_ALL=$loc
 	out=$("$FATSCOPE" probe -s esc.img 2>&1)

@@ -17,6 +17,7 @@
 prepare_fixtures
 export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in the runs compared byte for byte
 cd "$WORK/img" || hard_error "no $WORK/img"
+names=()
 for name in $(fixture_names); do
 	case "$name" in pop-fat*) continue ;; exfat*|pop-*|bad-*) ;; *) continue ;; esac
 	want="$EXPECTED/fsck/$name.txt"
@@ -24,7 +25,7 @@ for name in $(fixture_names); do
 	run2=$("$FATSCOPE" fsck -n "$name.img" 2>&1; echo "exit status: $?")
 	golden "$name" "$want" "$run1"
 	if [ "$run1" = "$run2" ]; then ok; else bad "$name: second run differs from the first"; fi
-	unchanged "$name"
+	names+=("$name")
 	cp "$name.img" "$SCRATCH/$name.img"
 	cp "$name.img" "$SCRATCH/plain.img"
 	runy=$(cd "$SCRATCH" && "$FATSCOPE" fsck -y --recheck "$name.img" 2>&1; echo "exit status: $?")
@@ -52,4 +53,5 @@ for name in $(fixture_names); do
 	fi
 	rm -f "$SCRATCH/$name.img" "$SCRATCH/plain.img"
 done
+unchanged "${names[@]}"
 finish

@@ -10,10 +10,13 @@ cd "$WORK/img" || hard_error "no $WORK/img"
 
 "$FATSCOPE" fsck -n exfat.img > /dev/null; check "clean -n" 0 $?
 "$FATSCOPE" fsck exfat-bad-checksum.img > /dev/null; check "damaged -n" 4 $?
-out=$("$FATSCOPE" fsck -p exfat.img); rc=$?
-check "preen clean, no -f" "0 exfat.img: clean (not marked dirty; -f checks fully)" "$rc $out"
-out=$("$FATSCOPE" fsck -p -f exfat.img); rc=$?
-check "preen -f checks fully" "0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+# Preen checks every volume, marked dirty or not; -f changes nothing.
+cp exfat.img "$SCRATCH/clean.img"
+out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -p clean.img); rc=$?
+check "preen clean, no -f" "0 clean.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -p -f clean.img); rc=$?
+check "preen -f" "0 clean.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
+cmp -s exfat.img "$SCRATCH/clean.img" && ok || bad "preen wrote to a clean volume"
 # Preen on a copy of a dirty volume: VolumeDirty alone is cleared after the full check (exit 1).
 cp exfat-dirty.img "$SCRATCH/exfat-dirty.img"
 out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
@@ -41,23 +44,35 @@ grep -q "^fixed error   EXFAT_MAIN_BOOT_LOST" <<< "$out" && ok || bad "-y does n
 diffs=$(cmp -l "$SCRATCH/lost.img" pop-small.img | awk '$1 != 113' | wc -l)
 check "the restored volume is the original but for PercentInUse" 0 "$diffs"
 # --lost-to DIR: each lost chain copied out as DIR/FILEnnnn.CHK (the bytes of
-# its clusters), then freed; an existing file there stops the repair with
-# nothing written.
+# its clusters), then freed.  DIR is made (mode 0700) when missing; a second
+# run into it takes the next free numbers and overwrites nothing; a DIR
+# that cannot be made stops the repair (one line, exit 8) with nothing
+# written; with -n it is a usage error.
 cp bad-lost-clusters.img "$SCRATCH/lt.img"
 cp bad-lost-clusters.img "$SCRATCH/lt0.img"
-rm -rf "$SCRATCH/lost-to"; mkdir "$SCRATCH/lost-to"
+rm -rf "$SCRATCH/lost-to"
 out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt.img"); rc=$?
 check "--lost-to exit" 1 "$rc"
+check "--lost-to made the directory, mode 0700" 700 "$(stat -c %a "$SCRATCH/lost-to")"
 "$FATSCOPE" fsck -n "$SCRATCH/lt.img" > /dev/null; check "--lost-to leaves a clean volume" 0 $?
-check "--lost-to files" 8 "$(find "$SCRATCH/lost-to" -name 'FILE*.CHK' | wc -l)"
+check "--lost-to files" "$(printf 'FILE%04d.CHK ' 0 1 2 3 4 5 6 7)" "$(ls "$SCRATCH/lost-to" | tr '\n' ' ')"
 # lost clusters 1498-1505 of 4096 bytes; the heap starts at sector 4096
 want=$(dd if=bad-lost-clusters.img bs=4096 skip=$(( 4096 / 8 + 1498 - 2 )) count=8 status=none | sha256sum)
 got=$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum)
 check "--lost-to bytes are the lost clusters'" "$want" "$got"
 out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
-check "--lost-to onto existing files exit" 8 "$rc"
+check "--lost-to into a used directory: exit" 1 "$rc"
+check "--lost-to into a used directory: the next numbers" "$(printf 'FILE%04d.CHK ' $(seq 0 15))" \
+	"$(ls "$SCRATCH/lost-to" | tr '\n' ' ')"
+check "--lost-to overwrote nothing" "$want $want" \
+	"$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum) $(cat "$SCRATCH"/lost-to/FILE00{08,09,10,11,12,13,14,15}.CHK | sha256sum)"
+cp bad-lost-clusters.img "$SCRATCH/lt0.img"
+out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/no-such-dir/sub" "$SCRATCH/lt0.img" 2>&1); rc=$?
+check "--lost-to whose parent is missing" "8 fatscope: $SCRATCH/lt0.img: lost clusters could not be saved to $SCRATCH/no-such-dir/sub (cannot make the directory: No such file or directory): nothing written" "$rc $out"
 cmp -s "$SCRATCH/lt0.img" bad-lost-clusters.img && ok || bad "--lost-to wrote to the volume after failing to save"
-"$FATSCOPE" fsck -y --lost-to "$SCRATCH/no-such-dir" "$SCRATCH/lt0.img" > /dev/null 2>&1; check "--lost-to a missing directory" 8 $?
+out=$("$FATSCOPE" fsck -n --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
+check "--lost-to with -n" "16 fatscope fsck: --lost-to needs -y (or a terminal to ask on): -n writes nothing anywhere" \
+	"$rc $(head -n1 <<< "$out")"
 # -n on a dirty volume: a warning, exit 0, and it says so.
 out=$("$FATSCOPE" fsck -n exfat-dirty.img); rc=$?
 check "dirty -n exit" 0 "$rc"
@@ -71,9 +86,10 @@ check "dry-run plan" "$SCRATCH/cs.img: 1 change planned, nothing written (--dry-
 cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "--dry-run changed the image"
 if command -v jq > /dev/null; then
 	out=$("$FATSCOPE" fsck -y -J --dry-run "$SCRATCH/cs.img" |
-	      jq -c '[.exit_code, .repair.written, (.repair.plan | length), .repair.fixed, .repair.plan[0].why]')
-	# (the main region fails its checksum where it differs from the verified backup: restored from it)
-	check "-J --dry-run: the plan" '[4,false,1,["EXFAT_BOOT_CHECKSUM","EXFAT_BACKUP_DIFFERS"],"restore the main boot region from the verified backup (sectors 12-23)"]' "$out"
+	      jq -c '[.exit_code, .repair.written, (.repair.plan | length), .repair.fixed, .repair.planned, .repair.plan[0].why]')
+	# (the main region fails its checksum where it differs from the verified backup: restored from it; nothing fixed yet)
+	check "-J --dry-run: the plan, nothing fixed" \
+		'[4,false,1,[],["EXFAT_BOOT_CHECKSUM","EXFAT_BACKUP_DIFFERS"],"restore the main boot region from the verified backup (sectors 12-23)"]' "$out"
 fi
 "$FATSCOPE" fsck -n --undo "$SCRATCH/u" exfat.img > /dev/null 2>&1; check "--undo with -n is a usage error" 16 $?
 "$FATSCOPE" fsck -y --lost=maybe exfat.img > /dev/null 2>&1; check "bad --lost" 16 $?

@@ -10,7 +10,7 @@
 # one (8 KiB clusters, the entry at byte 4096 of a subdirectory).
 . "$(dirname "$0")/lib.sh"
 cd "$SCRATCH" || hard_error "no $SCRATCH"
-P="python3 $top_srcdir/tests/fixtures/patch.py"
+P=patch_py
 
 ids_of() { sed -n 's/^\(.*: \)\?\(left  \|fixed \)\?\(error\|warning\|info\) *\([A-Z0-9_]*\):.*/\4/p' <<< "$1" | sort -u | tr '\n' ' '; }
 have_strace=0

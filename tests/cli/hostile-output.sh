@@ -25,29 +25,48 @@ done
 export TZ=UTC MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
-patch() { python3 "$top_srcdir/tests/fixtures/patch.py" "$@" || hard_error "patch.py $* failed"; }
+mkdir k
+patch() { patch_py "$@" || hard_error "patch.py $* failed"; }
 # u16 TEXT: TEXT as UTF-16LE, in hex.
 u16() { printf '%s' "$1" | iconv -f UTF-8 -t UTF-16LE | xxd -p | tr -d '\n'; }
 
-# clean WHAT FILE: FILE holds no control byte but newline and tab, and is valid UTF-8.
+# clean WHAT FILE: FILE holds no control byte but newline and tab, and is valid
+# UTF-8.  Checked at the end for every FILE at once (clean_all: one grep,
+# one iconv), a check each: a process or three a file added up.
+clean_what=() clean_file=()
 clean() {
-	local n
-	n=$(LC_ALL=C tr -d '\n\t\040-\176\200-\377' < "$2" | wc -c)
-	check "$1: control bytes" 0 "$n"
-	if iconv -f UTF-8 -t UTF-8 < "$2" > /dev/null 2>&1; then ok; else bad "$1: invalid UTF-8"; fi
+	clean_what+=("$1")
+	clean_file+=("$2")
 }
-# run WANT-STATUS WHAT ARGS...: fatscope ARGS, stdout in out, stderr in err, both clean.
+clean_all() {
+	local i n line
+	local -A ctl=()
+	while IFS= read -r line; do	# "FILE:COUNT" of lines with a control byte
+		ctl[${line%:*}]=${line##*:}
+	done < <(LC_ALL=C grep -caP '[\x00-\x08\x0b-\x1f\x7f]' "${clean_file[@]}")
+	iconv -f UTF-8 -t UTF-8 "${clean_file[@]}" > /dev/null 2>&1 && n=0 || n=1
+	for i in "${!clean_file[@]}"; do
+		check "${clean_what[$i]}: lines with control bytes" 0 "${ctl[${clean_file[$i]}]:-missing}"
+		if [ "$n" = 0 ] || iconv -f UTF-8 -t UTF-8 < "${clean_file[$i]}" > /dev/null 2>&1; then ok
+		else bad "${clean_what[$i]}: invalid UTF-8"; fi
+	done
+}
+# run WANT-STATUS WHAT ARGS...: fatscope ARGS (at most 20 s of CPU), stdout in $out,
+# stderr in $err (files of their own: they are checked clean at the end).
+runs=0
 run() {
 	local want=$1 what=$2 rc
 	shift 2
-	timeout 20 "$FATSCOPE" "$@" > out 2> err; rc=$?
+	runs=$((runs + 1))
+	out=k/$runs.out err=k/$runs.err
+	(ulimit -t 20; exec "$FATSCOPE" "$@") > "$out" 2> "$err"; rc=$?
 	check "$what: exit status" "$want" "$rc"
-	clean "$what: stdout" out
-	clean "$what: stderr" err
+	clean "$what: stdout" "$out"
+	clean "$what: stderr" "$err"
 }
-# json WHAT: out parses as one JSON value (not empty) and holds no raw control byte.
+# json WHAT: $out parses as one JSON value (not empty) and holds no raw control byte.
 json() {
-	if [ -s out ] && jq -e . out > /dev/null 2>&1; then ok; else bad "$1: stdout is not JSON"; fi
+	if [ -s "$out" ] && jq -e . "$out" > /dev/null 2>&1; then ok; else bad "$1: stdout is not JSON"; fi
 }
 
 # ---- 1. the exFAT volume
@@ -93,10 +112,11 @@ mkfs.fat -C -F 16 -s 4 --invariant -n HOSTILE "$f" 16384 > /dev/null || hard_err
 mcopy -s -i "$f" src/README.TXT src/hostile-n.txt src/dir-tab-name ::/ || hard_error "mcopy failed"
 # lfn_units IMAGE OFFSET HEX: the long-name entry at OFFSET gets the UTF-16LE units HEX (13 at most).
 lfn_units() {
-	local units=(1 3 5 7 9 14 16 18 20 22 24 28 30) i
+	local units=(1 3 5 7 9 14 16 18 20 22 24 28 30) i pairs=()
 	for ((i = 0; i < ${#3} / 4; i++)); do
-		patch set "$1" $(($2 + units[i])) "${3:$((4 * i)):4}"
+		pairs+=($(($2 + units[i])) "${3:$((4 * i)):4}")
 	done
+	patch set "$1" "${pairs[@]}"	# (one python a name)
 }
 fname=$'ho\e[31m\n"\\'	# then U+D800 unpaired, then "tx": 13 units, as hostile-n.txt
 fdir=$'d\tir\e[1m!-dir'	# 12 units, as dir-tab-name
@@ -120,10 +140,12 @@ path_of() {
 checkv() {
 	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$(printf %s "$3" | cat -v)', want '$(printf %s "$2" | cat -v)'"; fi
 }
-# jcheck WHAT FILTER WANT [P]: out's JSON, through jq -r FILTER ($p: P), is WANT.
+# jcheck WHAT FILTER WANT [P]: $out is JSON (one jq: a parse error fails it), and through
+# jq -r FILTER ($p: P) gives WANT.
 jcheck() {
-	json "$1"
-	checkv "$1: $2" "$3" "$(jq -r --arg p "${4:-}" "$2" out 2> /dev/null)"
+	local got
+	if [ -s "$out" ] && got=$(jq -r --arg p "${4:-}" "$2" "$out" 2> /dev/null); then ok; else bad "$1: stdout is not JSON"; fi
+	checkv "$1: $2" "$3" "$got"
 }
 # The check descriptions name the hostile paths FILE and DIR: this script's own output stays clean.
 args() {
@@ -181,7 +203,7 @@ for img in "$x" "$f"; do
 	fs probe -J
 	jcheck "$img: probe -J" '.volumes[0].label' "$want_label"
 	if [ "$img" = "$x" ]; then
-		grep -qF '"label": "\u001b[31m\n\"\\"' out && ok || bad "$img: probe -J: the label not escaped as RFC 8259 says"
+		grep -qF '"label": "\u001b[31m\n\"\\"' "$out" && ok || bad "$img: probe -J: the label not escaped as RFC 8259 says"
 	fi
 
 	# dump, in text and in JSON (but the hex dump of a sector); --cluster of a NoFatChain
@@ -221,14 +243,15 @@ for img in "$x" "$f"; do
 	run 0 "$img: ls -J (the file's directory)" ls -J "$img" "${file%/*}/"
 	jcheck "$img: ls -J: the hostile name" '.entries[] | select(.path == $p) | .name' "${file##*/}" "$file"
 	if [ "$img" = "$x" ]; then
-		grep -qF '"name": "evil\u001b[31m\n\"\\\\uD800-hostile-file.txt"' out && ok ||
+		grep -qF '"name": "evil\u001b[31m\n\"\\\\uD800-hostile-file.txt"' "$out" && ok ||
 			bad "$img: ls -J: the name not escaped as RFC 8259 says"
 	fi
 
 	# cat: stdout is the file's bytes by design
-	timeout 20 "$FATSCOPE" cat "$img" "$file" > got 2> err; rc=$?
+	runs=$((runs + 1)) err=k/$runs.err
+	(ulimit -t 20; exec "$FATSCOPE" cat "$img" "$file") > got 2> "$err"; rc=$?
 	check "$img: cat FILE: exit status" 0 "$rc"
-	clean "$img: cat FILE: stderr" err
+	clean "$img: cat FILE: stderr" "$err"
 	check "$img: cat FILE: the file's bytes" "$want_sum" "$(sha256sum < got | cut -d' ' -f1)"
 
 	# fsck: the names are findings (exit 4); -y renames or clears them (exit 1), then clean
@@ -244,13 +267,14 @@ for img in "$x" "$f"; do
 	# finding names the directory: the 8.3 name's finding is compared
 	check "$img: fsck -n -J: a finding $want_id on the hostile name" 1 \
 		"$(jq --arg id "$want_id" --arg w "$want_finding" \
-			'[.findings[] | select(.id == $id) | .location.path | select(startswith($w))] | length' out)"
-	timeout 20 "$FATSCOPE" fsck -n -C 3 "$img" > out 2> err 3> progress; rc=$?
+			'[.findings[] | select(.id == $id) | .location.path | select(startswith($w))] | length' "$out")"
+	runs=$((runs + 1)) out=k/$runs.out err=k/$runs.err
+	(ulimit -t 20; exec "$FATSCOPE" fsck -n -C 3 "$img") > "$out" 2> "$err" 3> "k/$runs.progress"; rc=$?
 	check "$img: fsck -C 3: exit status" 4 "$rc"
-	clean "$img: fsck -C 3: stdout" out
-	clean "$img: fsck -C 3: stderr" err
-	clean "$img: fsck -C 3: the progress descriptor" progress
-	[ -s progress ] && ok || bad "$img: fsck -C 3 wrote no progress line"
+	clean "$img: fsck -C 3: stdout" "$out"
+	clean "$img: fsck -C 3: stderr" "$err"
+	clean "$img: fsck -C 3: the progress descriptor" "k/$runs.progress"
+	[ -s "k/$runs.progress" ] && ok || bad "$img: fsck -C 3 wrote no progress line"
 	cp "$img" y.img
 	run 1 "$img: fsck -y (a copy)" fsck -y y.img
 	run 0 "$img: fsck -n after fsck -y" fsck -n y.img
@@ -286,8 +310,8 @@ for img in "$x" "$f"; do
 	run 8 "$img: dump --path (missing, with ESC)" dump --path "$file-missing" "$img"
 	run 8 "$img: cat (missing, with ESC)" cat "$img" "$file-missing"
 	run 8 "$img: ls (missing, with ESC)" ls "$img" "$file-missing"
-	grep -qF 'evil\x1b[31m\x0a' err || grep -qF 'ho\x1b[31m\x0a' err && ok || bad "$img: ls: the missing path not shown escaped"
+	grep -qF 'evil\x1b[31m\x0a' "$err" || grep -qF 'ho\x1b[31m\x0a' "$err" && ok || bad "$img: ls: the missing path not shown escaped"
 	run 16 "$img: dump --cluster (ESC)" dump --cluster $'1\e[31m' "$img"
 done
-
+clean_all
 finish

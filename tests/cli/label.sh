@@ -85,8 +85,26 @@ done
 "$FATSCOPE" label --dry-run v.img "A-B_(1)#" > /dev/null; check "exFAT label with other ASCII punctuation" 0 $?
 has_fixture fat16 && cp "$WORK/img/fat16.img" f.img || hard_error "no fixture fat16.img"
 forig=$(sha256sum < f.img)
-"$FATSCOPE" label f.img "A*B" > /dev/null 2>&1; check "FAT forbidden character" 1 $?
-"$FATSCOPE" label f.img "ABCDEFGHIJKL" > /dev/null 2>&1; check "FAT 12 characters" 1 $?
+# Each refusal names its real reason, in one line, exit 1: characters, not bytes, are counted.
+while IFS='|' read -r img label why; do
+	out=$("$FATSCOPE" label "$img" "$label" 2>&1); rc=$?
+	check "label '$label' on $img" "1 fatscope: $img: $why" "$rc $out"
+done << 'EOF'
+f.img|A*B|'*' is not allowed in a FAT label
+f.img|ABCDEFGHIJKL|a FAT label has at most 11 characters (this one has 12)
+f.img|Nöuvo Läbel|non-ASCII characters such as 'ö' are not supported in a FAT label
+f.img|Näme|non-ASCII characters such as 'ä' are not supported in a FAT label
+f.img|Nöuvo Läbel too long|non-ASCII characters such as 'ö' are not supported in a FAT label
+f.img| LEAD|a FAT label cannot start with a space
+v.img|Nöuvo Läbel+|an exFAT label has at most 11 UTF-16 characters (this one has 12)
+v.img|日本語のラベルは十二文字です|an exFAT label has at most 11 UTF-16 characters (this one has 14)
+EOF
+for img in f.img v.img; do
+	out=$("$FATSCOPE" label "$img" $'A\x01' 2>&1); rc=$?
+	check "control character on $img" "1 fatscope: $img: control characters are not allowed in a label" "$rc $out"
+	out=$("$FATSCOPE" label "$img" $'A\xffB' 2>&1); rc=$?
+	check "invalid UTF-8 on $img" "1 fatscope: $img: the label is not valid UTF-8" "$rc $out"
+done
 "$FATSCOPE" label -g random f.img > /dev/null 2>&1; check "GUID on FAT" 1 $?
 check "refusals wrote nothing" "$orig $forig" "$(sha256sum < v.img) $(sha256sum < f.img)"
 "$FATSCOPE" label f.img lower > /dev/null; check "FAT lower case accepted" 0 $?
@@ -102,8 +120,8 @@ have jq && off=$("$FATSCOPE" dump -J -l lc.img | jq -r '.tree[] | select(.kind =
 if ! have jq; then
 	echo "SKIP (part): forbidden label characters written by another tool (needs jq)"
 elif [ -n "$off" ]; then
-	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 4)) 2a00
-	python3 "$top_srcdir/tests/fixtures/patch.py" set lc.img $((off + 8)) 1b00
+	patch_py set lc.img $((off + 4)) 2a00
+	patch_py set lc.img $((off + 8)) 1b00
 	out=$("$FATSCOPE" probe lc.img); rc=$?
 	check "probe: forbidden label characters, exit" 0 "$rc"
 	check "probe: the warning" "    warning EXFAT_LABEL_CHARS: volume label holds '*' (character 2) and 1 more, which the specification forbids [VolumeLabel]" \

@@ -5,7 +5,8 @@
 # so a script whose loops found nothing to check cannot pass.  A script
 # that cannot run here calls skip with the reason (one line, exit 77).
 # Scratch files go to $SCRATCH, a directory of the script's own (emptied
-# at start), so that make -j check can run the scripts at once;
+# at start, removed by finish and skip when nothing failed), so that make
+# -j check can run the scripts at once;
 # FSC_SCRATCH_ROOT moves these directories (stub-meta.sh uses it to run
 # the scripts a second time beside make check's own runs).
 
@@ -22,12 +23,19 @@ exec < /dev/null	# no test may find a terminal to ask on (fsck asks when it does
 
 SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/$(basename "$0" .sh)"
 
+# python3, for tests/fixtures/patch.py (patch_py ARGS...): the one in PATH,
+# or the system's when that one is a version manager's shim (pyenv's costs
+# up to a second a call, a script's whole run for some).
+PYTHON3=$(command -v python3 || echo python3)
+case $PYTHON3 in */shims/*) [ -x /usr/bin/python3 ] && PYTHON3=/usr/bin/python3 ;; esac
+patch_py() { "$PYTHON3" "$top_srcdir/tests/fixtures/patch.py" "$@"; }
+
 hard_error() { echo "ERROR: $*" >&2; exit 99; }
 # FATSCOPE_LONG_TESTS=1 (.ci/run sets it) runs the long parts too: the
 # big fixtures in the fuzz replay, every power cut of every repair.
 # Without it a script does a part of them and says what it left out.
 long_tests() { [ "${FATSCOPE_LONG_TESTS:-0}" = 1 ]; }
-skip() { echo "SKIP: $*"; exit 77; }
+skip() { echo "SKIP: $*"; rm -rf "$SCRATCH"; exit 77; }
 
 [ -x "$FATSCOPE" ] || hard_error "no fatscope binary at $FATSCOPE"
 mkdir -p "$WORK/img"
@@ -35,20 +43,29 @@ rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH" || hard_error "cannot make $SCRATCH"
 
 # Decompress every fixture once into $WORK/img (kept between runs).
-# No fixture at all is a broken tree, not a pass.
+# No fixture at all is a broken tree, not a pass.  Scripts run in parallel
+# (make -j check) take turns (flock): the first decompresses, the others
+# find the images there, instead of each decompressing them all at once.
 prepare_fixtures() {
-	local f n
+	local f n stale=()
 	for f in "$FIXTURES"/*.img.xz; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
 		n=${f##*/}
 		n=${n%.xz}	# no basename(1): a process per fixture adds up
-		if [ ! -f "$WORK/img/$n" ] || [ "$f" -nt "$WORK/img/$n" ]; then
-			# A name of this process's own: tests run in parallel (make -j check)
-			# may decompress the same fixture at once; rename(2) keeps it whole.
-			xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n" ||
-				hard_error "cannot decompress $f"
-		fi
+		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] || stale+=("$f")
 	done
+	[ "${#stale[@]}" = 0 ] && return
+	exec 9> "$WORK/img/.lock"
+	command -v flock > /dev/null && flock 9
+	for f in "${stale[@]}"; do
+		n=${f##*/}
+		n=${n%.xz}
+		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] && continue	# (done while we waited)
+		# A name of this process's own, renamed whole (rename(2)): a reader never sees half a fixture.
+		xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n" ||
+			hard_error "cannot decompress $f"
+	done
+	exec 9>&-
 }
 
 fixture_names() {
@@ -64,47 +81,81 @@ fixture_names() {
 # (a copy left in $WORK/img from an older tree does not count).
 has_fixture() { [ -f "$FIXTURES/$1.img.xz" ] && [ -f "$WORK/img/$1.img" ]; }
 
-# The recorded sha256 of an uncompressed fixture.
+# The recorded sha256 of an uncompressed fixture (SHA256SUMS read once, no
+# process a call).
+declare -A FIXTURE_SUMS=()
 fixture_hash() {
-	awk -v n="$1.img" '$2 == n || $2 == "*" n || $2 == "img/" n { print $1 }' \
-		"$top_srcdir/tests/fixtures/SHA256SUMS"
+	local h n
+	if [ "${#FIXTURE_SUMS[@]}" = 0 ]; then
+		while read -r h n; do
+			n=${n#\*}
+			n=${n#img/}
+			FIXTURE_SUMS[${n%.img}]=$h
+		done < "$top_srcdir/tests/fixtures/SHA256SUMS"
+	fi
+	[ -z "$1" ] || echo "${FIXTURE_SUMS[$1]:-}"
 }
 
 # golden WHAT WANT-FILE GOT: compare a transcript with the reviewed one
-# (FSC_UPDATE_GOLDEN=1 rewrites it first), and verify an image's hash.
+# (FSC_UPDATE_GOLDEN=1 rewrites it first), in the shell: diff runs only to
+# show a difference.
 golden() {
+	local want=
 	[ "${FSC_UPDATE_GOLDEN:-0}" = 1 ] && printf '%s\n' "$3" > "$2"
 	if [ ! -f "$2" ]; then
 		bad "$1: no expected transcript"
-	elif ! diff -u "$2" <(printf '%s\n' "$3"); then
-		bad "$1 differs from the transcript"
-	else
-		ok
-	fi
-}
-# unchanged NAME: the fixture's image NAME.img (in the current directory)
-# still has its recorded hash.  The hash is taken once for each state of
-# the file: when it matches, the file's ctime, size and inode are kept in
-# $WORK/img/.hashed/NAME, and a later call that finds the same ones (any
-# write to the file changes its ctime) need not read it again, so that the
-# scripts that check the same images do not each hash 1.5 GB.
-unchanged() {
-	local want stamp kept= dir="$WORK/img/.hashed"
-	want=$(fixture_hash "$1")
-	if [ -z "$want" ]; then
-		bad "$1.img: no hash recorded in SHA256SUMS"
 		return
 	fi
-	stamp="$(stat -c '%z %s %i' "$1.img" 2> /dev/null) $want"
-	[ -f "$dir/$1" ] && read -r kept < "$dir/$1"
-	if [ "$kept" = "$stamp" ]; then
-		ok
-	elif [ "$(sha256sum < "$1.img" | cut -d' ' -f1)" = "$want" ]; then
-		mkdir -p "$dir" && printf '%s\n' "$stamp" > "$dir/$1.$$" && mv -f "$dir/$1.$$" "$dir/$1"
+	IFS= read -r -d '' want < "$2"
+	if [ "$want" = "$3"$'\n' ]; then
 		ok
 	else
-		bad "$1.img changed"
+		diff -u "$2" <(printf '%s\n' "$3")
+		bad "$1 differs from the transcript"
 	fi
+}
+# unchanged NAME...: the fixtures' images NAME.img (in the current
+# directory) still have their recorded hashes, one check each.  A hash is
+# taken once for each state of a file: when it matches, the file's ctime,
+# size and inode are kept in $WORK/img/.hashed/NAME, and a later call that
+# finds the same ones (any write to the file changes its ctime) need not
+# read it again, so that the scripts that check the same images do not
+# each hash 1.5 GB.  One stat for all the names, one sha256sum for those
+# to hash.
+unchanged() {
+	local name line h dir="$WORK/img/.hashed" kept
+	local -A stamp=() sum=()
+	local -a todo=()
+	mkdir -p "$dir"
+	fixture_hash "" > /dev/null	# (SHA256SUMS read into this shell)
+	while IFS='|' read -r name line; do
+		stamp[${name%.img}]=$line
+	done < <(stat -c '%n|%z %s %i' "${@/%/.img}" 2> /dev/null)
+	for name in "$@"; do
+		kept=
+		[ -f "$dir/$name" ] && read -r kept < "$dir/$name"
+		[ -n "${stamp[$name]:-}" ] && [ "$kept" = "${stamp[$name]} ${FIXTURE_SUMS[$name]:-}" ] && continue
+		todo+=("$name.img")
+		sum[$name]=unreadable
+	done
+	if [ "${#todo[@]}" -gt 0 ]; then
+		while read -r h line; do
+			sum[${line%.img}]=$h
+		done < <(sha256sum "${todo[@]}" 2> /dev/null)
+	fi
+	for name in "$@"; do
+		h=${FIXTURE_SUMS[$name]:-}
+		if [ -z "$h" ]; then
+			bad "$name.img: no hash recorded in SHA256SUMS"
+		elif [ -z "${sum[$name]:-}" ]; then
+			ok	# (as hashed before, in this state)
+		elif [ "${sum[$name]}" = "$h" ]; then
+			printf '%s\n' "${stamp[$name]} $h" > "$dir/$name"
+			ok
+		else
+			bad "$name.img changed"
+		fi
+	done
 }
 
 fails=0
@@ -121,11 +172,14 @@ bad() {
 check() {
 	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$3', want '$2'"; fi
 }
+# finish: the counts; a script that passed leaves no scratch file behind
+# (one that failed keeps them, to be looked at).
 finish() {
 	echo "$passes passed, $fails failed"
 	if [ $((passes + fails)) -eq 0 ]; then
 		echo "FAIL: no check ran"
 		exit 1
 	fi
-	[ "$fails" -eq 0 ]
+	[ "$fails" -eq 0 ] || exit 1
+	cd / && rm -rf "$SCRATCH"
 }

@@ -8,6 +8,7 @@
 
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
+names=()
 for name in $(fixture_names); do
 	for mode in txt json; do
 		args=()
@@ -16,6 +17,7 @@ for name in $(fixture_names); do
 		want="$EXPECTED/$name.$mode"
 		golden "$name.$mode" "$want" "$got"
 	done
-	unchanged "$name"
+	names+=("$name")
 done
+unchanged "${names[@]}"
 finish

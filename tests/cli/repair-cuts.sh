@@ -8,7 +8,9 @@
 # image gives the bytes of an uncut repair.  Every write of every repair
 # with FATSCOPE_LONG_TESTS=1; otherwise, of a repair with more than three
 # writes, the first, the middle and the last (and the cache lost at every
-# other of those), which halves the runs.
+# other of those), which halves the runs, and of the repairs of one
+# fixture of each kind (boot region, bitmap, up-case, chains, cross-links,
+# directories, names, sets, lost clusters), 17 of 38.
 . "$(dirname "$0")/lib.sh"
 
 prepare_fixtures
@@ -23,8 +25,18 @@ cut_points() {
 		printf '%s\n' 0 $(($1 / 2)) $(($1 - 1))
 	fi
 }
+representative() {
+	case $1 in
+	exfat-bad-checksum|exfat-backup-differs|exfat-dirty|exfat-upcase-bad|bad-boot-misc|bad-root-missing) ;;
+	bad-bitmap-bits|bad-after-end|bad-chains|bad-cross-link|bad-dir-cycle|bad-fat-loop|bad-lost-clusters) ;;
+	bad-names|bad-set-structure|bad-unknown-critical|bad-upcase) ;;
+	*) long_tests ;;
+	esac
+}
+left=()
 for name in $(fixture_names); do
 	case "$name" in bad-*|exfat-*) ;; *) continue ;; esac
+	representative "$name" || { left+=("$name"); continue; }
 	cp "$WORK/img/$name.img" ref.img
 	out=$("$FATSCOPE" fsck -y ref.img 2>&1); rc=$?
 	[ $((rc & 1)) = 1 ] || continue	# nothing written
@@ -35,10 +47,10 @@ for name in $(fixture_names); do
 	for k in $(cut_points "$n"); do
 		export FATSCOPE_TEST_CUT_CACHE=$((i++ % 2))
 		cp "$WORK/img/$name.img" cut.img
-		rm -f cut.undo
-		FATSCOPE_TEST_CUT_WRITE=$k "$FATSCOPE" fsck -y --undo cut.undo cut.img > /dev/null 2>&1; rc=$?
+		undo=cut.$name.$k.undo	# (a new name each time: no rm a cut)
+		FATSCOPE_TEST_CUT_WRITE=$k "$FATSCOPE" fsck -y --undo "$undo" cut.img > /dev/null 2>&1; rc=$?
 		[ "$rc" = 8 ] || { bad "$name: cut before write $k: exit $rc, want 8"; continue; }
-		"$FATSCOPE" undo cut.undo cut.img > /dev/null 2>&1
+		"$FATSCOPE" undo "$undo" cut.img > /dev/null 2>&1
 		cmp -s cut.img "$WORK/img/$name.img" || { bad "$name: cut before write $k: undo does not restore"; continue; }
 		FATSCOPE_TEST_CUT_WRITE=$k "$FATSCOPE" fsck -y cut.img > /dev/null 2>&1
 		"$FATSCOPE" fsck -y cut.img > /dev/null 2>&1; rc=$?
@@ -51,8 +63,8 @@ for name in $(fixture_names); do
 	done
 	skipped=$((skipped + n - i))
 done
-[ "$fixtures" -ge 20 ] || bad "only $fixtures fixtures were repaired"
+[ "$fixtures" -ge $(( ${#left[@]} ? 15 : 20 )) ] || bad "only $fixtures fixtures were repaired"
 echo "repair-cuts: $cuts cuts over $fixtures fixtures"
 [ "$skipped" -eq 0 ] || echo "$skipped more cuts with FATSCOPE_LONG_TESTS=1"
-rm -f ref.img cut.img cut.undo
+[ "${#left[@]}" = 0 ] || echo "not cut without FATSCOPE_LONG_TESTS=1: ${#left[@]} fixtures (${left[*]})"
 finish

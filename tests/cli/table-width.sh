@@ -16,7 +16,7 @@ prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"	# (the header line names the image: short, wherever the tree is)
 # widest: the display width of the widest line of stdin (wide East Asian characters count 2)
 widest() {
-	python3 -c '
+	"$PYTHON3" -c '
 import sys, unicodedata
 def w(s):
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)

@@ -410,8 +410,9 @@ const struct fsc_fat_bpb *fsc_probe_fat(const struct fsc_probe *p);
 /*
  * The code page FAT 8.3 names are read in, for every later call (names
  * shown, compared and checked): 850 (the default, as mtools writes them)
- * or 437 (Linux's default codepage).  0, or -EINVAL for another.  Not
- * thread-safe: set it before any walk or check.
+ * or 437 (Linux's default codepage).  0, or -EINVAL for another.  Safe
+ * to call from any thread; a walk or check running meanwhile may read
+ * some names in the old code page: set it before.
  */
 int fsc_fat_codepage(unsigned cp);
 /* The four partition entries of an MBR (also GPT's protective MBR), or NULL for other types. */
@@ -913,6 +914,11 @@ struct fsc_repair_opts {
 	 * returns -ECANCELED and nothing is planned.  NULL: freed unread.
 	 */
 	int (*lost_bytes)(void *ctx, unsigned chain, uint64_t off, const void *buf, size_t len);
+	/*
+	 * FSC_REPAIR_PREEN saves lost clusters too (not free_lost), as -y
+	 * does: fsck.exfat -s, fsck.fat -f, where the caller chose it.
+	 */
+	bool preen_saves_lost;
 };
 
 /*
