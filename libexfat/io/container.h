@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * io/container.h - evidence containers as read-only device backends:
+ * container.c recognises a file and picks the backend (split.c, ewf.c,
+ * vhd.c, vmdk.c); cinfo.c holds what they share.  Not installed.
+ *
+ * A backend's open returns 1 and a device, 0 when the file is not its
+ * kind after all (split.c: a lone segment), or -errno with one line in
+ * why.  Its device reads media bytes (dev.c keeps reads inside them),
+ * refuses writes (-EROFS) and points dev->container at its cinfo.
+ */
+#ifndef FSC_IO_CONTAINER_H
+#define FSC_IO_CONTAINER_H
+
+#include "io/io.h"
+
+/* The info of a container and the strings it points to (owned). */
+struct cinfo {
+	struct fsc_container_info info;
+	char **strs;			/* every string kept, freed at close */
+	size_t nstrs, capstrs;
+	char **files;			/* info.files */
+	size_t capfiles;
+};
+
+/* A copy of s (len bytes, or up to its NUL when len is SIZE_MAX) kept in c; NULL without memory. */
+const char *cinfo_str(struct cinfo *c, const char *s, size_t len);
+/* Add path to info.files (copied): 0 or -ENOMEM. */
+int cinfo_file(struct cinfo *c, const char *path);
+void cinfo_free(struct cinfo *c);
+
+/* A device of info.media_size bytes over ops and priv, read-only, its sector size the container's. */
+struct fsc_dev *cont_dev_new(const struct dev_ops *ops, void *priv, struct cinfo *c);
+/* dev_ops.write of every container: -EROFS. */
+int cont_nowrite(struct fsc_dev *d, uint64_t off, const void *buf, size_t len);
+
+/* One line into why (when not NULL): printf-style. */
+void cont_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * One line into why from a libyal library's message (libewf, libvhdi,
+ * libvmdk: "function: what."), after prefix: the function names and the
+ * last full stop left out, the first line only.
+ */
+void cont_why_lib(char *why, size_t len, const char *prefix, const char *msg);
+/*
+ * Where the file a container names (a parent, an extent; '/' or '\'
+ * separated, as written in it) is looked for: a relative name with
+ * directories from path's directory when that file exists, else its last
+ * component in path's directory.  malloc'd; NULL without memory.
+ */
+char *cont_beside(const char *path, const char *name);
+
+/*
+ * container.c: the container at path opened read-only (1), 0 when it is
+ * none (or not a regular file), -EMEDIUMTYPE for a writer (why: the
+ * format's title), or -errno with why.
+ */
+int container_open(const char *path, int flags, struct fsc_dev **out, char *why, size_t whylen);
+
+int split_open(const char *path, struct fsc_dev **out, char *why, size_t whylen);
+#ifdef HAVE_LIBEWF
+int ewf_open(const char *path, struct fsc_dev **out, char *why, size_t whylen);
+const char *ewf_library(void);
+#endif
+#ifdef HAVE_LIBVHDI
+int vhd_open(const char *path, struct fsc_dev **out, char *why, size_t whylen);
+const char *vhd_library(void);
+#endif
+#ifdef HAVE_LIBVMDK
+int vmdk_open(const char *path, struct fsc_dev **out, char *why, size_t whylen);
+const char *vmdk_library(void);
+#endif
+
+/* Parents of differencing disks (VHD, VMDK) followed at most this deep. */
+#define CONT_MAX_PARENTS 16
+
+/* A differencing disk and its parents, as a backend opens them (vhd.c, vmdk.c). */
+struct cont_chain_ops {
+	/* Open the layer at path as the next one (the disk, then each parent): 0, or -errno with why. */
+	int (*open)(void *ctx, const char *path, char *why, size_t whylen);
+	/* The parent the last layer opened names: 1 and *name (malloc'd), 0 none, -errno. */
+	int (*parent)(void *ctx, char **name);
+};
+
+/*
+ * Open path and then each parent it names (found by cont_beside from the
+ * layer that names it), at most CONT_MAX_PARENTS, adding each file to
+ * c's files (a layer's open may add its own after it: extents): the
+ * number of layers opened, or -errno with why (a parent missing:
+ * -ENOENT, title in the message).  The caller links them.
+ */
+int cont_chain(struct cinfo *c, void *ctx, const struct cont_chain_ops *ops, const char *path,
+	       const char *title, char *why, size_t whylen);
+
+#endif
