@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # replay.sh - run every fuzz harness as a replay program over the seed
-# corpus, the regression inputs and every test fixture (make check).  A
+# corpus, the regression inputs and every test fixture (make check; the
+# container harness over the corpus only).  A
 # replay reads an input whole: fixtures over 64 MiB (pop-c32m.img, 320
 # MiB, took half of the replay's time) only with FATSCOPE_LONG_TESTS=1.
 . "$(dirname "$0")/../tests/cli/lib.sh"
@@ -22,4 +23,9 @@ for h in probe fsck dump label repair; do
 	echo "$h: $out"
 	ok
 done
+# The container backends read files the harness writes for each input:
+# the corpus only (its container-* inputs are EWF, VHD and VMDK files;
+# every other input becomes a split raw set), not the fixtures.
+out=$("$top_builddir/fuzz/replay_container" "$top_srcdir/fuzz/corpus") && echo "container: $out" && ok ||
+	{ echo "$out"; bad "replay_container"; }
 finish

@@ -159,8 +159,8 @@ int cont_chain(struct cinfo *c, void *ctx, const struct cont_chain_ops *ops, con
 				 c->files[cur], name);
 			r = -ELOOP;
 		} else if (access(next, F_OK) != 0) {
-			cont_why(why, whylen, "differencing %s: its parent %s is missing (%s names %s)", title, next,
-				 c->files[cur], name);
+			cont_why(why, whylen, "differencing %s: its parent %s is missing (%s names \"%s\")", title,
+				 next, c->files[cur], name);
 			r = -ENOENT;
 		} else if ((r = cinfo_file(c, next)) == 0) {
 			cur = c->info.nfiles - 1;
