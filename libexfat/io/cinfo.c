@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * cinfo.c - what the container backends share: the info they fill (and
- * the strings it points to), their device, their messages, and where the
- * files a container names are found.
+ * the strings it points to), their device, their messages, where the
+ * files a container names are found, the chain of a differencing disk's
+ * parents, and what the three libyal backends (ewf.c, vhd.c, vmdk.c) do
+ * alike: read, link parents, close, say what is wrong.
  *
  * Consumes: the backends' findings.  Produces: struct fsc_container_info
  * with owned strings, one-line messages.
@@ -10,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,4 +173,84 @@ int cont_chain(struct cinfo *c, void *ctx, const struct cont_chain_ops *ops, con
 		name = next = NULL;
 	}
 	return r < 0 ? r : layers;
+}
+
+void cont_yal_init(struct cont_yal *y, const struct cont_yal_ops *ops)
+{
+	y->ops = ops;
+	pthread_mutex_init(&y->lock, NULL);
+}
+
+int cont_yal_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)
+{
+	struct cont_yal *y = d->priv;
+	uint8_t *p = buf;
+	int r = 0;
+
+	pthread_mutex_lock(&y->lock);
+	while (len) {
+		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+		ssize_t n = y->ops->read(y->h[0], p, chunk, (int64_t)off, NULL);
+
+		if (n <= 0 || (size_t)n > chunk) {
+			r = -EIO;
+			break;
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	pthread_mutex_unlock(&y->lock);
+	return r;
+}
+
+int cont_yal_link(struct cont_yal *y, char *why, size_t whylen)
+{
+	intptr_t *err = NULL;
+
+	for (int i = y->nh - 2; i >= 0; i--)
+		if (y->ops->set_parent(y->h[i], y->h[i + 1], &err) != 1) {
+			cont_yal_why(y, why, whylen, "differencing disk", &err);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+void cont_yal_free(struct cont_yal *y)
+{
+	for (int i = 0; i < y->nh; i++) {
+		y->ops->close(y->h[i], NULL);
+		y->ops->free(&y->h[i], NULL);
+	}
+	pthread_mutex_destroy(&y->lock);
+	cinfo_free(&y->c);
+}
+
+void cont_yal_close(struct fsc_dev *d)
+{
+	cont_yal_free(d->priv);
+	free(d->priv);
+}
+
+void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *prefix, intptr_t **err)
+{
+	char msg[512] = "", full[64];
+
+	if (*err) {
+		y->ops->sprint(*err, msg, sizeof(msg));
+		y->ops->free_error(err);
+	}
+	snprintf(full, sizeof(full), "%s%s%s", y->ops->title, prefix ? " " : "", prefix ? prefix : "");
+	cont_why_lib(why, len, full, msg);
+}
+
+const char *cont_version(char *buf, size_t len, const char *lib, const char *version)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+	pthread_mutex_lock(&m);
+	if (!buf[0])
+		snprintf(buf, len, "%s %s", lib, version);
+	pthread_mutex_unlock(&m);
+	return buf;
 }

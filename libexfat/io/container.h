@@ -12,6 +12,9 @@
 #ifndef FSC_IO_CONTAINER_H
 #define FSC_IO_CONTAINER_H
 
+#include <pthread.h>
+#include <sys/types.h>
+
 #include "io/io.h"
 
 /* The info of a container and the strings it points to (owned). */
@@ -73,6 +76,44 @@ const char *vmdk_library(void);
 
 /* Parents of differencing disks (VHD, VMDK) followed at most this deep. */
 #define CONT_MAX_PARENTS 16
+
+/*
+ * The libyal libraries (libewf, libvhdi, libvmdk) give every handle and
+ * error the type intptr_t, and their reads, messages, parents and
+ * teardown the same shapes: one set of functions serves the three.
+ */
+struct cont_yal_ops {
+	const char *title;		/* "EWF", "VHD", "VMDK": in messages */
+	ssize_t (*read)(intptr_t *h, void *buf, size_t len, int64_t off, intptr_t **err);
+	int (*sprint)(intptr_t *err, char *s, size_t len);
+	void (*free_error)(intptr_t **err);
+	int (*close)(intptr_t *h, intptr_t **err);
+	int (*free)(intptr_t **h, intptr_t **err);
+	int (*set_parent)(intptr_t *h, intptr_t *parent, intptr_t **err);	/* NULL: no parents */
+};
+
+/* A libyal container: the first member of a backend's state (its dev->priv). */
+struct cont_yal {
+	struct cinfo c;
+	const struct cont_yal_ops *ops;
+	intptr_t *h[CONT_MAX_PARENTS + 2];	/* h[0] the disk, h[i + 1] the parent of h[i] */
+	int nh;				/* opened */
+	pthread_mutex_t lock;		/* a handle keeps an offset and caches; the exFAT check reads from two threads */
+};
+
+void cont_yal_init(struct cont_yal *y, const struct cont_yal_ops *ops);
+/* dev_ops.read of the three: through h[0], under the lock, a short read -EIO. */
+int cont_yal_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len);
+/* Each layer reads through its parent, the deepest first: 0, or -EINVAL with why. */
+int cont_yal_link(struct cont_yal *y, char *why, size_t whylen);
+/* Close and free the handles, the child first; the info too. */
+void cont_yal_free(struct cont_yal *y);
+/* dev_ops.close of a backend whose state is a struct cont_yal alone (malloc'd): cont_yal_free, free. */
+void cont_yal_close(struct fsc_dev *d);
+/* why from the library's error *err (freed), after prefix (cont_why_lib). */
+void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *prefix, intptr_t **err);
+/* "LIB VERSION" in buf, made once (buf empty until then). */
+const char *cont_version(char *buf, size_t len, const char *lib, const char *version);
 
 /* A differencing disk and its parents, as a backend opens them (vhd.c, vmdk.c). */
 struct cont_chain_ops {

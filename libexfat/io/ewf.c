@@ -13,8 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,95 +20,36 @@
 
 #include "io/container.h"
 
-struct ewf {
-	struct cinfo c;
-	libewf_handle_t *h;
-	pthread_mutex_t lock;		/* the handle keeps an offset and a chunk cache */
+static const struct cont_yal_ops ewf_yal = {
+	.title = "EWF", .read = libewf_handle_read_random, .sprint = libewf_error_sprint,
+	.free_error = libewf_error_free, .close = libewf_handle_close, .free = libewf_handle_free,
 };
-
-static char version[48];
-static pthread_once_t version_once = PTHREAD_ONCE_INIT;
-
-static void set_version(void)
-{
-	snprintf(version, sizeof(version), "libewf %s", libewf_get_version());
-}
 
 const char *ewf_library(void)
 {
-	pthread_once(&version_once, set_version);
-	return version;
-}
+	static char v[48];
 
-/* why from libewf's error (freed), after prefix. */
-static void lib_why(char *why, size_t len, const char *prefix, libewf_error_t **err)
-{
-	char msg[512] = "";
-
-	if (*err) {
-		libewf_error_sprint(*err, msg, sizeof(msg));
-		libewf_error_free(err);
-	}
-	cont_why_lib(why, len, prefix, msg);
-}
-
-static int ewf_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)
-{
-	struct ewf *e = d->priv;
-	uint8_t *p = buf;
-	int r = 0;
-
-	pthread_mutex_lock(&e->lock);
-	while (len && !r) {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		ssize_t n = libewf_handle_read_random(e->h, p, chunk, (off64_t)off, NULL);
-
-		if (n <= 0 || (size_t)n > chunk) {
-			r = -EIO;
-			break;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	pthread_mutex_unlock(&e->lock);
-	return r;
-}
-
-static void ewf_free(struct ewf *e)
-{
-	if (e->h) {
-		libewf_handle_close(e->h, NULL);
-		libewf_handle_free(&e->h, NULL);
-	}
-	pthread_mutex_destroy(&e->lock);
-	cinfo_free(&e->c);
-	free(e);
-}
-
-static void ewf_close(struct fsc_dev *d)
-{
-	ewf_free(d->priv);
+	return cont_version(v, sizeof(v), "libewf", libewf_get_version());
 }
 
 static const struct dev_ops ewf_ops = {
 	.name = "ewf",
-	.read = ewf_read,
+	.read = cont_yal_read,
 	.write = cont_nowrite,
-	.close = ewf_close,
+	.close = cont_yal_close,
 };
 
 /* The header value id, kept in e->c, or NULL when absent. */
-static const char *header(struct ewf *e, const char *id)
+static const char *header(struct cont_yal *e, const char *id)
 {
 	size_t size = 0;
 	uint8_t *val;
 	const char *kept = NULL;
 
-	if (libewf_handle_get_utf8_header_value_size(e->h, (const uint8_t *)id, strlen(id), &size, NULL) != 1 ||
+	if (libewf_handle_get_utf8_header_value_size(e->h[0], (const uint8_t *)id, strlen(id), &size, NULL) != 1 ||
 	    size <= 1 || size > (1u << 20) || !(val = malloc(size)))
 		return NULL;
-	if (libewf_handle_get_utf8_header_value(e->h, (const uint8_t *)id, strlen(id), val, size, NULL) == 1)
+	if (libewf_handle_get_utf8_header_value(e->h[0], (const uint8_t *)id, strlen(id), val, size, NULL) == 1)
 		kept = cinfo_str(&e->c, (const char *)val, strnlen((const char *)val, size));
 	free(val);
 	return kept;
@@ -142,29 +81,31 @@ static const char *media_name(uint8_t t)
 }
 
 /* Media size, format and acquisition metadata into e->c.info: 0, or -EINVAL for logical evidence. */
-static int describe(struct ewf *e, char *why, size_t whylen)
+static int describe(struct cont_yal *e, char *why, size_t whylen)
 {
 	struct fsc_container_info *in = &e->c.info;
 	size64_t size = 0;
 	uint32_t bps = 0;
 	uint8_t fmt = 0, media = 0;
 
-	libewf_handle_get_format(e->h, &fmt, NULL);
-	libewf_handle_get_media_type(e->h, &media, NULL);
+	libewf_handle_t *h = e->h[0];
+
+	libewf_handle_get_format(h, &fmt, NULL);
+	libewf_handle_get_media_type(h, &media, NULL);
 	if ((fmt >= LIBEWF_FORMAT_LOGICAL_ENCASE5 && fmt <= LIBEWF_FORMAT_LOGICAL_ENCASE7) ||
 	    media == LIBEWF_MEDIA_TYPE_SINGLE_FILES) {
 		cont_why(why, whylen, "logical evidence (L01): it holds files, not a disk");
 		return -EINVAL;
 	}
-	if (libewf_handle_get_media_size(e->h, &size, NULL) != 1) {
+	if (libewf_handle_get_media_size(h, &size, NULL) != 1) {
 		cont_why(why, whylen, "EWF: no media size");
 		return -EINVAL;
 	}
-	libewf_handle_get_bytes_per_sector(e->h, &bps, NULL);
+	libewf_handle_get_bytes_per_sector(h, &bps, NULL);
 	*in = (struct fsc_container_info){ .format = FSC_CONTAINER_EWF, .variant = format_name(fmt),
 					   .disk_type = media_name(media), .media_size = size,
 					   .bytes_per_sector = bps, .files = in->files, .nfiles = in->nfiles };
-	libewf_handle_set_header_values_date_format(e->h, LIBEWF_DATE_FORMAT_ISO8601, NULL);
+	libewf_handle_set_header_values_date_format(h, LIBEWF_DATE_FORMAT_ISO8601, NULL);
 	in->case_number = header(e, "case_number");
 	in->evidence_number = header(e, "evidence_number");
 	in->examiner = header(e, "examiner_name");
@@ -173,27 +114,28 @@ static int describe(struct ewf *e, char *why, size_t whylen)
 	in->acquired = header(e, "acquiry_date");
 	in->acquired_os = header(e, "acquiry_operating_system");
 	in->acquired_software = header(e, "acquiry_software_version");
-	in->has_md5 = libewf_handle_get_md5_hash(e->h, in->md5, sizeof(in->md5), NULL) == 1;
-	in->has_sha1 = libewf_handle_get_sha1_hash(e->h, in->sha1, sizeof(in->sha1), NULL) == 1;
+	in->has_md5 = libewf_handle_get_md5_hash(h, in->md5, sizeof(in->md5), NULL) == 1;
+	in->has_sha1 = libewf_handle_get_sha1_hash(h, in->sha1, sizeof(in->sha1), NULL) == 1;
 	return 0;
 }
 
 /* Open the segments of names: 0, or -errno with why. */
-static int open_set(struct ewf *e, char **names, int n, char *why, size_t whylen)
+static int open_set(struct cont_yal *e, char **names, int n, char *why, size_t whylen)
 {
 	libewf_error_t *err = NULL;
 
-	if (libewf_handle_initialize(&e->h, &err) != 1) {
-		lib_why(why, whylen, "EWF", &err);
+	if (libewf_handle_initialize(&e->h[0], &err) != 1) {
+		cont_yal_why(e, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libewf_handle_open(e->h, names, n, LIBEWF_OPEN_READ, &err) != 1) {
-		lib_why(why, whylen, "EWF", &err);
-		libewf_handle_free(&e->h, NULL);
+	if (libewf_handle_open(e->h[0], names, n, LIBEWF_OPEN_READ, &err) != 1) {
+		cont_yal_why(e, why, whylen, NULL, &err);
+		libewf_handle_free(&e->h[0], NULL);
 		return -EIO;
 	}
+	e->nh = 1;
 	/* A set cut short (a segment missing from the end, or truncated) reads as zeros: refuse it. */
-	if (libewf_handle_segment_files_corrupted(e->h, NULL) != 0) {
+	if (libewf_handle_segment_files_corrupted(e->h[0], NULL) != 0) {
 		cont_why(why, whylen, "EWF segment set incomplete or damaged (%d file%s, %s to %s): a segment is missing or truncated",
 			 n, n == 1 ? "" : "s", names[0], names[n - 1]);
 		return -EIO;
@@ -206,17 +148,17 @@ static int open_set(struct ewf *e, char **names, int n, char *why, size_t whylen
 
 int ewf_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 {
-	struct ewf *e = calloc(1, sizeof(*e));
+	struct cont_yal *e = calloc(1, sizeof(*e));
 	libewf_error_t *err = NULL;
 	char **names = NULL;
 	int n = 0, r;
 
 	if (!e)
 		return -ENOMEM;
-	pthread_mutex_init(&e->lock, NULL);
+	cont_yal_init(e, &ewf_yal);
 	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names, &n, &err) != 1 || n < 1) {
-		lib_why(why, whylen, "EWF segments", &err);
-		ewf_free(e);
+		cont_yal_why(e, why, whylen, "segments", &err);
+		cont_yal_close(&(struct fsc_dev){ .priv = e });
 		return -ENOENT;
 	}
 	r = open_set(e, names, n, why, whylen);
@@ -226,7 +168,7 @@ int ewf_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 	if (r == 0 && !(*out = cont_dev_new(&ewf_ops, e, &e->c)))
 		r = -ENOMEM;
 	if (r < 0) {
-		ewf_free(e);
+		cont_yal_close(&(struct fsc_dev){ .priv = e });
 		return r;
 	}
 	return 1;

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,36 +26,17 @@
 #define VHD_FOOTER 512
 #define VHD_CHECKSUM 64			/* footer offset of the checksum */
 
-struct vhd {
-	struct cinfo c;
-	libvhdi_file_t *f[CONT_MAX_PARENTS + 2];	/* f[0] the disk, f[i + 1] the parent of f[i] */
-	int nf;
-	pthread_mutex_t lock;		/* a file keeps an offset and caches */
+static const struct cont_yal_ops vhd_yal = {
+	.title = "VHD", .read = libvhdi_file_read_buffer_at_offset, .sprint = libvhdi_error_sprint,
+	.free_error = libvhdi_error_free, .close = libvhdi_file_close, .free = libvhdi_file_free,
+	.set_parent = libvhdi_file_set_parent_file,
 };
-
-static char version[48];
-static pthread_once_t version_once = PTHREAD_ONCE_INIT;
-
-static void set_version(void)
-{
-	snprintf(version, sizeof(version), "libvhdi %s", libvhdi_get_version());
-}
 
 const char *vhd_library(void)
 {
-	pthread_once(&version_once, set_version);
-	return version;
-}
+	static char v[48];
 
-static void lib_why(char *why, size_t len, const char *prefix, libvhdi_error_t **err)
-{
-	char msg[512] = "";
-
-	if (*err) {
-		libvhdi_error_sprint(*err, msg, sizeof(msg));
-		libvhdi_error_free(err);
-	}
-	cont_why_lib(why, len, prefix, msg);
+	return cont_version(v, sizeof(v), "libvhdi", libvhdi_get_version());
 }
 
 /* The VHD footer of the file at path sound (a VHDX: not checked here): 0, or -EINVAL with why. */
@@ -95,30 +75,30 @@ static int check_footer(const char *path, char *why, size_t whylen)
 
 static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 {
-	struct vhd *v = ctx;
+	struct cont_yal *v = ctx;
 	libvhdi_error_t *err = NULL;
 	int r = check_footer(path, why, whylen);
 
 	if (r < 0)
 		return r;
-	if (libvhdi_file_initialize(&v->f[v->nf], &err) != 1) {
-		lib_why(why, whylen, "VHD", &err);
+	if (libvhdi_file_initialize(&v->h[v->nh], &err) != 1) {
+		cont_yal_why(v, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libvhdi_file_open(v->f[v->nf], path, LIBVHDI_OPEN_READ, &err) != 1) {
-		lib_why(why, whylen, "VHD", &err);
-		libvhdi_file_free(&v->f[v->nf], NULL);
+	if (libvhdi_file_open(v->h[v->nh], path, LIBVHDI_OPEN_READ, &err) != 1) {
+		cont_yal_why(v, why, whylen, NULL, &err);
+		libvhdi_file_free(&v->h[v->nh], NULL);
 		return -EIO;
 	}
-	if (v->nf++ == 1)
+	if (v->nh++ == 1)
 		v->c.info.parent = path;	/* one of c's files: kept until close */
 	return 0;
 }
 
 static int layer_parent(void *ctx, char **name)
 {
-	struct vhd *v = ctx;
-	libvhdi_file_t *f = v->f[v->nf - 1];
+	struct cont_yal *v = ctx;
+	libvhdi_file_t *f = v->h[v->nh - 1];
 	uint32_t type = 0;
 	size_t size = 0;
 
@@ -134,73 +114,28 @@ static int layer_parent(void *ctx, char **name)
 
 static const struct cont_chain_ops vhd_chain = { layer_open, layer_parent };
 
-static int vhd_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)
-{
-	struct vhd *v = d->priv;
-	uint8_t *p = buf;
-	int r = 0;
-
-	pthread_mutex_lock(&v->lock);
-	while (len && !r) {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		ssize_t n = libvhdi_file_read_buffer_at_offset(v->f[0], p, chunk, (off64_t)off, NULL);
-
-		if (n <= 0 || (size_t)n > chunk) {
-			r = -EIO;
-			break;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	pthread_mutex_unlock(&v->lock);
-	return r;
-}
-
-static void vhd_free(struct vhd *v)
-{
-	for (int i = 0; i < v->nf; i++) {	/* the child before its parent */
-		libvhdi_file_close(v->f[i], NULL);
-		libvhdi_file_free(&v->f[i], NULL);
-	}
-	pthread_mutex_destroy(&v->lock);
-	cinfo_free(&v->c);
-	free(v);
-}
-
-static void vhd_close(struct fsc_dev *d)
-{
-	vhd_free(d->priv);
-}
-
 static const struct dev_ops vhd_ops = {
 	.name = "vhd",
-	.read = vhd_read,
+	.read = cont_yal_read,
 	.write = cont_nowrite,
-	.close = vhd_close,
+	.close = cont_yal_close,
 };
 
-/* Each layer reads through its parent, the deepest first; then the disk's description. */
-static int link_and_describe(struct vhd *v, char *why, size_t whylen)
+/* The disk's description, once its layers are linked. */
+static int describe(struct cont_yal *v, char *why, size_t whylen)
 {
 	struct fsc_container_info *in = &v->c.info;
-	libvhdi_error_t *err = NULL;
 	size64_t size = 0;
 	uint32_t type = 0, bps = 0;
 	int ftype = 0;
 
-	for (int i = v->nf - 2; i >= 0; i--)
-		if (libvhdi_file_set_parent_file(v->f[i], v->f[i + 1], &err) != 1) {
-			lib_why(why, whylen, "differencing VHD", &err);
-			return -EINVAL;
-		}
-	if (libvhdi_file_get_media_size(v->f[0], &size, NULL) != 1) {
+	if (libvhdi_file_get_media_size(v->h[0], &size, NULL) != 1) {
 		cont_why(why, whylen, "VHD: no media size");
 		return -EINVAL;
 	}
-	libvhdi_file_get_disk_type(v->f[0], &type, NULL);
-	libvhdi_file_get_file_type(v->f[0], &ftype, NULL);
-	libvhdi_file_get_bytes_per_sector(v->f[0], &bps, NULL);
+	libvhdi_file_get_disk_type(v->h[0], &type, NULL);
+	libvhdi_file_get_file_type(v->h[0], &ftype, NULL);
+	libvhdi_file_get_bytes_per_sector(v->h[0], &bps, NULL);
 	in->format = FSC_CONTAINER_VHD;
 	in->variant = ftype == LIBVHDI_FILE_TYPE_VHDX ? "vhdx" : "vhd";
 	in->disk_type = type == LIBVHDI_DISK_TYPE_FIXED ? "fixed" : type == LIBVHDI_DISK_TYPE_DYNAMIC ? "dynamic" :
@@ -212,19 +147,21 @@ static int link_and_describe(struct vhd *v, char *why, size_t whylen)
 
 int vhd_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 {
-	struct vhd *v = calloc(1, sizeof(*v));
+	struct cont_yal *v = calloc(1, sizeof(*v));
 	int r;
 
 	if (!v)
 		return -ENOMEM;
-	pthread_mutex_init(&v->lock, NULL);
+	cont_yal_init(v, &vhd_yal);
 	r = cont_chain(&v->c, v, &vhd_chain, path, "VHD", why, whylen);
 	if (r >= 0)
-		r = link_and_describe(v, why, whylen);
+		r = cont_yal_link(v, why, whylen);
+	if (r >= 0)
+		r = describe(v, why, whylen);
 	if (r >= 0 && !(*out = cont_dev_new(&vhd_ops, v, &v->c)))
 		r = -ENOMEM;
 	if (r < 0) {
-		vhd_free(v);
+		cont_yal_close(&(struct fsc_dev){ .priv = v });
 		return r;
 	}
 	return 1;

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,36 +24,21 @@
 #include "io/container.h"
 
 struct vmdk {
-	struct cinfo c;
-	libvmdk_handle_t *h[CONT_MAX_PARENTS + 2];	/* h[0] the disk, h[i + 1] the parent of h[i] */
-	libbfio_pool_t *pool[CONT_MAX_PARENTS + 2];	/* each one's extent files */
-	int nh;
-	pthread_mutex_t lock;		/* a handle keeps an offset and caches */
+	struct cont_yal y;		/* first: the device's priv is read as one */
+	libbfio_pool_t *pool[CONT_MAX_PARENTS + 2];	/* each handle's extent files */
 };
 
-static char version[48];
-static pthread_once_t version_once = PTHREAD_ONCE_INIT;
-
-static void set_version(void)
-{
-	snprintf(version, sizeof(version), "libvmdk %s", libvmdk_get_version());
-}
+static const struct cont_yal_ops vmdk_yal = {
+	.title = "VMDK", .read = libvmdk_handle_read_buffer_at_offset, .sprint = libvmdk_error_sprint,
+	.free_error = libvmdk_error_free, .close = libvmdk_handle_close, .free = libvmdk_handle_free,
+	.set_parent = libvmdk_handle_set_parent_handle,
+};
 
 const char *vmdk_library(void)
 {
-	pthread_once(&version_once, set_version);
-	return version;
-}
+	static char v[48];
 
-static void lib_why(char *why, size_t len, const char *prefix, libvmdk_error_t **err)
-{
-	char msg[512] = "";
-
-	if (*err) {
-		libvmdk_error_sprint(*err, msg, sizeof(msg));
-		libvmdk_error_free(err);
-	}
-	cont_why_lib(why, len, prefix, msg);
+	return cont_version(v, sizeof(v), "libvmdk", libvmdk_get_version());
 }
 
 /* Is the file at path a sparse extent itself (a descriptor embedded in it)? */
@@ -104,13 +88,14 @@ static int extent_file(libvmdk_handle_t *h, int i, int n, const char *path, char
 /* The extent files of the last handle opened, in a pool it reads from; each added to the files read. */
 static int open_extents(struct vmdk *v, const char *path, char *why, size_t whylen)
 {
-	libvmdk_handle_t *h = v->h[v->nh - 1];
+	libvmdk_handle_t *h = v->y.h[v->y.nh - 1];
+	libbfio_pool_t **pool = &v->pool[v->y.nh - 1];
 	libvmdk_error_t *err = NULL;
 	libbfio_handle_t *fh = NULL;
 	int n = 0, r = 0;
 
 	if (libvmdk_handle_get_number_of_extents(h, &n, NULL) != 1 || n < 1 ||
-	    libbfio_pool_initialize(&v->pool[v->nh - 1], 0, 64, NULL) != 1)
+	    libbfio_pool_initialize(pool, 0, 64, NULL) != 1)
 		return -EIO;
 	for (int i = 0; i < n && !r; i++) {
 		char *file;
@@ -122,18 +107,18 @@ static int open_extents(struct vmdk *v, const char *path, char *why, size_t whyl
 			r = -EINVAL;
 		} else if (libbfio_file_initialize(&fh, NULL) != 1 ||
 			   libbfio_file_set_name(fh, file, strlen(file), NULL) != 1 ||
-			   libbfio_pool_append_handle(v->pool[v->nh - 1], &(int){ 0 }, fh, LIBBFIO_OPEN_READ, NULL) != 1) {
+			   libbfio_pool_append_handle(*pool, &(int){ 0 }, fh, LIBBFIO_OPEN_READ, NULL) != 1) {
 			if (fh)
 				libbfio_handle_free(&fh, NULL);
 			r = -ENOMEM;
 		} else if (strcmp(file, path) != 0) {
-			r = cinfo_file(&v->c, file);
+			r = cinfo_file(&v->y.c, file);
 		}
 		fh = NULL;		/* the pool's now */
 		free(file);
 	}
-	if (!r && libvmdk_handle_open_extent_data_files_file_io_pool(h, v->pool[v->nh - 1], &err) != 1) {
-		lib_why(why, whylen, "VMDK", &err);
+	if (!r && libvmdk_handle_open_extent_data_files_file_io_pool(h, *pool, &err) != 1) {
+		cont_yal_why(&v->y, why, whylen, NULL, &err);
 		r = -EIO;
 	}
 	return r;
@@ -142,83 +127,53 @@ static int open_extents(struct vmdk *v, const char *path, char *why, size_t whyl
 static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 {
 	struct vmdk *v = ctx;
+	struct cont_yal *y = &v->y;
 	libvmdk_error_t *err = NULL;
 
-	if (libvmdk_handle_initialize(&v->h[v->nh], &err) != 1) {
-		lib_why(why, whylen, "VMDK", &err);
+	if (libvmdk_handle_initialize(&y->h[y->nh], &err) != 1) {
+		cont_yal_why(y, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libvmdk_handle_open(v->h[v->nh], path, LIBVMDK_OPEN_READ, &err) != 1) {
-		lib_why(why, whylen, "VMDK", &err);
-		libvmdk_handle_free(&v->h[v->nh], NULL);
+	if (libvmdk_handle_open(y->h[y->nh], path, LIBVMDK_OPEN_READ, &err) != 1) {
+		cont_yal_why(y, why, whylen, NULL, &err);
+		libvmdk_handle_free(&y->h[y->nh], NULL);
 		return -EIO;
 	}
-	if (v->nh++ == 1)
-		v->c.info.parent = path;	/* one of c's files: kept until close */
+	if (y->nh++ == 1)
+		y->c.info.parent = path;	/* one of c's files: kept until close */
 	return open_extents(v, path, why, whylen);
 }
 
 static int layer_parent(void *ctx, char **name)
 {
-	struct vmdk *v = ctx;
+	struct cont_yal *y = &((struct vmdk *)ctx)->y;
 	size_t size = 0;
 
-	if (libvmdk_handle_get_utf8_parent_filename_size(v->h[v->nh - 1], &size, NULL) != 1 || size <= 1 ||
+	if (libvmdk_handle_get_utf8_parent_filename_size(y->h[y->nh - 1], &size, NULL) != 1 || size <= 1 ||
 	    size > 65536)
 		return 0;
 	*name = malloc(size);
-	if (*name && libvmdk_handle_get_utf8_parent_filename(v->h[v->nh - 1], (uint8_t *)*name, size, NULL) != 1)
+	if (*name && libvmdk_handle_get_utf8_parent_filename(y->h[y->nh - 1], (uint8_t *)*name, size, NULL) != 1)
 		(*name)[0] = '\0';
 	return *name ? 1 : -ENOMEM;
 }
 
 static const struct cont_chain_ops vmdk_chain = { layer_open, layer_parent };
 
-static int vmdk_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len)
+static void vmdk_close(struct fsc_dev *d)
 {
 	struct vmdk *v = d->priv;
-	uint8_t *p = buf;
-	int r = 0;
 
-	pthread_mutex_lock(&v->lock);
-	while (len && !r) {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		ssize_t n = libvmdk_handle_read_buffer_at_offset(v->h[0], p, chunk, (off64_t)off, NULL);
-
-		if (n <= 0 || (size_t)n > chunk) {
-			r = -EIO;
-			break;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	pthread_mutex_unlock(&v->lock);
-	return r;
-}
-
-static void vmdk_free(struct vmdk *v)
-{
-	for (int i = 0; i < v->nh; i++) {	/* the child before its parent */
-		libvmdk_handle_close(v->h[i], NULL);
-		libvmdk_handle_free(&v->h[i], NULL);
-	}
+	cont_yal_free(&v->y);		/* the handles before the pools they read */
 	for (int i = 0; i < CONT_MAX_PARENTS + 2; i++)
 		if (v->pool[i])
 			libbfio_pool_free(&v->pool[i], NULL);
-	pthread_mutex_destroy(&v->lock);
-	cinfo_free(&v->c);
 	free(v);
-}
-
-static void vmdk_close(struct fsc_dev *d)
-{
-	vmdk_free(d->priv);
 }
 
 static const struct dev_ops vmdk_ops = {
 	.name = "vmdk",
-	.read = vmdk_read,
+	.read = cont_yal_read,
 	.write = cont_nowrite,
 	.close = vmdk_close,
 };
@@ -242,24 +197,18 @@ static const char *disk_type_name(int t)
 	return t > 0 && (size_t)t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }
 
-/* Each layer reads through its parent, the deepest first; then the disk's description. */
-static int link_and_describe(struct vmdk *v, char *why, size_t whylen)
+/* The disk's description, once its layers are linked. */
+static int describe(struct cont_yal *y, char *why, size_t whylen)
 {
-	struct fsc_container_info *in = &v->c.info;
-	libvmdk_error_t *err = NULL;
+	struct fsc_container_info *in = &y->c.info;
 	size64_t size = 0;
 	int type = 0;
 
-	for (int i = v->nh - 2; i >= 0; i--)
-		if (libvmdk_handle_set_parent_handle(v->h[i], v->h[i + 1], &err) != 1) {
-			lib_why(why, whylen, "VMDK delta disk", &err);
-			return -EINVAL;
-		}
-	if (libvmdk_handle_get_media_size(v->h[0], &size, NULL) != 1) {
+	if (libvmdk_handle_get_media_size(y->h[0], &size, NULL) != 1) {
 		cont_why(why, whylen, "VMDK: no media size");
 		return -EINVAL;
 	}
-	libvmdk_handle_get_disk_type(v->h[0], &type, NULL);
+	libvmdk_handle_get_disk_type(y->h[0], &type, NULL);
 	in->format = FSC_CONTAINER_VMDK;
 	in->disk_type = disk_type_name(type);
 	in->media_size = size;
@@ -273,14 +222,16 @@ int vmdk_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 
 	if (!v)
 		return -ENOMEM;
-	pthread_mutex_init(&v->lock, NULL);
-	r = cont_chain(&v->c, v, &vmdk_chain, path, "VMDK", why, whylen);
+	cont_yal_init(&v->y, &vmdk_yal);
+	r = cont_chain(&v->y.c, v, &vmdk_chain, path, "VMDK", why, whylen);
 	if (r >= 0)
-		r = link_and_describe(v, why, whylen);
-	if (r >= 0 && !(*out = cont_dev_new(&vmdk_ops, v, &v->c)))
+		r = cont_yal_link(&v->y, why, whylen);
+	if (r >= 0)
+		r = describe(&v->y, why, whylen);
+	if (r >= 0 && !(*out = cont_dev_new(&vmdk_ops, v, &v->y.c)))
 		r = -ENOMEM;
 	if (r < 0) {
-		vmdk_free(v);
+		vmdk_close(&(struct fsc_dev){ .priv = v });
 		return r;
 	}
 	return 1;
