@@ -208,6 +208,12 @@ int cont_yal_link(struct cont_yal *y, char *why, size_t whylen)
 {
 	intptr_t *err = NULL;
 
+	for (int i = 0; i + 1 < y->nh; i++)
+		if (!y->ops->made_from(y->h[i], y->h[i + 1])) {
+			cont_why(why, whylen, "differencing %s: %s is not the disk %s was made from (its identifier differs)",
+				 y->ops->title, y->layer[i + 1], y->layer[i]);
+			return -EINVAL;
+		}
 	for (int i = y->nh - 2; i >= 0; i--)
 		if (y->ops->set_parent(y->h[i], y->h[i + 1], &err) != 1) {
 			cont_yal_why(y, why, whylen, "differencing disk", &err);

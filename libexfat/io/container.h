@@ -90,6 +90,8 @@ struct cont_yal_ops {
 	int (*close)(intptr_t *h, intptr_t **err);
 	int (*free)(intptr_t **h, intptr_t **err);
 	int (*set_parent)(intptr_t *h, intptr_t *parent, intptr_t **err);	/* NULL: no parents */
+	/* Is parent the disk h was made from (its identifier, as h records it)? */
+	bool (*made_from)(intptr_t *h, intptr_t *parent);
 };
 
 /* A libyal container: the first member of a backend's state (its dev->priv). */
@@ -97,6 +99,7 @@ struct cont_yal {
 	struct cinfo c;
 	const struct cont_yal_ops *ops;
 	intptr_t *h[CONT_MAX_PARENTS + 2];	/* h[0] the disk, h[i + 1] the parent of h[i] */
+	const char *layer[CONT_MAX_PARENTS + 2];	/* the file of each (one of c's files) */
 	int nh;				/* opened */
 	pthread_mutex_t lock;		/* a handle keeps an offset and caches; the exFAT check reads from two threads */
 };
@@ -104,7 +107,10 @@ struct cont_yal {
 void cont_yal_init(struct cont_yal *y, const struct cont_yal_ops *ops);
 /* dev_ops.read of the three: through h[0], under the lock, a short read -EIO. */
 int cont_yal_read(struct fsc_dev *d, uint64_t off, void *buf, size_t len);
-/* Each layer reads through its parent, the deepest first: 0, or -EINVAL with why. */
+/*
+ * Each layer reads through its parent, the deepest first, once each parent
+ * is found to be the disk its child was made from: 0, or -EINVAL with why.
+ */
 int cont_yal_link(struct cont_yal *y, char *why, size_t whylen);
 /* Close and free the handles, the child first; the info too. */
 void cont_yal_free(struct cont_yal *y);

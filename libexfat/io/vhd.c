@@ -26,10 +26,18 @@
 #define VHD_FOOTER 512
 #define VHD_CHECKSUM 64			/* footer offset of the checksum */
 
+static bool made_from(libvhdi_file_t *f, libvhdi_file_t *parent)
+{
+	uint8_t want[16], got[16];
+
+	return libvhdi_file_get_parent_identifier(f, want, sizeof(want), NULL) == 1 &&
+	       libvhdi_file_get_identifier(parent, got, sizeof(got), NULL) == 1 && memcmp(want, got, 16) == 0;
+}
+
 static const struct cont_yal_ops vhd_yal = {
 	.title = "VHD", .read = libvhdi_file_read_buffer_at_offset, .sprint = libvhdi_error_sprint,
 	.free_error = libvhdi_error_free, .close = libvhdi_file_close, .free = libvhdi_file_free,
-	.set_parent = libvhdi_file_set_parent_file,
+	.set_parent = libvhdi_file_set_parent_file, .made_from = made_from,
 };
 
 const char *vhd_library(void)
@@ -90,8 +98,9 @@ static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 		libvhdi_file_free(&v->h[v->nh], NULL);
 		return -EIO;
 	}
+	v->layer[v->nh] = path;		/* one of c's files: kept until close */
 	if (v->nh++ == 1)
-		v->c.info.parent = path;	/* one of c's files: kept until close */
+		v->c.info.parent = path;
 	return 0;
 }
 

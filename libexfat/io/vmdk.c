@@ -28,10 +28,19 @@ struct vmdk {
 	libbfio_pool_t *pool[CONT_MAX_PARENTS + 2];	/* each handle's extent files */
 };
 
+/* The parent's content ID is the one the delta disk recorded: the parent has not changed since. */
+static bool made_from(libvmdk_handle_t *h, libvmdk_handle_t *parent)
+{
+	uint32_t want = 0, got = 0;
+
+	return libvmdk_handle_get_parent_content_identifier(h, &want, NULL) == 1 &&
+	       libvmdk_handle_get_content_identifier(parent, &got, NULL) == 1 && want == got;
+}
+
 static const struct cont_yal_ops vmdk_yal = {
 	.title = "VMDK", .read = libvmdk_handle_read_buffer_at_offset, .sprint = libvmdk_error_sprint,
 	.free_error = libvmdk_error_free, .close = libvmdk_handle_close, .free = libvmdk_handle_free,
-	.set_parent = libvmdk_handle_set_parent_handle,
+	.set_parent = libvmdk_handle_set_parent_handle, .made_from = made_from,
 };
 
 const char *vmdk_library(void)
@@ -139,8 +148,9 @@ static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 		libvmdk_handle_free(&y->h[y->nh], NULL);
 		return -EIO;
 	}
+	y->layer[y->nh] = path;		/* one of c's files: kept until close */
 	if (y->nh++ == 1)
-		y->c.info.parent = path;	/* one of c's files: kept until close */
+		y->c.info.parent = path;
 	return open_extents(v, path, why, whylen);
 }
 

@@ -22,8 +22,9 @@
 #     container with one line and exit 8, and no container file changes;
 #  4. a split set with a gap or a short segment, an EWF set without a
 #     segment or with one truncated, a VHD whose footer checksum is wrong,
-#     a VMDK without its extent file, a delta disk without its parent:
-#     one line each, exit 8, nothing on stdout.
+#     a VMDK without its extent file, a delta disk without its parent or
+#     with a parent that is not the one it was made from: one line each,
+#     exit 8, nothing on stdout.
 # A format whose tool (ewfacquire, qemu-img) or library (fatscope
 # --version) is missing is said and left out; jq is needed.
 . "$(dirname "$0")/lib.sh"
@@ -249,13 +250,16 @@ if [ "$can_qemu" = 1 ] && has vhd; then
 	sum=$(od -An -tx1 -j $((size - 512 + 64)) -N4 bad.vhd | tr -d ' \n')
 	printf '\x01\x02\x03\x04' | dd of=bad.vhd bs=1 seek=$((size - 512 + 64)) conv=notrunc status=none
 	broken "VHD footer" "fatscope: bad.vhd: VHD footer damaged: checksum 0x01020304, computed 0x$sum" ls bad.vhd
-	mkdir -p orphan && cp child.vhd orphan/
+	mkdir -p orphan wrong && cp child.vhd orphan/ && cp child.vhd wrong/ && cp f32.vhd wrong/psd.vhd
 	broken "VHD parent missing" "fatscope: orphan/child.vhd: differencing VHD: its parent orphan/psd.vhd is missing (orphan/child.vhd names \"psd.vhd\")" probe orphan/child.vhd
+	broken "VHD parent not its own" "fatscope: wrong/child.vhd: differencing VHD: wrong/psd.vhd is not the disk wrong/child.vhd was made from (its identifier differs)" ls wrong/child.vhd
 fi
 if [ "$can_qemu" = 1 ] && has vmdk; then
 	mkdir -p noext && cp f32.vmdk delta.vmdk noext/
 	broken "VMDK extent missing" "fatscope: noext/f32.vmdk: VMDK: extent file f32-flat.vmdk is missing (noext/f32.vmdk names it)" dump noext/f32.vmdk
 	broken "VMDK parent missing" "fatscope: noext/delta.vmdk: differencing VMDK: its parent noext/ps.vmdk is missing (noext/delta.vmdk names \"ps.vmdk\")" scan noext/delta.vmdk
+	mkdir -p wrong && cp delta.vmdk wrong/ && convert -O vmdk pop-small.img wrong/ps.vmdk	# the same bytes, another CID
+	broken "VMDK parent not its own" "fatscope: wrong/delta.vmdk: differencing VMDK: wrong/ps.vmdk is not the disk wrong/delta.vmdk was made from (its identifier differs)" cat wrong/delta.vmdk /README.txt
 fi
 cd / && rm -rf "$SCRATCH"
 finish
