@@ -124,6 +124,9 @@ done < <(jq -r --argjson pairs "$pairs_json" '
 	(($all | vols($r + ".img")) as $want | ($all | vols($c)) as $got |
 	 if ($want | length) == 0 then "no volume" elif $got == $want then "same" else "differs" end)' probe.json)
 check "probe -J: containers compared" "${#pairs[@]}" "$compared"
+# probe -J names the formats fatscope --version does, with the same libraries.
+check "probe -J container_formats" "$built" \
+	"$(jq -r '[.container_formats[] | .name + (if .library then " (" + .library + ")" else "" end)] | " " + join(", ")' probe.json)"
 declare -A want
 # The commands each container is read with: a volume, or a whole disk (its partitions).
 volume_cmds=("fsck -n -J" "dump -J" "ls -R -J")

@@ -30,6 +30,9 @@ struct fsc_probe;
  * only (-EISDIR for a directory, -EINVAL for other kinds).  The device's
  * logical sector size is read from a block device; an image counts as
  * 512-byte sectors (a loop device's default) until fsc_dev_set_sector_size.
+ * An image that is an evidence container is opened as the disk it holds,
+ * read-only (see "Evidence containers" below; fsc_dev_open_why says why
+ * one cannot be opened).
  * On success *out owns the handle; free it with fsc_dev_close().
  */
 int fsc_dev_open(const char *path, int flags, struct fsc_dev **out);
