@@ -136,8 +136,8 @@ static int open_set(struct cont_yal *e, char **names, int n, char *why, size_t w
 	e->nh = 1;
 	/* A set cut short (a segment missing from the end, or truncated) reads as zeros: refuse it. */
 	if (libewf_handle_segment_files_corrupted(e->h[0], NULL) != 0) {
-		cont_why(why, whylen, "EWF segment set incomplete or damaged (%d file%s, %s to %s): a segment is missing or truncated",
-			 n, n == 1 ? "" : "s", names[0], names[n - 1]);
+		cont_why(why, whylen, "EWF segment set incomplete or damaged (%d file%s, %s to %s): %s", n,
+			 n == 1 ? "" : "s", names[0], names[n - 1], "a segment is missing or truncated");
 		return -EIO;
 	}
 	for (int i = 0; i < n; i++)
