@@ -1,18 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # containers.sh - evidence containers read as the disk they hold.  From the
-# raw fixtures pop-small (exFAT), pop-fat32 and mbr-disk (an MBR with an
-# exFAT and a FAT32 partition) it makes, here and now: split raw sets
+# raw fixtures pop-small (exFAT), pop-fat12, pop-fat16, gpt-disk (a GPT
+# with an exFAT and a FAT16 partition) and the same disk with an MBR
+# written over its protective one, it makes, here and now: split raw sets
 # (split: .001 .. and .aa ..), EWF (ewfacquire -u: one segment with case
 # metadata and MD5 + SHA-1, nine 1 MiB segments, a compressed disk), VHD
 # (qemu-img -O vpc: dynamic, fixed; a differencing disk patched from a
 # dynamic one), VHDX, VMDK (sparse, stream-optimized, flat, a delta disk
 # over a parent).  Then:
-#  1. probe -J, fsck -n -J, dump -J, ls -R -J and scan -J of each
-#     container equal those of its raw image, once the device path and
-#     the container's own members are left out; so do cat of a file and
-#     extract of the whole volume, and ls and fsck of each partition
-#     (--partition N) inside a container;
+#  1. probe -J, fsck -n -J and ls -R -J of each container (dump -J and
+#     scan -J of one of each format) equal those of its raw image, once
+#     the device path and the container's own members are left out; so do
+#     cat of a file and extract of the whole volume, and ls and fsck of
+#     each partition (--partition N) inside a container, and scan of it;
 #  2. the metadata probe shows is what ewfacquire was given (and the
 #     hashes of the raw image), the VHD/VMDK disk types qemu-img made,
 #     the split set's files; probe --verify says verified (exit 0), none
@@ -33,11 +34,19 @@ command -v jq > /dev/null || skip "jq not installed"
 command -v split > /dev/null || skip "split not installed (coreutils)"
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
-for f in pop-small pop-fat32 mbr-disk; do
+for f in pop-small pop-fat12 pop-fat16 gpt-disk; do
 	has_fixture "$f" || hard_error "no fixture $f"
 	# Not sparse: scan -J's counts of bytes read and skipped must not depend on holes.
 	cp --sparse=never "$WORK/img/$f.img" "$f.img" || hard_error "cannot copy $f.img"
 done
+# mbr-disk.img: gpt-disk.img's partitions in an MBR (exFAT type 0x7 at sector 2048, FAT16 0xe at
+# 10240), its GPT headers zeroed.
+cp gpt-disk.img mbr-disk.img && {
+	printf '\0\0\0\0\x07\0\0\0\0\x08\0\0\0\x20\0\0\0\0\0\0\x0e\0\0\0\0\x28\0\0\xc0\x37\0\0' |
+		dd of=mbr-disk.img bs=1 seek=446 conv=notrunc status=none
+	dd if=/dev/zero of=mbr-disk.img bs=512 seek=1 count=1 conv=notrunc status=none
+	dd if=/dev/zero of=mbr-disk.img bs=512 seek=$((12582912 / 512 - 1)) count=1 conv=notrunc status=none
+} || hard_error "cannot make mbr-disk.img"
 built=$("$FATSCOPE" --version | sed -n 's/^containers://p')
 has() { [[ ",$built," == *", $1"[\ ,]* ]]; }
 can_ewf=0 can_qemu=0
@@ -53,18 +62,19 @@ pairs=()
 add() { pairs+=("$1 $2"); }
 split -b 1M -d -a 3 --numeric-suffixes=1 pop-small.img ps. && add ps.005 pop-small
 split -b 3M pop-small.img psl. && add psl.ab pop-small
-split -b 8M -d -a 3 --numeric-suffixes=1 mbr-disk.img mbr. && add mbr.001 mbr-disk
+split -b 4M -d -a 3 --numeric-suffixes=1 mbr-disk.img mbr. && add mbr.001 mbr-disk
 acquire() { ewfacquire -u -q "$@" > /dev/null 2>&1 || hard_error "ewfacquire $* failed"; }
 if [ "$can_ewf" = 1 ]; then
 	acquire -t ev -C "CASE-2026/07" -E "EV 1" -e "Jane Doe" -D "SD card, slot 2" -N "seized at the scene" \
 		-d sha1 pop-small.img && add ev.E01 pop-small
 	acquire -t evs -S 1MiB -c none pop-small.img && add evs.E04 pop-small
 	acquire -t evm -c best mbr-disk.img && add evm.E01 mbr-disk
+	acquire -t evf -c fast pop-fat16.img && add evf.E01 pop-fat16
 fi
 convert() { qemu-img convert -f raw "$@" 2> /dev/null || hard_error "qemu-img convert $* failed"; }
 if [ "$can_qemu" = 1 ] && has vhd; then
-	convert -O vpc -o force_size=on pop-fat32.img f32.vhd && add f32.vhd pop-fat32
-	convert -O vpc -o force_size=on mbr-disk.img mbr.vhd && add mbr.vhd mbr-disk
+	convert -O vpc -o force_size=on pop-fat12.img fat.vhd && add fat.vhd pop-fat12
+	convert -O vpc -o force_size=on gpt-disk.img gpt.vhd && add gpt.vhd gpt-disk
 	convert -O vpc -o subformat=fixed,force_size=on pop-small.img psx.vhd && add psx.vhd pop-small
 	convert -O vhdx pop-small.img ps.vhdx && add ps.vhdx pop-small
 	# A differencing disk: an empty dynamic disk whose footer says type 4 and
@@ -92,8 +102,8 @@ EOF
 fi
 if [ "$can_qemu" = 1 ] && has vmdk; then
 	convert -O vmdk pop-small.img ps.vmdk && add ps.vmdk pop-small
-	convert -O vmdk -o subformat=streamOptimized mbr-disk.img mbr.vmdk && add mbr.vmdk mbr-disk
-	convert -O vmdk -o subformat=monolithicFlat pop-fat32.img f32.vmdk && add f32.vmdk pop-fat32
+	convert -O vmdk -o subformat=streamOptimized gpt-disk.img gpt.vmdk && add gpt.vmdk gpt-disk
+	convert -O vmdk -o subformat=monolithicFlat pop-fat12.img fat.vmdk && add fat.vmdk pop-fat12
 	qemu-img create -q -f vmdk -b ps.vmdk -F vmdk delta.vmdk && add delta.vmdk pop-small
 	cp ps.vmdk renamed.vmdk && add renamed.vmdk pop-small	# its descriptor still names ps.vmdk
 fi
@@ -102,62 +112,57 @@ md5sum ps.0* psl.a? mbr.0* ev*.E0* *.vhd *.vhdx *.vmdk 2> /dev/null > before.md5
 # ---- 1. every reading command: the container's output is the raw image's
 all=()
 for p in "${pairs[@]}"; do all+=("${p%% *}"); done
-"$FATSCOPE" probe -J pop-small.img pop-fat32.img mbr-disk.img "${all[@]}" > probe.json
-# run IMAGE CMD...: exit status, stdout and stderr of fatscope CMD IMAGE, with the image named IMG
-# (the top-level "path" or "device" member; JSON other than probe's has no container member).
+"$FATSCOPE" probe -J pop-small.img pop-fat12.img pop-fat16.img gpt-disk.img mbr-disk.img "${all[@]}" > probe.json
+# run FILE IMAGE CMD...: fatscope CMD IMAGE's output, messages and exit status into FILE (no
+# subshell: ~80 runs).  Each JSON output starts with "{" and a line naming the image ("path", or
+# "device" for scan): skip_of NAME CMD sets SKIP to their bytes, which cmp leaves out.  JSON other
+# than probe's has no container member.
 run() {
-	local img=$1 out err rc
-	shift
-	out=$("$FATSCOPE" "$@" "$img" 2> err); rc=$?
-	err=$(< err)
-	printf '%s|%s|%s\n' "$rc" "${out//\"$img\"/\"IMG\"}" "${err//$img/IMG}"
+	local f=$1 img=$2
+	shift 2
+	"$FATSCOPE" "$@" "$img" > "$f" 2>&1
+	echo "exit status $?" >> "$f"
 }
-# probe -J: one jq over all, a line a container: its volumes (the container left out) are the raw image's.
-pairs_json=$(printf '%s\n' "${pairs[@]}" | jq -R 'split(" ")' | jq -sc .)
-compared=0
-while read -r c verdict; do
-	check "probe -J $c" "same" "$verdict"
-	compared=$((compared + 1))
-done < <(jq -r --argjson pairs "$pairs_json" '
-	def vols($p): [.volumes[] | select(.path == $p) | del(.path, .container)];
-	. as $all | $pairs[] as [$c, $r] | "\($c) " +
-	(($all | vols($r + ".img")) as $want | ($all | vols($c)) as $got |
-	 if ($want | length) == 0 then "no volume" elif $got == $want then "same" else "differs" end)' probe.json)
-check "probe -J: containers compared" "${#pairs[@]}" "$compared"
-# probe -J names the formats fatscope --version does, with the same libraries.
-check "probe -J container_formats" "$built" \
-	"$(jq -r '[.container_formats[] | .name + (if .library then " (" + .library + ")" else "" end)] | " " + join(", ")' probe.json)"
-declare -A want
-# The commands each container is read with: a volume, or a whole disk (its partitions).
-volume_cmds=("fsck -n -J" "dump -J" "ls -R -J")
+skip_of() {
+	local key=path
+	[[ $2 == scan* ]] && key=device
+	SKIP=$((${#key} + ${#1} + 12))
+}
+# dump -J and scan -J (which reads it all) of the first volume container of each format; every
+# whole disk is scanned.
+volume_cmds=("fsck -n -J" "ls -R -J")
 disk_cmds=("scan -J" "ls -R -J --partition 1" "ls -R -J --partition 2" "fsck -n -J --partition 2")
-scanned=" "
+once=" "
 for p in "${pairs[@]}"; do
 	c=${p%% *} raw=${p#* }.img
 	cmds=("${volume_cmds[@]}")
-	[ "$raw" = mbr-disk.img ] && cmds=("${disk_cmds[@]}")
-	# scan of one container a format (it reads it all), and of every whole disk
+	[[ $raw == *-disk.img ]] && cmds=("${disk_cmds[@]}")
 	fmt=${c##*.}
 	[[ $fmt == [0-9]* || $fmt == [a-z][a-z] ]] && fmt=split
-	[[ $scanned == *" $fmt "* ]] || { [ "$raw" != mbr-disk.img ] && cmds+=("scan -J"); scanned+="$fmt "; }
+	[[ $fmt == vhdx ]] && fmt=vhd
+	[[ $once == *" $fmt "* || $raw == *-disk.img ]] || { cmds+=("dump -J" "scan -J"); once+="$fmt "; }
 	for cmd in "${cmds[@]}"; do
-		key="$raw $cmd"
-		[ -n "${want[$key]:-}" ] || want[$key]=$(run "$raw" $cmd)
-		[[ ${want[$key]} == 0\|\{$'\n'*\"IMG\"* ]] || bad "$cmd $raw: ${want[$key]:0:200}"
-		check "$cmd $c" "${want[$key]}" "$(run "$c" $cmd)"
+		want="want.$raw.${cmd// /}"
+		if [ ! -f "$want" ]; then
+			run "$want" "$raw" $cmd
+			[[ $(< "$want") == "{"$'\n'*"\": \"$raw\","$'\n'*"exit status 0" ]] || bad "$cmd $raw: $(head -c 200 "$want")"
+		fi
+		run got "$c" $cmd
+		skip_of "$raw" "$cmd"
+		a=$SKIP
+		skip_of "$c" "$cmd"
+		cmp -s -i "$a:$SKIP" "$want" got && ok || bad "$cmd $c: $(diff "$want" got | head -5)"
 	done
 done
-[ "$(jq -c '[.volumes[] | select(.path == "mbr-disk.img") | .partition]' probe.json)" = '[null,1,2]' ] ||
-	bad "probe -J mbr-disk.img: not the table and its two partitions"
 # File bytes: cat of one file, and extract of the whole volume.
 for p in "${pairs[@]}"; do
 	c=${p%% *} raw=${p#* }.img
-	case $raw in pop-small.img) file=/README.txt ;; pop-fat32.img) file=/$("$FATSCOPE" ls pop-fat32.img | head -1) ;; *) continue ;; esac
+	case $raw in pop-small.img) file=/README.txt ;; pop-fat1?.img) file=/$("$FATSCOPE" ls "$raw" | head -1) ;; *) continue ;; esac
 	[ -s "cat-$raw" ] || "$FATSCOPE" cat "$raw" "$file" > "cat-$raw"
 	[ -s "cat-$raw" ] || bad "cat $raw $file: nothing"
 	"$FATSCOPE" cat "$c" "$file" | cmp -s - "cat-$raw" && ok || bad "cat $c $file: not the bytes of cat $raw $file"
 done
-for c in ps.005 evs.E04 f32.vhd delta.vmdk; do
+for c in ps.005 evs.E04 fat.vhd delta.vmdk; do
 	[ -f "$c" ] || continue
 	raw=$(printf '%s\n' "${pairs[@]}" | sed -n "s/^$c //p").img
 	[ -d "x-$raw" ] || "$FATSCOPE" extract -o "x-$raw" "$raw" > /dev/null || bad "extract $raw failed"
@@ -198,16 +203,16 @@ $(grep -E '^  (case_number|evidence_number|examiner|description|notes|md5|sha1|v
 		"$rc $(jq -r '.volumes[0].verify.result' <<< "$out") $(jq '.volumes[0].verify.md5 != .volumes[0].container.md5' <<< "$out")"
 fi
 if [ "$can_qemu" = 1 ] && has vhd; then
-	check "VHD types" "vhd dynamic 41943040 vhd fixed 8388608 vhdx dynamic 8388608 vhd differencing psd.vhd" \
-		"$("$FATSCOPE" probe -J f32.vhd psx.vhd ps.vhdx child.vhd | jq -r '[.volumes[] | .container |
+	check "VHD types" "vhd dynamic 1474560 vhd fixed 8388608 vhdx dynamic 8388608 vhd differencing psd.vhd" \
+		"$("$FATSCOPE" probe -J fat.vhd psx.vhd ps.vhdx child.vhd | jq -r '[.volumes[] | .container |
 			.variant, .disk_type, (.parent // .media_size)] | join(" ")')"
-	out=$("$FATSCOPE" probe --verify f32.vhd 2>&1 | grep verify); rc=$?
-	check "probe --verify f32.vhd" "  verify                 none (no hash stored)" "$out"
+	out=$("$FATSCOPE" probe --verify fat.vhd 2>&1 | grep verify)
+	check "probe --verify fat.vhd" "  verify                 none (no hash stored)" "$out"
 fi
 if [ "$can_qemu" = 1 ] && has vmdk; then
-	check "VMDK types" "monolithicSparse streamOptimized monolithicFlat ps.vmdk f32.vmdk,f32-flat.vmdk" \
-		"$("$FATSCOPE" probe -J ps.vmdk mbr.vmdk f32.vmdk delta.vmdk | jq -r '[.volumes[] | select(.partition == null) |
-			.container.disk_type] | .[0:3] | join(" ")') $("$FATSCOPE" probe -J delta.vmdk f32.vmdk |
+	check "VMDK types" "monolithicSparse streamOptimized monolithicFlat ps.vmdk fat.vmdk,fat-flat.vmdk" \
+		"$("$FATSCOPE" probe -J ps.vmdk gpt.vmdk fat.vmdk delta.vmdk | jq -r '[.volumes[] | select(.partition == null) |
+			.container.disk_type] | .[0:3] | join(" ")') $("$FATSCOPE" probe -J delta.vmdk fat.vmdk |
 			jq -r '[.volumes[0].container.parent, (.volumes[1].container.files | join(","))] | join(" ")')"
 fi
 
@@ -248,18 +253,18 @@ if [ "$can_ewf" = 1 ]; then
 	broken "EWF truncated" "fatscope: ewfcut/evs.E01: EWF segment set incomplete or damaged (9 files, ewfcut/evs.E01 to ewfcut/evs.E09): a segment is missing or truncated" fsck -n ewfcut/evs.E01
 fi
 if [ "$can_qemu" = 1 ] && has vhd; then
-	cp f32.vhd bad.vhd
+	cp fat.vhd bad.vhd
 	size=$(stat -c %s bad.vhd)
 	sum=$(od -An -tx1 -j $((size - 512 + 64)) -N4 bad.vhd | tr -d ' \n')
 	printf '\x01\x02\x03\x04' | dd of=bad.vhd bs=1 seek=$((size - 512 + 64)) conv=notrunc status=none
 	broken "VHD footer" "fatscope: bad.vhd: VHD footer damaged: checksum 0x01020304, computed 0x$sum" ls bad.vhd
-	mkdir -p orphan wrong && cp child.vhd orphan/ && cp child.vhd wrong/ && cp f32.vhd wrong/psd.vhd
+	mkdir -p orphan wrong && cp child.vhd orphan/ && cp child.vhd wrong/ && cp fat.vhd wrong/psd.vhd
 	broken "VHD parent missing" "fatscope: orphan/child.vhd: differencing VHD: its parent orphan/psd.vhd is missing (orphan/child.vhd names \"psd.vhd\")" probe orphan/child.vhd
 	broken "VHD parent not its own" "fatscope: wrong/child.vhd: differencing VHD: wrong/psd.vhd is not the disk wrong/child.vhd was made from (its identifier differs)" ls wrong/child.vhd
 fi
 if [ "$can_qemu" = 1 ] && has vmdk; then
-	mkdir -p noext && cp f32.vmdk delta.vmdk noext/
-	broken "VMDK extent missing" "fatscope: noext/f32.vmdk: VMDK: extent file f32-flat.vmdk is missing (noext/f32.vmdk names it)" dump noext/f32.vmdk
+	mkdir -p noext && cp fat.vmdk delta.vmdk noext/
+	broken "VMDK extent missing" "fatscope: noext/fat.vmdk: VMDK: extent file fat-flat.vmdk is missing (noext/fat.vmdk names it)" dump noext/fat.vmdk
 	broken "VMDK parent missing" "fatscope: noext/delta.vmdk: differencing VMDK: its parent noext/ps.vmdk is missing (noext/delta.vmdk names \"ps.vmdk\")" scan noext/delta.vmdk
 	mkdir -p wrong && cp delta.vmdk wrong/ && convert -O vmdk pop-small.img wrong/ps.vmdk	# the same bytes, another CID
 	broken "VMDK parent not its own" "fatscope: wrong/delta.vmdk: differencing VMDK: wrong/ps.vmdk is not the disk wrong/delta.vmdk was made from (its identifier differs)" cat wrong/delta.vmdk /README.txt
