@@ -19,8 +19,9 @@
 #     the split set's files; probe --verify says verified (exit 0), none
 #     for a format that stores no hash, and mismatch (exit 4) once a byte
 #     of a segment's media changed;
-#  3. fsck -y, fsck -p, label with a new value and undo refuse every
-#     container with one line and exit 8, and no container file changes;
+#  3. fsck -y refuses every container, and fsck -p, label with a new
+#     value and undo one of each format, with one line and exit 8; no
+#     container file changes;
 #  4. a split set with a gap or a short segment, an EWF set without a
 #     segment or with one truncated, a VHD whose footer checksum is wrong,
 #     a VMDK without its extent file, a delta disk without its parent or
