@@ -239,8 +239,25 @@ int check_operands(const struct cmd_desc *d, int argc, int max, const struct vol
 
 void print_version(const char *cmd)
 {
+	const char *sep = "";
+
 	printf("fatscope%s%s from fatscope %s (libfatscope %s)\n", cmd ? " " : "", cmd ? cmd : "", PACKAGE_VERSION,
 	       fsc_version());
+	if (cmd)
+		return;
+	/* fatscope --version: the evidence containers this build reads. */
+	fputs("containers:", stdout);
+	for (int c = FSC_CONTAINER_NONE + 1; c < FSC_CONTAINER_COUNT; c++) {
+		const char *lib = fsc_container_library((enum fsc_container)c);
+
+		if (!lib)
+			continue;
+		printf("%s %s", sep, fsc_container_name((enum fsc_container)c));
+		if (lib[0])
+			printf(" (%s)", lib);
+		sep = ",";
+	}
+	putchar('\n');
 }
 
 int close_stdout_checked(int code, int operror)

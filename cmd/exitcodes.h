@@ -20,6 +20,7 @@ enum probe_exit {
 	PROBE_OK = 0,			/* exFAT or FAT, no selected driver at risk */
 	PROBE_RISK = 1,			/* some selected driver at risk */
 	PROBE_NOTFS = 2,		/* not exFAT or FAT, or too small for a boot sector */
+	PROBE_MISMATCH = 4,		/* --verify: a hash the container stores differs from its media's */
 	PROBE_OPERROR = 8,
 	PROBE_USAGE = 16,
 };

@@ -110,6 +110,8 @@ static void usage(FILE *out)
 	/* The bash completion reads the command names below "Commands:" with LC_ALL=C. */
 	fputs(_("Usage:\n fatscope COMMAND [options] DEVICE|IMAGE...\n"
 		" fatscope help COMMAND\n\nInspect, check and repair exFAT and FAT12/16/32 volumes.\n"
+		"An IMAGE may be an evidence container (EWF .E01, VHD, VMDK, split raw .001/.aa),\n"
+		"read as the disk it holds and never written (fatscope --version lists the formats).\n"
 		"\nCommands:\n"), out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, " %-8s %s\n", commands[i]->name, _(commands[i]->summary));

@@ -28,7 +28,8 @@ static void probe_help(void)
 		" -n, --noheadings        print only the driver table, without headings\n"
 		" -r, --raw               print only the driver table, raw\n"
 		" -s, --summary           print one line a volume: type, label, verdict, drivers at risk\n"
-		"     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n"), stdout);
+		"     --drivers ID,...    models to apply: IDs, 'current' or 'all' (default)\n"
+		"     --verify            hash an evidence container's media against the hashes it stores\n"), stdout);
 	common_options_help(24);
 	/* The names of -o and the driver IDs: never translated. */
 	fputs("\nColumns: VOLUME TYPE LABEL VERDICT AT-RISK RISK DRIVER ACTION AS ERRNO WHY EFFECT WARNING\n"
@@ -39,7 +40,8 @@ static void probe_help(void)
 		printf(" %-17s %s (%s)\n", fsc_driver_at(i)->id, fsc_driver_at(i)->name,
 		       fsc_driver_at(i)->versions);
 	fputs(_("\nExit status: 0 no driver at risk, 1 a driver at risk, 2 not an exFAT/FAT volume,\n"
-		"8 operational error, 16 usage error.\n\nSee fatscope-probe(8).\n"), stdout);
+		"4 a stored hash does not match (--verify), 8 operational error, 16 usage error.\n\n"
+		"See fatscope-probe(8).\n"), stdout);
 }
 
 static int parse_drivers(struct probe_ctl *ctl, const char *arg)
@@ -69,7 +71,7 @@ static int parse_drivers(struct probe_ctl *ctl, const char *arg)
 	return 0;
 }
 
-enum { OPT_DRIVERS = OPT_CMD_BASE };
+enum { OPT_DRIVERS = OPT_CMD_BASE, OPT_VERIFY };
 
 static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 {
@@ -77,7 +79,8 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' }, { "output", required_argument, NULL, 'o' },
 		{ "noheadings", no_argument, NULL, 'n' }, { "raw", no_argument, NULL, 'r' },
 		{ "summary", no_argument, NULL, 's' },
-		{ "drivers", required_argument, NULL, OPT_DRIVERS }, COMMON_LONGOPTS,
+		{ "drivers", required_argument, NULL, OPT_DRIVERS }, { "verify", no_argument, NULL, OPT_VERIFY },
+		COMMON_LONGOPTS,
 	};
 	int c, r;
 
@@ -95,6 +98,7 @@ static int parse_args(struct probe_ctl *ctl, int argc, char **argv)
 			if (parse_drivers(ctl, optarg) < 0)
 				return PROBE_USAGE;
 			break;
+		case OPT_VERIFY: ctl->verify = true; break;
 		default:
 			if ((r = common_option(&probe_cmd, c, optarg, &ctl->sel)))
 				return r;
@@ -122,14 +126,15 @@ static int probe_window(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 	return code;
 }
 
-/* How much a per-volume code counts: operational error, then risk, then not-a-volume. */
+/* How much a per-volume code counts: operational error, a hash mismatch, risk, not-a-volume. */
 static int rank(int code)
 {
 	switch (code) {
 	case PROBE_OK: return 0;
 	case PROBE_NOTFS: return 1;
 	case PROBE_RISK: return 2;
-	default: return 3;
+	case PROBE_MISMATCH: return 3;
+	default: return 4;
 	}
 }
 
@@ -174,6 +179,12 @@ static int probe_path(struct probe_ctl *ctl, const char *path)
 
 	if (code)
 		return code;
+	ctl->container_shown = false;
+	ctl->ver.result = VERIFY_NOT_ASKED;
+	if (ctl->verify && (code = probe_verify(path, v.dev, &ctl->ver))) {
+		volume_close(&v);
+		return code;
+	}
 	ctl->last_type = FSC_TYPE_UNKNOWN;
 	code = probe_report(ctl, path, v.dev, v.part.partno ? &v.part : NULL, v.p);
 	fsc_probe_free(v.p);
@@ -181,7 +192,7 @@ static int probe_path(struct probe_ctl *ctl, const char *path)
 	if (whole && (ctl->last_type == FSC_TYPE_MBR || ctl->last_type == FSC_TYPE_GPT))
 		code = probe_disk(ctl, path, v.dev, code);
 	volume_close(&v);
-	return code;
+	return ctl->ver.result == VERIFY_MISMATCH ? worse(code, PROBE_MISMATCH) : code;
 }
 
 static int cmd_probe(int argc, char **argv)
@@ -197,6 +208,7 @@ static int cmd_probe(int argc, char **argv)
 	if (ctl.json) {
 		json_init(&ctl.j, stdout);
 		json_open(&ctl.j, NULL, '{');
+		probe_formats_json(&ctl.j);
 		json_open(&ctl.j, "volumes", '[');
 	}
 	for (int i = optind; i < argc; i++) {

@@ -2,7 +2,8 @@
 /*
  * probe_out.c - render a probed volume: details, findings, the driver
  * matrix (libsmartcols) and the verdict, as text or as JSON (schema in
- * fatscope-probe(8)).
+ * fatscope-probe(8)); before it, its evidence container's block
+ * (probe_container.c).
  */
 #include "config.h"
 
@@ -472,6 +473,7 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 
 	json_open(j, NULL, '{');
 	json_str(j, "path", path);
+	probe_container_json(j, fsc_dev_container(dev), &ctl->ver);
 	json_u64(j, "offset", fsc_dev_offset(dev));
 	if (part)
 		json_int(j, "partition", part->partno);
@@ -515,7 +517,10 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 		report_json(ctl, path, dev, part, p, jd);
 	else if (ctl->table_mode)
 		table_rows(ctl, &rc, jd->v, jd->nv);
-	else
+	if (!ctl->json && !ctl->table_mode && !ctl->container_shown)
+		probe_container_text(path, fsc_dev_container(dev), &ctl->ver);
+	ctl->container_shown = true;
+	if (!ctl->json && !ctl->table_mode)
 		report_text(ctl, &rc, path, part, p, jd);
 	ctl->last_type = fsc_probe_type(p);
 	code = jd->counted ? PROBE_RISK :

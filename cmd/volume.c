@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * volume.c - the one step every subcommand takes to reach a volume: open
- * the device or image, apply --sector-size, --offset or --partition, probe
- * the boot sector; each failure is one line "fatscope: FILE: what is
- * wrong" and the exit code the command's description gives for it.
+ * the device or image (or evidence container: read-only, a writer is
+ * refused), apply --sector-size, --offset or --partition, probe the boot
+ * sector; each failure is one line "fatscope: FILE: what is wrong" and
+ * the exit code the command's description gives for it.
  */
 #include "config.h"
 
@@ -36,9 +37,13 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 	return rc;
 }
 
-static void open_error(const char *path, int r)
+static void open_error(const char *path, int r, const char *why)
 {
-	if (r == -EBUSY)
+	if (r == -EMEDIUMTYPE)
+		errmsg(path, _("evidence container (%s): fatscope never writes to one, nothing written"), why);
+	else if (why[0])
+		errmsg(path, "%s", why);
+	else if (r == -EBUSY)
 		errmsg(path, _("is in use (mounted?): it cannot be opened for writing"));
 	else if (r == -EISDIR)
 		errmsg(path, _("is a directory"));
@@ -106,12 +111,13 @@ static int slow_down(struct volume *v)
 int volume_open(const struct cmd_desc *d, const char *path, const struct vol_select *sel,
 		unsigned flags, struct volume *v)
 {
+	char why[512];
 	int r;
 
 	memset(v, 0, sizeof(*v));
-	r = fsc_dev_open(path, flags & VOL_WRITE ? FSC_DEV_WRITE : 0, &v->dev);
+	r = fsc_dev_open_why(path, flags & VOL_WRITE ? FSC_DEV_WRITE : 0, &v->dev, why, sizeof(why));
 	if (r < 0) {
-		open_error(path, r);
+		open_error(path, r, why);
 		v->dev = NULL;
 		return d->operror;
 	}

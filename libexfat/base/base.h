@@ -91,6 +91,9 @@ size_t pathtab_add(struct pathtab *t, size_t parent, const char *name);
 void pathtab_path(const struct pathtab *t, size_t n, char *buf, size_t len);
 void pathtab_free(struct pathtab *t);
 
+/* crc32.c: CRC-32 (IEEE) of n bytes at p, continuing crc (0 to start). */
+uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n);
+
 /* unicode.c: UTF-16LE -> UTF-8, invalid units as U+FFFD; always NUL-terminates. */
 void utf16le_to_utf8(const uint8_t *in, size_t units, char *out, size_t outlen);
 /* UTF-8 to UTF-16 units; the count, or -1 on invalid UTF-8 or more than max units. */

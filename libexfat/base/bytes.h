@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bytes.h - little-endian readers and writers at a byte offset.
+ * bytes.h - little-endian readers and writers at a byte offset (and the
+ * big-endian reader the VHD footer needs).
  *
  * Consumes: raw on-disk buffers. Produces: native integers.
  * On-disk data is never accessed through packed structs or pointer casts.
@@ -30,6 +31,12 @@ static inline uint32_t get_le32(const uint8_t *b, size_t off)
 static inline uint64_t get_le64(const uint8_t *b, size_t off)
 {
 	return (uint64_t)get_le32(b, off) | (uint64_t)get_le32(b, off + 4) << 32;
+}
+
+static inline uint32_t get_be32(const uint8_t *b, size_t off)
+{
+	return (uint32_t)b[off] << 24 | (uint32_t)b[off + 1] << 16 |
+	       (uint32_t)b[off + 2] << 8 | (uint32_t)b[off + 3];
 }
 
 static inline void put_le16(uint8_t *b, size_t off, uint16_t v)

@@ -212,6 +212,7 @@ FSC_EXPORT int fsc_dev_open_fault(struct fsc_dev *lower, const struct fsc_fault_
 		fsc_fault_config_init(&f->cfg);
 	(*out)->writable = lower->writable;
 	(*out)->sector_size = lower->sector_size;
+	(*out)->container = lower->container;
 	return 0;
 }
 

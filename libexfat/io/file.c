@@ -7,6 +7,7 @@
  * mapping of the whole file; written with pwrite, synced with fsync.
  * Opens read-only unless FSC_DEV_WRITE; writers take a block device
  * exclusively (O_EXCL), which the kernel refuses while it is mounted.
+ * A regular file that is an evidence container goes to container.c.
  */
 #include "config.h"
 
@@ -20,7 +21,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-#include "io/io.h"
+#include "io/container.h"
 
 struct file_dev {
 	const uint8_t *map;		/* whole file mapped read-only, or NULL */
@@ -133,6 +134,11 @@ static int file_size(int fd, const struct stat *st, uint64_t *size, uint32_t *ss
 
 FSC_EXPORT int fsc_dev_open(const char *path, int flags, struct fsc_dev **out)
 {
+	return fsc_dev_open_why(path, flags, out, NULL, 0);
+}
+
+FSC_EXPORT int fsc_dev_open_why(const char *path, int flags, struct fsc_dev **out, char *why, size_t whylen)
+{
 	struct stat st;
 	struct file_dev *f = NULL;
 	uint64_t size = 0;
@@ -141,6 +147,12 @@ FSC_EXPORT int fsc_dev_open(const char *path, int flags, struct fsc_dev **out)
 	int fd, err;
 
 	*out = NULL;
+	if (why && whylen)
+		why[0] = '\0';
+	/* An evidence container: its own backend (container.c), read-only. */
+	err = container_open(path, flags, out, why, whylen);
+	if (err)
+		return err < 0 ? err : 0;
 	/* Writers take block devices exclusively: the kernel refuses a mounted one. */
 	if ((flags & FSC_DEV_WRITE) && stat(path, &st) == 0 && S_ISBLK(st.st_mode))
 		oflags |= O_EXCL;

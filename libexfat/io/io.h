@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * io/io.h - devices as the backends see them (dev.c, file.c, fault.c);
- * not installed.
+ * io/io.h - devices as the backends see them (dev.c, file.c, fault.c,
+ * remap.c; the evidence containers of container.h); not installed.
  *
  * A device is a byte window over a backend.  dev.c checks the window and
  * the write permission once, then calls the backend with offsets from the
@@ -40,6 +40,7 @@ struct fsc_dev {
 	int fd;				/* the backend's descriptor, or -1 */
 	bool blockdev, writable;
 	struct dev_buf *bufs;		/* fsc_dev_map's buffers, freed at close */
+	const struct fsc_container_info *container;	/* the evidence container read (the backend's), or NULL */
 };
 
 /* A device of size bytes over ops and priv, 512-byte sectors, read-only; NULL without memory. */
@@ -51,6 +52,14 @@ struct fsc_dev *dev_new(const struct dev_ops *ops, void *priv, uint64_t size);
  * lower's.  NULL when out of memory.
  */
 struct fsc_dev *dev_remap(struct fsc_dev *lower, uint64_t len, uint64_t src);
+
+/*
+ * parttable.c: the MBR or GPT partitions of dev's window read through
+ * the device, as libblkid lists them (partition.c's way for a device with
+ * no descriptor: evidence containers).  The count and a malloc'd array
+ * in *out, or -errno.
+ */
+int parttable_read(struct fsc_dev *dev, struct fsc_partition **out);
 
 /*
  * The next bytes of the window at or after off that may hold data: *data

@@ -2,7 +2,8 @@
 /*
  * partition.c - partitions of a whole-disk image (MBR, GPT) through
  * libblkid's partition probing on the device's own descriptor, inside its
- * window.  Memory devices (tests, fuzzers) report no partitions.
+ * window; an evidence container's (no descriptor) through parttable.c.
+ * Memory devices (tests, fuzzers) report no partitions.
  *
  * Consumes: a device.  Produces: an array of struct fsc_partition with
  * byte offsets and sizes.
@@ -15,7 +16,7 @@
 #include <string.h>
 #include <blkid.h>
 
-#include "base/base.h"
+#include "io/io.h"
 
 static int fill(blkid_partlist ls, struct fsc_partition **out)
 {
@@ -52,8 +53,8 @@ FSC_EXPORT int fsc_partitions(struct fsc_dev *dev, struct fsc_partition **out)
 	int fd = fsc_dev_fd(dev), n;
 
 	*out = NULL;
-	if (fd < 0)
-		return 0;	/* memory devices: no partition probing */
+	if (fd < 0)	/* containers: their table read through them; memory devices: none */
+		return fsc_dev_container(dev) ? parttable_read(dev, out) : 0;
 	pr = blkid_new_probe();
 	if (!pr)
 		return -ENOMEM;

@@ -69,5 +69,6 @@ struct fsc_dev *dev_remap(struct fsc_dev *lower, uint64_t len, uint64_t src)
 		return NULL;
 	}
 	d->sector_size = fsc_dev_sector_size(lower);
+	d->container = lower->container;
 	return d;
 }

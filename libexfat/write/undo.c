@@ -26,17 +26,6 @@
 #define UNDO_SYNC	0x80000000u
 #define UNDO_MAX	(64u << 20)	/* bytes of log read at most */
 
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-	crc = ~crc;
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 static int write_all(int fd, const void *buf, size_t len, uint32_t *crc)
 {
 	const uint8_t *p = buf;

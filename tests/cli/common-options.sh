@@ -15,9 +15,17 @@ prepare_fixtures
 
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 [ -n "$version" ] || hard_error "no PACKAGE_VERSION in $top_builddir/config.h"
+# The second line names the evidence containers the build reads: split raw
+# always, then those whose library configure found (config.h).
+formats=split
+for f in ewf:LIBEWF vhd:LIBVHDI vmdk:LIBVMDK; do
+	grep -q "^#define HAVE_${f#*:} 1" "$top_builddir/config.h" && formats="$formats, ${f%:*}"
+done
 for opt in -V --version; do
 	out=$("$FATSCOPE" $opt); rc=$?
-	if [ "$rc" = 0 ] && [ "$out" = "fatscope from fatscope $version (libfatscope $version)" ]; then ok
+	first=${out%%$'\n'*} second=$(sed -n '2s/ ([^)]*)//gp' <<< "$out")	# library versions left out
+	if [ "$rc" = 0 ] && [ "$first" = "fatscope from fatscope $version (libfatscope $version)" ] &&
+	   [ "$second" = "containers: $formats" ] && [ "$(wc -l <<< "$out")" = 2 ]; then ok
 	else bad "fatscope $opt: $rc '$out'"; fi
 done
 

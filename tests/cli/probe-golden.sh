@@ -13,7 +13,10 @@ for name in $(fixture_names); do
 	for mode in txt json; do
 		args=()
 		[ "$mode" = json ] && args=(-J)
-		got=$("$FATSCOPE" probe "${args[@]}" "$name.img" 2>&1; echo "exit status: $?")
+		# -J's "container_formats" depends on the build (configure's
+		# --with-libewf ...): common-options.sh and containers.sh check it.
+		got=$("$FATSCOPE" probe "${args[@]}" "$name.img" 2>&1 |
+		      sed '/^  "container_formats": \[$/,/^  \],$/d'; echo "exit status: ${PIPESTATUS[0]}")
 		want="$EXPECTED/$name.$mode"
 		golden "$name.$mode" "$want" "$got"
 	done

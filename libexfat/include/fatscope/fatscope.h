@@ -30,6 +30,9 @@ struct fsc_probe;
  * only (-EISDIR for a directory, -EINVAL for other kinds).  The device's
  * logical sector size is read from a block device; an image counts as
  * 512-byte sectors (a loop device's default) until fsc_dev_set_sector_size.
+ * An image that is an evidence container is opened as the disk it holds,
+ * read-only (see "Evidence containers" below; fsc_dev_open_why says why
+ * one cannot be opened).
  * On success *out owns the handle; free it with fsc_dev_close().
  */
 int fsc_dev_open(const char *path, int flags, struct fsc_dev **out);
@@ -91,6 +94,68 @@ int fsc_dev_sync(struct fsc_dev *dev);
  * 0 when free, -EBUSY with what in why.
  */
 int fsc_dev_busy(const char *path, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------ */
+/* Evidence containers                                                 */
+
+/*
+ * fsc_dev_open opens a regular file that is an evidence container as the
+ * disk it holds, read-only: chosen by content (EWF, VHD/VHDX and VMDK by
+ * their signatures), a split raw set by name (NAME.001, NAME.002, ... or
+ * NAME.aa, NAME.ab, ...: fixed-width suffixes, any segment named, two
+ * segments at least).  Every read goes through the container; the
+ * device has no descriptor (fsc_dev_fd is -1).  EWF, VHD and VMDK are
+ * read through libewf, libvhdi and libvmdk when the library was built
+ * with them (fsc_container_library).
+ */
+enum fsc_container {
+	FSC_CONTAINER_NONE, FSC_CONTAINER_SPLIT, FSC_CONTAINER_EWF, FSC_CONTAINER_VHD,
+	FSC_CONTAINER_VMDK, FSC_CONTAINER_COUNT
+};
+
+/* "split", "ewf", "vhd", "vmdk"; NULL for FSC_CONTAINER_NONE and others. */
+const char *fsc_container_name(enum fsc_container c);
+/*
+ * What reads the format in this build: "" (built in: split raw), the
+ * library and its version ("libewf 20140813"), or NULL (not built in).
+ */
+const char *fsc_container_library(enum fsc_container c);
+
+/* What a container says of itself; strings are NULL when it does not say. */
+struct fsc_container_info {
+	enum fsc_container format;
+	const char *variant;		/* EWF: the writer's format ("encase6", "ftk", ...); VHD: "vhd" or "vhdx" */
+	const char *disk_type;		/* VHD: "fixed", "dynamic", "differencing"; VMDK: its createType;
+					   EWF: its media type ("fixed", "removable", "optical", "memory") */
+	uint64_t media_size;		/* bytes of the disk held */
+	uint32_t bytes_per_sector;	/* as the container says (0: it does not) */
+	const char *const *files;	/* the files read, in order: segments, extents, parents */
+	size_t nfiles;
+	/* EWF acquisition metadata (UTF-8 as libewf gives it, bytes from the file) */
+	const char *case_number, *evidence_number, *examiner, *description, *notes;
+	const char *acquired;		/* acquisition date and time as stored (ISO 8601, no zone) */
+	const char *acquired_os, *acquired_software;
+	bool has_md5, has_sha1;		/* the hashes of the media stored at acquisition */
+	uint8_t md5[16], sha1[20];
+	const char *parent;		/* VHD, VMDK: the parent image of a differencing disk */
+};
+
+/*
+ * The container dev reads (also through fsc_dev_open_fault and backup
+ * views of it), valid until it is closed; NULL for a plain file, a block
+ * device or memory.
+ */
+const struct fsc_container_info *fsc_dev_container(const struct fsc_dev *dev);
+
+/*
+ * fsc_dev_open, with what is wrong in why (English, one line, no
+ * newline; "" when errno says it all) when it fails: a segment missing
+ * or truncated, a damaged header, the library's message.  A container
+ * opened with FSC_DEV_WRITE is refused with -EMEDIUMTYPE (why: "EWF",
+ * "split raw", "VHD" or "VMDK"); a container whose library is not built
+ * in with -ENOTSUP.
+ */
+int fsc_dev_open_why(const char *path, int flags, struct fsc_dev **out, char *why, size_t whylen);
 
 /* ------------------------------------------------------------------ */
 /* Repair plans, the writer and the undo log                           */
@@ -426,7 +491,8 @@ bool fsc_probe_ntfs_blkid_ok(const struct fsc_probe *p, const char **why);
 const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len);
 
 /*
- * Partitions of a whole-disk image (MBR or GPT) through libblkid.
+ * Partitions of a whole-disk image (MBR or GPT) through libblkid (an
+ * evidence container's read through it, listed as libblkid lists them).
  * Returns the count (0 when there is no table) and a malloc'd array in
  * *out, or -errno.
  */
