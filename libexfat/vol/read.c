@@ -305,7 +305,8 @@ int vol_runs_read(struct vol_src *s, const struct vol_runs *r, uint64_t off, voi
 /*
  * A live allocation vol_runs_of refused (a loop, a break): its clusters
  * from the first up to the break, each once, so that the bytes before
- * the damage can be read.  r keeps its why.  0 or -ENOMEM.
+ * the damage can be read.  r keeps its why (a loop: where it closes,
+ * counted in the clusters kept).  0 or -ENOMEM.
  */
 static int runs_to_break(struct vol_src *s, const struct fsc_dirent *d, struct vol_runs *r)
 {
@@ -335,6 +336,8 @@ static int runs_to_break(struct vol_src *s, const struct fsc_dirent *d, struct v
 		for (uint32_t k = 0; k < r->v[i].count; k++)
 			if (bit_test_set(seen, r->v[i].first + k - 2)) {
 				r->clusters = r->v[i].byte / l->cluster_bytes + k;
+				snprintf(r->why, sizeof(r->why), "the chain loops back to cluster %u after %llu clusters",
+					 r->v[i].first + k, (unsigned long long)r->clusters);
 				r->v[i].count = k;
 				r->n = k ? i + 1 : i;
 				free(seen);
@@ -420,9 +423,9 @@ FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *d, 
 	r = vol_runs_of(&rd->src, d, &f->runs);
 	if ((r == -ELOOP || r == -EUCLEAN) && (rd->flags & FSC_READER_TO_BREAK) && !d->deleted) {
 		f->damage = r;
+		r = runs_to_break(&rd->src, d, &f->runs);
 		if (why && whylen)
 			snprintf(why, whylen, "%s", f->runs.why);
-		r = runs_to_break(&rd->src, d, &f->runs);
 	}
 	if (r == 0 && rd->claimed && !d->deleted)
 		f->shared = claim(rd, &f->runs);

@@ -814,6 +814,12 @@ struct fsc_owner {
  */
 int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
 		      struct fsc_owner *out, char *buf, size_t len);
+/*
+ * The same, the entry whose path is besides passed over: the other owner
+ * of a cross-linked cluster (fsc_file_shared).
+ */
+int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+			      const char *besides, struct fsc_owner *out, char *buf, size_t len);
 
 struct fsc_alloc_summary {
 	uint64_t clusters, used, free, bad;
