@@ -106,8 +106,8 @@ static int create(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, char *
 	char *was = strdup(name);
 	int fd;
 
-	if (host_made_has(made, pfd, name))
-		how = HOST_SUFFIX;	/* a name this run gave another entry (another case, or the same) */
+	if (host_made_has(made, pfd, name) || host_folds(pfd, name))
+		how = HOST_SUFFIX;	/* a name this run gave another entry, or the host's for another spelling */
 	fd = host_create(pfd, name, len, ctl->name_max, how);
 	if (fd < 0) {
 		errmsg(ctl->outdir, "%s: %s", name, fd == -EEXIST ? _("exists (--force replaces it)") : strerror(-fd));
@@ -199,7 +199,7 @@ static bool put_dir(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, cons
 	char *was = strdup(name);
 	int r = host_mkdir(pfd, name);
 
-	if (r == 1 && host_made_has(made, pfd, name))	/* made by this run for another entry */
+	if (r == 1 && (host_made_has(made, pfd, name) || host_folds(pfd, name)))	/* another entry's */
 		r = host_mkdir_new(pfd, name, len, ctl->name_max);
 	*renamed |= was && strcmp(was, name) != 0;
 	free(was);

@@ -7,10 +7,11 @@
  * component with O_NOFOLLOW | O_DIRECTORY from the output directory's
  * descriptor, every file created with O_CREAT | O_EXCL | O_NOFOLLOW: no
  * name can climb out ('/' never reaches a name, nor "." or ".."), and no
- * symbolic link found in the output directory is followed.  What a run
- * made is remembered by device and inode (struct host_made), so that a
- * name a case-insensitive host folds onto one made before is told from a
- * file that was there already.
+ * symbolic link found in the output directory is followed.  A name the
+ * host folds onto an entry spelt otherwise (a case-insensitive host) is
+ * found by reading the directory (host_folds), and what a run made is
+ * remembered by device and inode (struct host_made), so that the same
+ * name twice (a damaged volume) is told from a file that was there before.
  *
  * FATSCOPE_TEST_FOLD_CASE=1 (tests only) makes this file compare names as
  * a case-insensitive host would (ASCII letters), on any file system.
@@ -274,6 +275,26 @@ bool host_made_has(const struct host_made *m, int dir, const char *name)
 		if (m->v[i].dev == st.st_dev && m->v[i].ino == st.st_ino)
 			return true;
 	return false;
+}
+
+bool host_folds(int dir, const char *name)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+	bool exact = false;
+
+	if (stat_name(dir, name, &st) < 0 || (fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;	/* (free, or cannot tell: taken as it is) */
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return false;
+	}
+	while (!exact && (e = readdir(d)))
+		exact = strcmp(e->d_name, name) == 0;
+	closedir(d);
+	return !exact;
 }
 
 void host_made_reset(struct host_made *m)

@@ -61,9 +61,8 @@ int host_create(int dir, char *name, size_t len, size_t max, unsigned how);
 void host_times(const struct fsc_dirent *d, struct timespec ts[2]);
 
 /*
- * What this run made in one directory, to tell a name the host folds
- * onto one made before (another case: the host is case-insensitive) from
- * a file that was there before.
+ * What this run made in one directory, to tell the same name given twice
+ * (a damaged volume) from a file that was there before.
  */
 struct host_made {
 	struct host_id { dev_t dev; ino_t ino; } *v;
@@ -71,6 +70,11 @@ struct host_made {
 };
 /* Remember what name is in dir now: 0 or -errno. */
 int host_made_add(struct host_made *m, int dir, const char *name);
+/*
+ * Does the host take name in dir for an entry spelt otherwise (it folds
+ * case, or normalises Unicode)?  false when name is free or spelt so.
+ */
+bool host_folds(int dir, const char *name);
 /* Is what name opens in dir (as the host compares names) one of m's? */
 bool host_made_has(const struct host_made *m, int dir, const char *name);
 void host_made_reset(struct host_made *m);
