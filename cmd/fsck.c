@@ -58,7 +58,7 @@ static void fsck_help(void)
 		" -v, --verbose         name each pass\n"
 		" -C, --progress FD     fsck(8) progress lines on FD; 0: a bar on a terminal's stderr\n"
 		" -J, --json            JSON output\n"
-		"     --explain ID      print what a problem ID means\n"
+		"     --explain ID      print what a problem ID means ('list': every ID)\n"
 		" -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n"), stdout);
 	common_options_help(22);
 	fputs(_("\nWithout -n, -p or -y and with a terminal on standard input, each fix is asked\n"
@@ -75,6 +75,12 @@ static int explain(const char *arg)
 	int i;
 	const struct fsc_problem_info *pi;
 
+	if (strcmp(arg, "list") == 0) {	/* every ID, one a line (the bash completion reads them) */
+		for (i = 0; i < FSC_PR_COUNT; i++)
+			if ((pi = fsc_problem_info((enum fsc_problem)i)))	/* (a retired code has none) */
+				puts(pi->name);
+		return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
+	}
 	/* IDs are upper case; any case is accepted */
 	for (; arg[n] && n + 1 < sizeof(id); n++)
 		id[n] = (char)(arg[n] >= 'a' && arg[n] <= 'z' ? arg[n] - 32 : arg[n]);
