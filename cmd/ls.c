@@ -49,6 +49,7 @@ struct ls_ctl {
 	bool looped;			/* a directory's chain came back to a cluster read already */
 	bool damaged;			/* --hash: a file's chain is damaged */
 	bool printed;			/* a group was printed (an empty line before the next) */
+	char *dirpath;			/* the one directory listed, as the volume spells its path */
 	struct volume vol;
 	struct fsc_reader *rd;		/* --hash, --bodyfile */
 	struct json j;
@@ -375,6 +376,8 @@ static int lookup_all(struct ls_ctl *ctl, signed char *kind)
 		kind[i] = top.dir;
 		if (!top.dir && collect(ctl, &top) < 0)
 			return -ENOMEM;
+		if (top.dir && ctl->npaths == 1 && !(ctl->dirpath = strdup(top.path)))
+			return -ENOMEM;	/* (JSON's "directory": the path as the volume spells it) */
 	}
 	return code;
 }
@@ -404,14 +407,14 @@ static int list_all(struct ls_ctl *ctl, const signed char *kind)
 	return 0;
 }
 
-static void json_start(struct ls_ctl *ctl, const signed char *kind)
+static void json_start(struct ls_ctl *ctl)
 {
 	json_init(&ctl->j, stdout);
 	json_open(&ctl->j, NULL, '{');
 	json_str(&ctl->j, "path", ctl->image);
 	json_u64(&ctl->j, "offset", fsc_dev_offset(ctl->vol.dev));
 	json_str(&ctl->j, "type", fsc_type_name(fsc_probe_type(ctl->vol.p)));
-	json_str(&ctl->j, "directory", ctl->npaths == 1 && kind[0] == 1 ? ctl->paths[0] : NULL);
+	json_str(&ctl->j, "directory", ctl->dirpath);
 	json_open(&ctl->j, "entries", '[');
 }
 
@@ -443,7 +446,7 @@ static int ls_all(struct ls_ctl *ctl)
 		found += kind[i] >= 0;
 	if (code >= 0 && found) {
 		if (ctl->json)
-			json_start(ctl, kind);
+			json_start(ctl);
 		if ((r = list_all(ctl, kind)) < 0) {
 			errmsg(ctl->image, _("cannot read the directory: %s"), strerror(-r));
 			code = LS_OPERROR;
@@ -475,6 +478,7 @@ static int ls_volume(struct ls_ctl *ctl)
 	group_free(ctl);
 	free(ctl->v);
 	free(ctl->hidden);
+	free(ctl->dirpath);
 	volume_close(&ctl->vol);
 	return code;
 }

@@ -9,7 +9,8 @@
 #     units (765 bytes of UTF-8), of 256 bytes, and a 255-unit directory
 #     are shortened on a character boundary to the host's NAME_MAX, the
 #     extension kept, with "~" and 8 hex digits of the name's SHA-1, each
-#     listed; every file equals what was written and icat's bytes;
+#     listed; every file equals what was written and icat's bytes; ls
+#     lists several paths as ls(1) does;
 #  2. a cross-linked file is written whole (the line names the other
 #     owner), a looping chain and a broken one up to the break (one line
 #     each, exit 4), cat the same; icat's bytes where it gives them;
@@ -149,6 +150,25 @@ same "/long/$A2" "out/long/$As" src/long/a
 same "/long/$B2" "out/long/$Bs" src/long/b
 same "/long/$C2" "out/long/$Cs" src/long/c
 same "/long/$D2/inside.txt" "out/long/$Ds/inside.txt" src/long/d/inside.txt
+
+# ls takes several paths as ls(1) does: the files first, then each directory under its path;
+# a path not there is one line (exit 8), the others listed; -p marks directories
+out=$("$FATSCOPE" ls -p "$img" /dirB /dirA/f1.txt /nope /dirA 2> err); rc=$?
+check "ls with several paths" "/dirA/f1.txt
+
+/dirB:
+f2.txt
+sub/
+
+/dirA:
+f1.txt
+taker.bin" "$out"
+check "ls with several paths: exit" 8 "$rc"
+check "ls with several paths: the one not there" "fatscope: $img: /nope: no such file or directory on the volume" "$(cat err)"
+check "ls -J with one directory: its path as the volume spells it" '"/dirA" 2' \
+	"$("$FATSCOPE" ls -J "$img" /DIRA | jq -c '.directory, (.entries | length)' | tr '\n' ' ' | sed 's/ $//')"
+check "ls -J with several: no directory, every entry" 'null 3' \
+	"$("$FATSCOPE" ls -J "$img" /dirB/f2.txt /dirA | jq -c '.directory, (.entries | length)' | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- 2. a cross-link, a loop, a break
 head -c 8192 src/bad/loop.bin > want-loop
