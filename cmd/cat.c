@@ -3,7 +3,8 @@
  * cat.c - fatscope cat: the bytes of one file of an exFAT or FAT volume
  * to standard output, read-only; with --deleted a deleted file as much
  * of it as is left.  A damaged chain (a loop, a cut, a cluster outside
- * the volume) is one error line and nothing written.
+ * the volume) gives the bytes up to the break (each cluster once), and
+ * one error line that says where they stop.
  */
 #include "config.h"
 
@@ -31,8 +32,9 @@ static void cat_help(void)
 		" -d, --deleted          PATH may name a deleted file: what is left of it\n"), stdout);
 	common_options_help(23);
 	fputs(_("\nExit status: 0 written, 1 a deleted file only partly recovered (zeros for the rest),\n"
-		"2 not an exFAT or FAT volume, 4 the file's chain is damaged or nothing of it is left,\n"
-		"8 operational error (also: no such file, a directory), 16 usage.\n\nSee fatscope-cat(8).\n"),
+		"2 not an exFAT or FAT volume, 4 the file's chain is damaged (its bytes up to the break\n"
+		"written) or nothing of it is left, 8 operational error (also: no such file, a directory),\n"
+		"16 usage.\n\nSee fatscope-cat(8).\n"),
 	      stdout);
 }
 
@@ -94,7 +96,7 @@ static int cat_file(struct cat_ctl *ctl, const struct volume *v)
 		errmsg(ctl->image, _("%s: is a directory"), ctl->path);
 		return CAT_OPERROR;
 	}
-	if ((r = fsc_reader_open(v->dev, v->p, 0, &rd)) < 0) {
+	if ((r = fsc_reader_open(v->dev, v->p, FSC_READER_TO_BREAK, &rd)) < 0) {
 		errmsg(ctl->image, _("cannot read the volume: %s"), strerror(-r));
 		return CAT_OPERROR;
 	}
@@ -102,8 +104,8 @@ static int cat_file(struct cat_ctl *ctl, const struct volume *v)
 		fsc_reader_close(rd);
 		return r == -ENOMEM ? CAT_OPERROR : CAT_DAMAGED;
 	}
-	code = deleted_state(ctl, &d, f);
-	if (code != CAT_DAMAGED && file_copy(ctl->image, d.path, f, to_stdout, NULL) < 0)
+	code = r ? CAT_DAMAGED : deleted_state(ctl, &d, f);	/* (a damaged chain: its bytes up to the break) */
+	if ((r || code != CAT_DAMAGED) && file_copy(ctl->image, d.path, f, to_stdout, NULL) < 0)
 		code = CAT_OPERROR;	/* a write error is said once, at exit */
 	fsc_file_close(f);
 	fsc_reader_close(rd);

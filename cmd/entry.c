@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "entry.h"
 
@@ -27,6 +29,25 @@ void entry_timestamp(uint32_t ts, unsigned ms10, int utc, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, " %c%02d:%02d", utc < 0 ? '-' : '+', abs(utc) / 60, abs(utc) % 60);
 }
 
+struct timespec entry_time(uint32_t ts, unsigned ms10, int utc)
+{
+	struct tm tm = { 0 };
+	struct timespec t = { 0, UTIME_OMIT };
+
+	if (!ts)
+		return t;
+	tm.tm_year = 80 + (int)(ts >> 25);
+	tm.tm_mon = (int)((ts >> 21) & 0xF) - 1;
+	tm.tm_mday = (int)((ts >> 16) & 0x1F);
+	tm.tm_hour = (int)((ts >> 11) & 0x1F);
+	tm.tm_min = (int)((ts >> 5) & 0x3F);
+	tm.tm_sec = (int)(2 * (ts & 0x1F) + ms10 / 100);
+	tm.tm_isdst = -1;
+	t.tv_sec = utc != INT16_MIN ? timegm(&tm) - (time_t)utc * 60 : mktime(&tm);
+	t.tv_nsec = (long)(ms10 % 100) * 10000000L;
+	return t;
+}
+
 void entry_attr(const struct fsc_dirent *d, char *buf, size_t len)
 {
 	snprintf(buf, len, "%c%c%c%c%c", d->attr & 0x01 ? 'R' : '-', d->attr & 0x02 ? 'H' : '-',
@@ -35,9 +56,15 @@ void entry_attr(const struct fsc_dirent *d, char *buf, size_t len)
 
 void entry_json(struct json *j, const struct fsc_dirent *d)
 {
+	json_open(j, NULL, '{');
+	entry_json_members(j, d);
+	json_close(j, '}');
+}
+
+void entry_json_members(struct json *j, const struct fsc_dirent *d)
+{
 	char buf[64];
 
-	json_open(j, NULL, '{');
 	json_str(j, "path", d->path);
 	json_str(j, "name", d->name);
 	json_str(j, "short_name", d->short_name[0] ? d->short_name : NULL);
@@ -60,5 +87,4 @@ void entry_json(struct json *j, const struct fsc_dirent *d)
 	json_str(j, "accessed", d->atime ? buf : NULL);
 	json_u64(j, "entry_cluster", d->entry_cluster);
 	json_u64(j, "entry_offset", d->entry_offset);
-	json_close(j, '}');
 }

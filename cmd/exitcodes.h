@@ -58,7 +58,8 @@ enum label_exit {
 enum ls_exit {
 	LS_OK = 0,
 	LS_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
-	LS_DAMAGED = 4,			/* a directory's chain loops or is shared: each entry listed once */
+	LS_DAMAGED = 4,			/* a directory's chain loops or is shared (each entry listed once), a
+					   file's chain damaged (--hash: its bytes up to the break) */
 	LS_OPERROR = 8,			/* also: no such path on the volume */
 	LS_USAGE = 16,
 };
@@ -68,7 +69,8 @@ enum cat_exit {
 	CAT_OK = 0,
 	CAT_PARTIAL = 1,		/* a deleted file only partly recovered (zeros written for the rest) */
 	CAT_NOTFS = 2,			/* not exFAT or FAT, or too small for a boot sector */
-	CAT_DAMAGED = 4,		/* the file's chain is damaged (loop, cross-link, cut), or nothing is left */
+	CAT_DAMAGED = 4,		/* the file's chain is damaged (loop, cut: written up to the break), or
+					   nothing is left */
 	CAT_OPERROR = 8,		/* also: no such path, a directory */
 	CAT_USAGE = 16,
 };
@@ -78,7 +80,7 @@ enum extract_exit {
 	EXTRACT_OK = 0,
 	EXTRACT_PARTIAL = 1,		/* deleted files partly recovered, or not at all */
 	EXTRACT_NOTFS = 2,		/* not exFAT or FAT, or too small for a boot sector */
-	EXTRACT_DAMAGED = 4,		/* some file's chain is damaged: that file not written */
+	EXTRACT_DAMAGED = 4,		/* a damaged chain (written up to the break), a cross-link (written whole) */
 	EXTRACT_OPERROR = 8,		/* also: a path missing, a file that exists, a write failing */
 	EXTRACT_USAGE = 16,
 };

@@ -2,13 +2,16 @@
 /*
  * extract.c - fatscope extract: files and directories of an exFAT or FAT
  * volume copied out to a directory of the host, recursively, with their
- * modification and access times; the volume is opened read-only.  Names
- * are made safe for the host (host.c) and each rename is listed; nothing
- * is written outside the output directory, no link in it is followed, an
- * existing file is kept unless --force.  --deleted also recovers deleted
- * files and directories as far as their clusters are free, each listed
- * with how much was left.  A file whose chain is damaged (a loop, a
- * cross-link with a file written before, a cut) is not written.
+ * modification and access times; the volume is opened read-only.  This
+ * file reads the arguments, walks each path given and gathers a
+ * directory's entries (its live ones written first, so that they keep
+ * their names), and sets the directories' times last; extract_put.c
+ * writes an entry (names safe for the host, and for Windows with
+ * --portable, each rename listed; a damaged chain up to its break, a
+ * cross-linked file whole, a deleted file as far as it is left), and
+ * manifest.c the hashdeep manifest of --hash.  Nothing is written outside
+ * the output directory, no link in it is followed, an existing file is
+ * kept unless --force.
  */
 #include "config.h"
 
@@ -23,38 +26,12 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "extract.h"
 #include "files.h"
-#include "host.h"
+#include "hash.h"
 #include "report.h"
 
-struct x_ent {
-	struct fsc_dirent d;
-	char *path, *name;
-};
-
-struct x_dir {
-	char *rel;			/* below the output directory */
-	struct timespec ts[2];
-};
-
-struct x_ctl {
-	bool deleted, force;
-	const char *outdir, *image;
-	struct vol_select sel;
-	struct volume v;
-	struct fsc_reader *rd;
-	int root;			/* the output directory */
-	char **host;			/* by walk id: the directory's path below root; NULL: not made */
-	size_t nhost;
-	struct x_ent *group;		/* the entries of one directory, live ones written first */
-	size_t ngroup, capgroup;
-	struct x_dir *dirs;		/* made or entered: their times are set last */
-	size_t ndirs, capdirs;
-	int pfd;			/* the open parent directory */
-	size_t pid;			/* its walk id */
-	uint64_t files, ndirs_made, bytes, recovered;
-	int code;
-};
+enum { OPT_HASH = OPT_CMD_BASE, OPT_MANIFEST, OPT_PORTABLE };
 
 static void extract_help(void)
 {
@@ -65,18 +42,24 @@ static void extract_help(void)
 		"Options:\n"
 		" -o, --output DIR       where to write (made if missing; never through a link)\n"
 		" -d, --deleted          also recover deleted files and directories, as far as they are left\n"
-		" -f, --force            replace files that exist in DIR (default: refuse them)\n"), stdout);
+		" -f, --force            replace files that exist in DIR (default: refuse them)\n"
+		"     --portable         also rename what Windows forbids (\"*:<>?\\| CON NUL ...)\n"
+		"     --hash ALGO        a manifest of the files written, in hashdeep's format: md5, sha1\n"
+		"                        or sha256 (again for more than one)\n"
+		"     --manifest FILE    where --hash writes it (default: DIR.hashdeep, beside DIR)\n"), stdout);
 	common_options_help(23);
 	fputs(_("\nExit status: 0 all written, 1 deleted files only partly recovered or not at all,\n"
-		"2 not an exFAT or FAT volume, 4 files with a damaged chain not written, 8 operational\n"
-		"error (also: no such path, a file that exists), 16 usage.\n\nSee fatscope-extract(8).\n"), stdout);
+		"2 not an exFAT or FAT volume, 4 a damaged chain (written up to the break) or a\n"
+		"cross-linked file (written whole), 8 operational error (also: no such path, a file that\n"
+		"exists), 16 usage.\n\nSee fatscope-extract(8).\n"), stdout);
 }
 
 static int parse_args(struct x_ctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "deleted", no_argument, NULL, 'd' },
-		{ "force", no_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'f' }, { "portable", no_argument, NULL, OPT_PORTABLE },
+		{ "hash", required_argument, NULL, OPT_HASH }, { "manifest", required_argument, NULL, OPT_MANIFEST },
 		COMMON_LONGOPTS,
 	};
 	int c, r;
@@ -86,6 +69,13 @@ static int parse_args(struct x_ctl *ctl, int argc, char **argv)
 		case 'o': ctl->outdir = optarg; break;
 		case 'd': ctl->deleted = true; break;
 		case 'f': ctl->force = true; break;
+		case OPT_PORTABLE: ctl->portable = true; break;
+		case OPT_MANIFEST: ctl->manifest_path = optarg; break;
+		case OPT_HASH:
+			if ((r = hash_parse(optarg)) < 0)
+				return usage_error(&extract_cmd, _("unknown hash '%s' (md5, sha1, sha256)"), optarg);
+			ctl->hashes |= 1u << r;
+			break;
 		default:
 			if ((r = common_option(&extract_cmd, c, optarg, &ctl->sel)))
 				return r;
@@ -95,45 +85,18 @@ static int parse_args(struct x_ctl *ctl, int argc, char **argv)
 		return r;
 	if (!ctl->outdir)
 		return usage_error(&extract_cmd, _("no output directory given (-o DIR)"));
+	if (ctl->manifest_path && !ctl->hashes)
+		return usage_error(&extract_cmd, _("--manifest without --hash"));
 	ctl->image = argv[optind];
+	ctl->argc = argc;
+	ctl->argv = argv;
 	return 0;
 }
 
-static void worse(struct x_ctl *ctl, int code)
+void x_worse(struct x_ctl *ctl, int code)
 {
 	if (code > ctl->code)
 		ctl->code = code;
-}
-
-/* "renamed: /vol/path -> host/path", "recovered (intact): /vol/path", ... a line on stdout. */
-static void say(const char *what, const char *vol, const char *rel, const char *name)
-{
-	fputs(what, stdout);
-	report_escaped(stdout, vol);
-	if (rel) {
-		fputs(" -> ", stdout);
-		report_escaped(stdout, rel);
-		fputs(*rel && name ? "/" : "", stdout);
-		report_escaped(stdout, name ? name : "");
-	}
-	putchar('\n');
-}
-
-static int to_fd(void *ctx, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(*(int *)ctx, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* The descriptor of the directory with walk id id (NULL path: not made): -1 then. */
@@ -150,7 +113,7 @@ static int parent_fd(struct x_ctl *ctl, size_t id)
 	ctl->pid = id;
 	if (ctl->pfd < 0) {
 		errmsg(ctl->outdir, "%s: %s", ctl->host[id], strerror(-ctl->pfd));
-		worse(ctl, EXTRACT_OPERROR);
+		x_worse(ctl, EXTRACT_OPERROR);
 	}
 	return ctl->pfd;
 }
@@ -161,8 +124,7 @@ static int host_slot(struct x_ctl *ctl, size_t id)
 	return grow_array((void **)&ctl->host, &ctl->nhost, id + 1, sizeof(char *)) ? 0 : -ENOMEM;
 }
 
-/* Remember where directory id went (and its times), for its entries and for the end. */
-static int made_dir(struct x_ctl *ctl, const struct fsc_dirent *d, size_t id, const char *rel, const char *name)
+int x_made_dir(struct x_ctl *ctl, const struct fsc_dirent *d, size_t id, const char *rel, const char *name)
 {
 	char *path = malloc(strlen(rel) + strlen(name) + 2);
 
@@ -178,105 +140,17 @@ static int made_dir(struct x_ctl *ctl, const struct fsc_dirent *d, size_t id, co
 	return 0;
 }
 
-/* A deleted entry not recovered (or only in part): said, and the exit status says so. */
-static bool left_out(struct x_ctl *ctl, const struct fsc_dirent *d, struct fsc_file *f)
-{
-	char what[128], line[160];
-	enum fsc_recovery st = f ? fsc_file_recovery(f) : d->recovery;
-
-	if (st == FSC_REC_LIVE || st == FSC_REC_INTACT)
-		return false;
-	if (f)
-		file_recovery_text(f, what, sizeof(what));
-	else
-		snprintf(what, sizeof(what), "%s", fsc_recovery_name(st));
-	worse(ctl, EXTRACT_PARTIAL);
-	snprintf(line, sizeof(line), "%s (%s): ", st == FSC_REC_PARTIAL ? _("recovered in part") : _("not recovered"), what);
-	say(line, d->path, NULL, NULL);
-	return st != FSC_REC_PARTIAL;
-}
-
-/* The bytes of file d into a new file name of directory pfd. */
-static int put_file(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, char *name, size_t len, bool renamed)
-{
-	struct fsc_file *f;
-	struct timespec ts[2];
-	int fd, r = file_open(ctl->image, ctl->rd, d, &f);
-
-	if (r < 0) {
-		worse(ctl, r == -ENOMEM ? EXTRACT_OPERROR : EXTRACT_DAMAGED);
-		return 0;
-	}
-	if (d->deleted && left_out(ctl, d, f)) {
-		fsc_file_close(f);
-		return 0;
-	}
-	fd = host_create(pfd, name, len, ctl->force && !renamed && !d->deleted, renamed || d->deleted);
-	if (fd < 0) {
-		errmsg(ctl->outdir, "%s: %s", name, fd == -EEXIST ? _("exists (--force replaces it)") : strerror(-fd));
-		worse(ctl, EXTRACT_OPERROR);
-		fsc_file_close(f);
-		return 0;
-	}
-	r = file_copy(ctl->image, d->path, f, to_fd, &fd);
-	host_times(d, ts);
-	if (r == 0 && futimens(fd, ts) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r < 0) {
-		errmsg(ctl->outdir, "%s: %s", name, strerror(-r));
-		worse(ctl, EXTRACT_OPERROR);
-	}
-	ctl->files++;
-	ctl->bytes += fsc_file_size(f);
-	ctl->recovered += d->deleted;
-	fsc_file_close(f);
-	return 1;
-}
-
-/* One entry into the directory its parent went to. */
-static void put(struct x_ctl *ctl, const struct fsc_dirent *d, int pfd, const char *rel)
-{
-	char name[1100];
-	bool renamed = host_safe_name(d->name, name, sizeof(name) - 8);
-	int r;
-
-	if (d->dir) {
-		if (d->deleted && left_out(ctl, d, NULL))
-			return;
-		if ((r = host_mkdir(pfd, name)) < 0) {
-			errmsg(ctl->outdir, "%s%s%s: %s", rel, *rel ? "/" : "", name,
-			       r == -ELOOP ? _("a symbolic link is in the way") : r == -EEXIST ? _("a file is in the way") :
-			       strerror(-r));
-			worse(ctl, EXTRACT_OPERROR);
-			return;
-		}
-		if (made_dir(ctl, d, d->id, rel, name) < 0) {
-			worse(ctl, EXTRACT_OPERROR);
-			return;
-		}
-		ctl->ndirs_made++;
-		ctl->recovered += d->deleted;
-	} else if (!put_file(ctl, d, pfd, name, sizeof(name), renamed)) {
-		return;
-	}
-	if (renamed || strcmp(name, d->name) != 0)
-		say(_("renamed: "), d->path, rel, name);
-	if (d->deleted && !d->dir)
-		say(_("recovered (intact): "), d->path, NULL, NULL);
-}
-
 /* The directory's entries gathered: live ones first, so that they keep their names. */
 static void flush(struct x_ctl *ctl)
 {
+	host_made_reset(&ctl->made);
 	for (int deleted = 0; deleted < 2; deleted++)
 		for (size_t i = 0; i < ctl->ngroup; i++) {
 			struct x_ent *e = &ctl->group[i];
 			int pfd = e->d.deleted == deleted ? parent_fd(ctl, e->d.parent_id) : -1;
 
 			if (pfd >= 0)
-				put(ctl, &e->d, pfd, ctl->host[e->d.parent_id]);
+				x_put(ctl, &e->d, pfd, ctl->host[e->d.parent_id], &ctl->made);
 		}
 	for (size_t i = 0; i < ctl->ngroup; i++)
 		free(ctl->group[i].path), free(ctl->group[i].name);
@@ -315,16 +189,20 @@ static void extract_path(struct x_ctl *ctl, const char *path)
 
 	if (volume_lookup(&extract_cmd, ctl->image, &ctl->v, path, ctl->deleted ? FSC_LOOKUP_DELETED : 0, &top,
 			  buf, sizeof(buf))) {
-		worse(ctl, EXTRACT_OPERROR);
+		x_worse(ctl, EXTRACT_OPERROR);
 		return;
 	}
+	/* ids are each walk's own: the directories of the operand before are forgotten, its descriptor too */
 	for (size_t i = 0; i < ctl->nhost; i++)
-		ctl->host[i] = NULL;	/* ids are each walk's own (the strings belong to ctl->dirs) */
+		ctl->host[i] = NULL;	/* (the strings belong to ctl->dirs) */
+	if (ctl->pfd >= 0)
+		close(ctl->pfd);
+	ctl->pfd = -1;
 	top.id = 0;			/* the walk below it calls it 0 */
-	if (top.depth == 0 && made_dir(ctl, &top, 0, "", "") < 0)
-		worse(ctl, EXTRACT_OPERROR);
+	if (top.depth == 0 && x_made_dir(ctl, &top, 0, "", "") < 0)
+		x_worse(ctl, EXTRACT_OPERROR);
 	else if (top.depth)
-		put(ctl, &top, ctl->root, "");
+		x_put(ctl, &top, ctl->root, "", &ctl->made_top);
 	if (!top.dir || !ctl->nhost || !ctl->host[0])
 		return;
 	r = fsc_walk_dir(ctl->v.dev, ctl->v.p, &top, (ctl->deleted ? FSC_WALK_DELETED : 0) | FSC_WALK_LOOPS, take, ctl);
@@ -332,10 +210,10 @@ static void extract_path(struct x_ctl *ctl, const char *path)
 	if (r == -ELOOP) {	/* (every entry taken once all the same) */
 		errmsg(ctl->image, _("%s: a directory's chain loops or shares clusters with another directory: "
 				     "each entry is extracted once (fatscope fsck says more)"), path);
-		worse(ctl, EXTRACT_DAMAGED);
+		x_worse(ctl, EXTRACT_DAMAGED);
 	} else if (r < 0) {
 		errmsg(ctl->image, _("%s: cannot read the directory: %s"), path, strerror(-r));
-		worse(ctl, EXTRACT_OPERROR);
+		x_worse(ctl, EXTRACT_OPERROR);
 	}
 }
 
@@ -370,6 +248,55 @@ static int open_outdir(const char *dir)
 	return fd;
 }
 
+/* --hash: the manifest, at --manifest or beside the output directory (DIR.hashdeep).  0, or exit 8 after a line. */
+static int open_manifest(struct x_ctl *ctl)
+{
+	char *abs = realpath(ctl->outdir, NULL), *path = NULL;
+	int r = -ENOMEM;
+
+	if (!ctl->hashes)
+		return 0;
+	if (!ctl->manifest_path && abs && strcmp(abs, "/") != 0 && (path = malloc(strlen(abs) + 10)))
+		sprintf(path, "%s.hashdeep", abs);
+	else if (abs && strcmp(abs, "/") == 0)
+		r = -EINVAL;	/* nothing is beside / */
+	if (ctl->manifest_path || path)
+		r = manifest_open(&ctl->man, ctl->manifest_path ? ctl->manifest_path : path, ctl->outdir, ctl->hashes,
+				  ctl->force, ctl->argc, ctl->argv);
+	if (r < 0)
+		errmsg(ctl->manifest_path ? ctl->manifest_path : path ? path : ctl->outdir, "%s",
+		       r == -EEXIST ? _("the manifest exists (--force replaces it)") :
+		       r == -EINVAL ? _("no place beside it for the manifest: give --manifest FILE") : strerror(-r));
+	free(abs);
+	free(path);
+	return r < 0 ? EXTRACT_OPERROR : 0;
+}
+
+/* Every operand (the root without one), the directories' times, the summary line. */
+static void extract_all(struct x_ctl *ctl, char **paths, int npaths)
+{
+	int r;
+
+	ctl->pfd = -1;
+	ctl->name_max = host_name_max(ctl->root);
+	for (int i = 0; i < npaths; i++)
+		extract_path(ctl, paths[i]);
+	if (!npaths)
+		extract_path(ctl, "/");
+	if (ctl->pfd >= 0)
+		close(ctl->pfd);
+	dir_times(ctl);
+	if ((r = manifest_close(&ctl->man)) < 0) {
+		errmsg(ctl->outdir, _("cannot write the manifest: %s"), strerror(-r));
+		x_worse(ctl, EXTRACT_OPERROR);
+	}
+	printf(_("%" PRIu64 " files (%" PRIu64 " bytes) and %" PRIu64 " directories written%s"), ctl->files,
+	       ctl->bytes, ctl->ndirs_made, ctl->recovered ? ", " : "");
+	if (ctl->recovered)
+		printf(_("%" PRIu64 " of them deleted and recovered"), ctl->recovered);
+	putchar('\n');
+}
+
 static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 {
 	int r;
@@ -380,7 +307,7 @@ static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 		volume_close(&ctl->v);
 		return r;
 	}
-	if ((r = fsc_reader_open(ctl->v.dev, ctl->v.p, FSC_READER_CROSSLINKS, &ctl->rd)) < 0) {
+	if ((r = fsc_reader_open(ctl->v.dev, ctl->v.p, FSC_READER_CROSSLINKS | FSC_READER_TO_BREAK, &ctl->rd)) < 0) {
 		errmsg(ctl->image, _("cannot read the volume: %s"), strerror(-r));
 		volume_close(&ctl->v);
 		return EXTRACT_OPERROR;
@@ -388,23 +315,14 @@ static int extract_volume(struct x_ctl *ctl, char **paths, int npaths)
 	if ((ctl->root = open_outdir(ctl->outdir)) < 0) {
 		ctl->code = EXTRACT_OPERROR;
 	} else {
-		ctl->pfd = -1;
-		for (int i = 0; i < npaths; i++)
-			extract_path(ctl, paths[i]);
-		if (!npaths)
-			extract_path(ctl, "/");
-		if (ctl->pfd >= 0)
-			close(ctl->pfd);
-		dir_times(ctl);
+		if (!(ctl->code = open_manifest(ctl)))
+			extract_all(ctl, paths, npaths);
 		close(ctl->root);
-		printf(_("%" PRIu64 " files (%" PRIu64 " bytes) and %" PRIu64 " directories written%s"), ctl->files,
-		       ctl->bytes, ctl->ndirs_made, ctl->recovered ? ", " : "");
-		if (ctl->recovered)
-			printf(_("%" PRIu64 " of them deleted and recovered"), ctl->recovered);
-		putchar('\n');
 	}
 	free(ctl->group);
 	free(ctl->host);
+	free(ctl->made.v);
+	free(ctl->made_top.v);
 	fsc_reader_close(ctl->rd);
 	volume_close(&ctl->v);
 	return ctl->code;

@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 		return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 	}
 	if (strcmp(cmd, "help") == 0) {
-		if (argc < 3) {
+		if (argc < 3 || strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0) {
 			usage(stdout);
 			return close_stdout_checked(FATSCOPE_OK, FATSCOPE_OPERROR);
 		}

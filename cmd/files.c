@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * files.c - what cat and extract share to read a file of the volume: the
- * open that says what is wrong with a chain, the copy loop, and the words
- * for how much of a deleted file was recovered.  Bytes come from the
+ * open that says what is wrong with a chain (and how far it can be read),
+ * the copy loop, a sink that hashes what passes, and the words for how
+ * much of a deleted file was recovered.  Bytes come from the
  * library (fsc_file_read); nothing here reads the disk.
  */
 #include "config.h"
@@ -16,14 +17,34 @@
 #include "files.h"
 #include "report.h"
 
+int file_hash_sink(void *ctx, const void *buf, size_t len)
+{
+	struct file_hasher *h = ctx;
+
+	hash_update(&h->h, buf, len);
+	return h->next ? h->next(h->next_ctx, buf, len) : 0;
+}
+
 int file_open(const char *image, struct fsc_reader *rd, const struct fsc_dirent *d, struct fsc_file **f)
 {
 	char why[160], path[4400];
 	int r = fsc_file_open(rd, d, f, why, sizeof(why));
+	uint64_t n;
 
-	if (r < 0)
+	if (r < 0) {
 		errmsg(image, "%s: %s", report_escape_buf(path, sizeof(path), d->path), why);
-	return r;
+		return r;
+	}
+	if (!fsc_file_damage(*f))
+		return 0;
+	n = fsc_file_size(*f);
+	report_escape_buf(path, sizeof(path), d->path);
+	if (n < d->size)
+		errmsg(image, _("%s: %s: only its first %" PRIu64 " of %" PRIu64 " bytes can be read"), path, why, n,
+		       d->size);
+	else
+		errmsg(image, _("%s: %s: its %" PRIu64 " bytes can all be read"), path, why, n);
+	return 1;
 }
 
 int file_copy(const char *image, const char *path, struct fsc_file *f, file_sink_fn sink, void *ctx)

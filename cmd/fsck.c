@@ -32,6 +32,12 @@ static int explain(const char *arg)
 	int i;
 	const struct fsc_problem_info *pi;
 
+	if (strcmp(arg, "list") == 0) {	/* every ID, one a line (the bash completion reads them) */
+		for (i = 0; i < FSC_PR_COUNT; i++)
+			if ((pi = fsc_problem_info((enum fsc_problem)i)))	/* (a retired code has none) */
+				puts(pi->name);
+		return close_stdout_checked(FSCK_OK, FSCK_OPERROR);
+	}
 	/* IDs are upper case; any case is accepted */
 	for (; arg[n] && n + 1 < sizeof(id); n++)
 		id[n] = (char)(arg[n] >= 'a' && arg[n] <= 'z' ? arg[n] - 32 : arg[n]);

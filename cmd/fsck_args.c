@@ -40,7 +40,7 @@ void fsck_help(void)
 		" -v, --verbose         name each pass\n"
 		" -C, --progress FD     fsck(8) progress lines on FD (an open descriptor); 0: a bar on a terminal's stderr\n"
 		" -J, --json            JSON output\n"
-		"     --explain ID      print what a problem ID means\n"
+		"     --explain ID      print what a problem ID means ('list': every ID)\n"
 		" -r, -l, -M, -T        accepted as fsck(8) may pass them, ignored\n"), stdout);
 	common_options_help(22);
 	fputs(_("\nRun as fsck.exfat, also exfatprogs' options:\n"

@@ -82,18 +82,67 @@ static const char *cell(const struct scan_ctl *ctl, const struct fsc_scan_hit *h
 	return buf;
 }
 
+/* A cell of -r as libsmartcols' raw mode writes it: a blank or '\' as \xNN, the rest as report.c escapes it. */
+static void raw_cell(const char *s)
+{
+	char piece[256], esc[1024];
+
+	while (*s) {
+		size_t n = strcspn(s, " \t\\");
+
+		if (!n) {
+			printf("\\x%02x", (unsigned char)*s++);
+			continue;
+		}
+		snprintf(piece, sizeof(piece), "%.*s", (int)(n < sizeof(piece) - 1 ? n : sizeof(piece) - 1), s);
+		fputs(report_escape_buf(esc, sizeof(esc), piece), stdout);
+		s += n < sizeof(piece) - 1 ? n : sizeof(piece) - 1;
+	}
+}
+
+/*
+ * -r: a line a volume, its cells separated by a space, as libsmartcols'
+ * raw mode writes them, but USE as it is: "--offset N" is ours, made to
+ * be pasted on a command line (libsmartcols would write --offset\x20N).
+ */
+static void print_raw(const struct scan_ctl *ctl, const int *cols, size_t ncols, const struct fsc_scan_hit *hits,
+		      size_t n)
+{
+	char buf[256];
+
+	for (size_t c = 0; !ctl->noheadings && c < ncols; c++)
+		printf("%s%s", c ? " " : "", columns[cols[c]].name);
+	if (!ctl->noheadings)
+		putchar('\n');
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 0; c < ncols; c++) {
+			const char *v = cell(ctl, &hits[i], cols[c], buf, sizeof(buf));
+
+			fputs(c ? " " : "", stdout);
+			if (cols[c] == COL_USE)
+				fputs(v, stdout);
+			else
+				raw_cell(v);
+		}
+		putchar('\n');
+	}
+}
+
 static int print_table(const struct scan_ctl *ctl, const struct fsc_scan_hit *hits, size_t n)
 {
 	static const int all[] = { COL_OFFSET, COL_SECTOR, COL_SIZE, COL_TYPE, COL_LABEL, COL_FOUND,
 				   COL_CONFIDENCE, COL_PARTITION, COL_USE };
 	const int *cols = ctl->ncols ? ctl->cols : all;
 	size_t ncols = ctl->ncols ? ctl->ncols : sizeof(all) / sizeof(all[0]);
-	struct libscols_table *tb = scols_new_table();
+	struct libscols_table *tb;
 	char buf[256];
 
-	if (!tb)
+	if (ctl->raw) {
+		print_raw(ctl, cols, ncols, hits, n);
+		return 0;
+	}
+	if (!(tb = scols_new_table()))
 		return -1;
-	scols_table_enable_raw(tb, ctl->raw);
 	scols_table_enable_noheadings(tb, ctl->noheadings);
 	for (size_t c = 0; c < ncols; c++)
 		if (!scols_table_new_column(tb, columns[cols[c]].name, columns[cols[c]].width, columns[cols[c]].flags))

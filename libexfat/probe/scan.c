@@ -17,7 +17,9 @@
  * what does not fit; last the root directory (exFAT: the bitmap and
  * up-case entries found by the probe's root scan; FAT: the first entries
  * plausible), which gives high confidence.  Only a volume found with high
- * confidence has its extent passed over.
+ * confidence has its extent passed over, and only as far as it uses it
+ * (to its last cluster in use, within the partition declared where it
+ * starts): a volume in the unused rest of a claimed extent is found.
  *
  * Consumes: a device (its window).  Produces: struct fsc_scan_hit for each
  * volume, struct fsc_scan_stats.  Memory: one read buffer and the hits.
@@ -35,6 +37,8 @@
 
 struct scan_ctx {
 	struct fsc_dev *dev;
+	struct fsc_partition *parts;	/* the table's, to bound a volume's extent by its partition */
+	int nparts;
 	uint64_t win_off, win_size;	/* the caller's window, put back after each check */
 	uint32_t step;			/* boot sectors are looked for at multiples of this */
 	struct fsc_scan_hit *hits;
@@ -227,13 +231,75 @@ static void hit_fill(struct fsc_dev *dev, const struct fsc_probe *p, const struc
 	}
 }
 
+/* The last cluster set in exFAT's allocation bitmap (contiguous, as Linux reads it): 1 for none, 0 unreadable. */
+static uint32_t bitmap_last(struct fsc_dev *dev, const struct layout *l, const struct fsc_exfat_root *r)
+{
+	uint8_t buf[4096];
+	uint64_t len = r->bitmap_length, at, bits = (uint64_t)l->held;
+	uint32_t last = 1;
+
+	if (!r->bitmap_found || !layout_cluster_valid(l, r->bitmap_cluster))
+		return 0;
+	if (len > (bits + 7) / 8)
+		len = (bits + 7) / 8;
+	at = layout_cluster_byte(l, r->bitmap_cluster);
+	for (uint64_t off = 0; off < len; off += sizeof(buf)) {
+		size_t n = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
+
+		if (fsc_dev_read(dev, at + off, buf, n) < 0)
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			for (unsigned b = 0; buf[i] >> b; b++)
+				if ((buf[i] >> b & 1) && (off + i) * 8 + b < bits)
+					last = (uint32_t)((off + i) * 8 + b + 2);
+	}
+	return last;
+}
+
+/*
+ * Where the volume probed as p (on a window from its start) stops using
+ * its extent: the end of its last cluster in use (exFAT: set in its
+ * allocation bitmap; FAT: a FAT entry not free, looked for from the
+ * end), its metadata when none is.  Past it the scan goes on, so that a
+ * volume made over the unused end of another (a partition cut short, a
+ * new one after it, the table then lost) is found.  0: not known (the
+ * whole extent is passed over).
+ */
+static uint64_t used_end(struct fsc_dev *dev, const struct fsc_probe *p)
+{
+	struct layout l;
+	struct fatreader fr;
+	char why[96];
+	uint32_t last = 1, v;
+
+	if ((p->type == FSC_TYPE_EXFAT ? exfat_layout(&l, dev, &p->ex, p->ex.sector_shift, why, sizeof(why)) :
+	     fat_layout(&l, dev, &p->fat, why, sizeof(why))) < 0)
+		return 0;
+	if (p->type == FSC_TYPE_EXFAT) {
+		last = bitmap_last(dev, &l, &p->root);
+	} else {
+		fatreader_init(&fr, &l);
+		for (uint32_t c = l.held + 1; c >= 2 && last == 1; c--) {
+			if (fatreader_raw(&fr, c, &v) < 0)
+				last = 0;
+			else if (layout_fat_value(&l, v) != LAYOUT_FREE)
+				last = c;
+		}
+		fatreader_free(&fr);
+	}
+	if (!last)
+		return 0;
+	return last < 2 ? l.data_byte : layout_cluster_byte(&l, last) + l.cluster_bytes;
+}
+
 /*
  * The volume that would start at h->start, boot sector s at byte at:
  * FAT[0], then the probe on a window from h->start.  Returns its
- * confidence with *hit filled, or -1 for a chance match.
+ * confidence with *hit filled (and, with high confidence, *used: how
+ * far the volume uses its extent, 0 not known), or -1 for a chance match.
  */
 static int verify(struct scan_ctx *c, uint64_t at, const uint8_t *s, enum fsc_type t, const struct hyp *h,
-		  struct fsc_scan_hit *hit)
+		  struct fsc_scan_hit *hit, uint64_t *used)
 {
 	uint64_t room = c->win_size - h->start;
 	struct fsc_probe *p;
@@ -255,6 +321,7 @@ static int verify(struct scan_ctx *c, uint64_t at, const uint8_t *s, enum fsc_ty
 		if ((p->type == FSC_TYPE_EXFAT || fsc_type_is_fat(p->type)) && geometry_fits(p)) {
 			hit_fill(c->dev, p, h, room, hit);
 			level = (int)hit->confidence;
+			*used = level == FSC_SCAN_HIGH ? used_end(c->dev, p) : 0;
 		}
 	}
 	fsc_probe_free(p);
@@ -287,15 +354,31 @@ static void hit_add(struct scan_ctx *c, const struct fsc_scan_hit *hit)
 }
 
 /*
+ * Where the scan goes on after a volume found with high confidence: its
+ * end, or sooner: the end of its last cluster in use (used, 0 not known),
+ * the end of the declared partition that starts where it does.
+ */
+static uint64_t skip_to(const struct scan_ctx *c, const struct fsc_scan_hit *hit, uint64_t used)
+{
+	uint64_t len = used && used < hit->size ? used : hit->size;
+
+	for (int i = 0; i < c->nparts; i++)
+		if (c->parts[i].offset == hit->offset && c->parts[i].size && c->parts[i].size < len)
+			len = c->parts[i].size;
+	return hit->offset + len;
+}
+
+/*
  * A sector at byte at (its bytes s): a volume's boot sector?  Returns the
  * byte where the scan goes on when a volume was found with high
- * confidence (its end), 0 otherwise.
+ * confidence (skip_to), 0 otherwise.
  */
 static uint64_t candidate(struct scan_ctx *c, uint64_t at, const uint8_t *s)
 {
 	enum fsc_type t = probe_classify(s);
 	struct fsc_scan_hit hit, best;
 	struct hyp h[2];
+	uint64_t used = 0, best_used = 0;
 	size_t nh;
 	int level = -1;
 
@@ -304,11 +387,12 @@ static uint64_t candidate(struct scan_ctx *c, uint64_t at, const uint8_t *s)
 	c->st.candidates++;
 	nh = hypotheses(c, at, s, t, h);
 	for (size_t i = 0; i < nh; i++) {
-		int l = verify(c, at, s, t, &h[i], &hit);
+		int l = verify(c, at, s, t, &h[i], &hit, &used);
 
 		if (l > level) {
 			level = l;
 			best = hit;
+			best_used = used;
 		}
 	}
 	if (level < 0) {
@@ -316,7 +400,7 @@ static uint64_t candidate(struct scan_ctx *c, uint64_t at, const uint8_t *s)
 		return 0;
 	}
 	hit_add(c, &best);
-	return level == FSC_SCAN_HIGH ? best.offset + best.size : 0;
+	return level == FSC_SCAN_HIGH ? skip_to(c, &best, best_used) : 0;
 }
 
 /* The sectors of buf (len bytes read at pos) in turn; where the pass goes on. */
@@ -377,8 +461,8 @@ static int scan_pass(struct scan_ctx *c, uint8_t *buf)
 /* Declared partitions: their first sectors are tried too, and hits that start one name it. */
 static void scan_partitions(struct scan_ctx *c, uint8_t *buf)
 {
-	struct fsc_partition *parts;
-	int n = fsc_partitions(c->dev, &parts);
+	struct fsc_partition *parts = c->parts;
+	int n = c->nparts;
 
 	for (int i = 0; i < n; i++) {
 		size_t k;
@@ -395,8 +479,6 @@ static void scan_partitions(struct scan_ctx *c, uint8_t *buf)
 				c->hits[k].partno = parts[i].partno;
 				c->hits[k].part_size_matches = c->hits[k].size == parts[i].size;
 			}
-	if (n > 0)
-		free(parts);
 }
 
 static int by_offset(const void *a, const void *b)
@@ -427,6 +509,7 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 	c->win_off = fsc_dev_offset(dev);
 	c->win_size = c->st.bytes = fsc_dev_size(dev);
 	c->step = fsc_dev_sector_size(dev);
+	c->nparts = fsc_partitions(dev, &c->parts);
 	r = scan_pass(c, buf);
 	if (r == 0)
 		scan_partitions(c, buf);
@@ -441,6 +524,8 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 	}
 	if (stats)
 		*stats = c->st;
+	if (c->nparts > 0)
+		free(c->parts);
 	free(c);
 	return r;
 }

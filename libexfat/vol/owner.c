@@ -70,6 +70,7 @@ struct own {
 	const struct layout *l;
 	const struct fsc_probe *p;
 	uint32_t target;
+	const char *besides;		/* an entry passed over (its path), or NULL */
 	bool deleted_pass;
 	struct fsc_owner *out;
 	char *buf;
@@ -172,7 +173,8 @@ static int visit(void *ctx, const struct fsc_dirent *d)
 		o->dirs[d->id] = (struct odir){ d->first_cluster, !fatdir ? d->size : d->deleted ? l->cluster_bytes : 0,
 						d->nofat || (d->deleted && fatdir) };
 	}
-	if (d->label || !d->first_cluster || d->deleted != o->deleted_pass)
+	if (d->label || !d->first_cluster || d->deleted != o->deleted_pass ||
+	    (o->besides && strcmp(d->path, o->besides) == 0))
 		return 0;
 	if (o->deleted_pass) {
 		if (!deleted_holds(o, d, &index))
@@ -240,10 +242,10 @@ static bool metadata(struct own *o)
 	return false;
 }
 
-FSC_EXPORT int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
-				 struct fsc_owner *out, char *buf, size_t len)
+FSC_EXPORT int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+					 const char *besides, struct fsc_owner *out, char *buf, size_t len)
 {
-	struct own o = { .p = p, .target = cluster, .out = out, .buf = buf, .len = len };
+	struct own o = { .p = p, .target = cluster, .besides = besides, .out = out, .buf = buf, .len = len };
 	uint32_t next;
 	int r;
 
@@ -287,6 +289,12 @@ FSC_EXPORT int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p,
 	free(o.dirs);
 	vol_src_close(&o.src);
 	return r;
+}
+
+FSC_EXPORT int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+				 struct fsc_owner *out, char *buf, size_t len)
+{
+	return fsc_cluster_owner_besides(dev, p, cluster, NULL, out, buf, len);
 }
 
 FSC_EXPORT const char *fsc_owner_kind_name(enum fsc_owner_kind k)

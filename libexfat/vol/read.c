@@ -302,10 +302,56 @@ int vol_runs_read(struct vol_src *s, const struct vol_runs *r, uint64_t off, voi
 	return 0;
 }
 
+/*
+ * A live allocation vol_runs_of refused (a loop, a break): its clusters
+ * from the first up to the break, each once, so that the bytes before
+ * the damage can be read.  r keeps its why (a loop: where it closes,
+ * counted in the clusters kept).  0 or -ENOMEM.
+ */
+static int runs_to_break(struct vol_src *s, const struct fsc_dirent *d, struct vol_runs *r)
+{
+	const struct layout *l = &s->fr.l;
+	uint64_t need = (d->size + l->cluster_bytes - 1) / l->cluster_bytes, *seen;
+	uint32_t next;
+
+	runs_reset(r);
+	if (!layout_cluster_valid(l, d->first_cluster))
+		return 0;	/* no cluster to read */
+	if (d->nofat && l->type == FSC_TYPE_EXFAT) {
+		uint64_t room = (uint64_t)l->held + 2 - d->first_cluster;
+
+		if (!grow((void **)&r->v, &r->cap, 1, sizeof(*r->v)))
+			return -ENOMEM;
+		r->clusters = need < room ? need : room;
+		r->v[0] = (struct vol_run){ d->first_cluster, (uint32_t)r->clusters, 0 };
+		r->n = 1;
+		return 0;
+	}
+	if (follow(s, d->first_cluster, need && need < l->held ? need : l->held, false, r, &next) == ST_NOMEM)
+		return -ENOMEM;
+	seen = calloc(((uint64_t)l->held + 63) / 64 + 1, sizeof(uint64_t));
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)	/* cut before the first cluster met twice */
+		for (uint32_t k = 0; k < r->v[i].count; k++)
+			if (bit_test_set(seen, r->v[i].first + k - 2)) {
+				r->clusters = r->v[i].byte / l->cluster_bytes + k;
+				snprintf(r->why, sizeof(r->why), "the chain loops back to cluster %u after %llu clusters",
+					 r->v[i].first + k, (unsigned long long)r->clusters);
+				r->v[i].count = k;
+				r->n = k ? i + 1 : i;
+				free(seen);
+				return 0;
+			}
+	free(seen);
+	return 0;
+}
+
 /* ---- the public reader ---- */
 
 struct fsc_reader {
 	struct vol_src src;
+	unsigned flags;
 	uint64_t *claimed;		/* FSC_READER_CROSSLINKS: clusters of the live files opened */
 };
 
@@ -313,6 +359,8 @@ struct fsc_file {
 	struct fsc_reader *rd;
 	struct vol_runs runs;
 	uint64_t size, valid;		/* bytes, and those before ValidDataLength */
+	int damage;			/* FSC_READER_TO_BREAK: -ELOOP, -EUCLEAN, or 0 */
+	uint32_t shared;		/* FSC_READER_CROSSLINKS: the first cluster an earlier file has */
 };
 
 FSC_EXPORT int fsc_reader_open(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags,
@@ -329,6 +377,7 @@ FSC_EXPORT int fsc_reader_open(struct fsc_dev *dev, const struct fsc_probe *p, u
 		free(rd);
 		return r;
 	}
+	rd->flags = flags;
 	if (flags & FSC_READER_CROSSLINKS &&
 	    !(rd->claimed = calloc(((uint64_t)rd->src.fr.l.held + 63) / 64 + 1, sizeof(uint64_t)))) {
 		fsc_reader_close(rd);
@@ -347,20 +396,16 @@ FSC_EXPORT void fsc_reader_close(struct fsc_reader *rd)
 	free(rd);
 }
 
-/* Claim the file's clusters: -EUCLEAN (nothing claimed) when another file has one. */
-static int claim(struct fsc_reader *rd, struct vol_runs *r)
+/* Claim the file's clusters: the first one a file opened before has (0: none). */
+static uint32_t claim(struct fsc_reader *rd, const struct vol_runs *r)
 {
+	uint32_t shared = 0;
+
 	for (size_t i = 0; i < r->n; i++)
 		for (uint32_t k = 0; r->v[i].first && k < r->v[i].count; k++)
-			if (bit_get(rd->claimed, r->v[i].first + k - 2)) {
-				snprintf(r->why, sizeof(r->why), "cluster %u belongs to another file too (a cross-link)",
-					 r->v[i].first + k);
-				return -EUCLEAN;
-			}
-	for (size_t i = 0; i < r->n; i++)
-		for (uint32_t k = 0; r->v[i].first && k < r->v[i].count; k++)
-			bit_set(rd->claimed, r->v[i].first + k - 2);
-	return 0;
+			if (bit_test_set(rd->claimed, r->v[i].first + k - 2) && !shared)
+				shared = r->v[i].first + k;
+	return shared;
 }
 
 FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *d, struct fsc_file **out,
@@ -376,8 +421,14 @@ FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *d, 
 		return -ENOMEM;
 	f->rd = rd;
 	r = vol_runs_of(&rd->src, d, &f->runs);
+	if ((r == -ELOOP || r == -EUCLEAN) && (rd->flags & FSC_READER_TO_BREAK) && !d->deleted) {
+		f->damage = r;
+		r = runs_to_break(&rd->src, d, &f->runs);
+		if (why && whylen)
+			snprintf(why, whylen, "%s", f->runs.why);
+	}
 	if (r == 0 && rd->claimed && !d->deleted)
-		r = claim(rd, &f->runs);
+		f->shared = claim(rd, &f->runs);
 	if (r < 0) {
 		if (why && whylen)
 			snprintf(why, whylen, "%s", f->runs.why[0] ? f->runs.why : "out of memory");
@@ -391,6 +442,16 @@ FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *d, 
 	f->valid = rd->src.fr.l.type == FSC_TYPE_EXFAT && d->valid_size < f->size ? d->valid_size : f->size;
 	*out = f;
 	return 0;
+}
+
+FSC_EXPORT int fsc_file_damage(const struct fsc_file *f)
+{
+	return f->damage;
+}
+
+FSC_EXPORT uint32_t fsc_file_shared(const struct fsc_file *f)
+{
+	return f->shared;
 }
 
 FSC_EXPORT uint64_t fsc_file_size(const struct fsc_file *f)

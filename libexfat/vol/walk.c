@@ -79,7 +79,8 @@ static void recovery(struct wk *w, struct fsc_dirent *d, struct wjob *j)
 	if (vol_runs_of(&w->src, d, &r) < 0)
 		r.state = FSC_REC_UNKNOWN;
 	d->recovery = r.state;
-	d->recoverable = r.state == FSC_REC_INTACT ? 1 : r.state == FSC_REC_UNKNOWN ? -1 : 0;
+	d->recoverable = r.state == FSC_REC_INTACT || r.state == FSC_REC_PARTIAL ? 1 :
+			 r.state == FSC_REC_OVERWRITTEN ? 0 : -1;
 	j->nofat = d->nofat || r.contiguous;
 	j->size = d->size ? d->size : w->l->type == FSC_TYPE_EXFAT ? 0 : w->l->cluster_bytes;
 	vol_runs_free(&r);

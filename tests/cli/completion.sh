@@ -9,7 +9,10 @@
 #     fsck's --lost=keep|free (bash splits it at '='), label's --guid
 #     words, --undo FILE (files), --lost-to DIR (directories only), -C FD
 #     (nothing);
-#   - operands: file names; fatscope help CMD: the commands.
+#   - operands: file names; fatscope help CMD: the commands;
+#   - paths inside the volume after the image (ls, cat, extract) and for
+#     dump --path, as fatscope ls -a -p gives them, --offset passed on;
+#   - problem IDs after fsck --explain.
 . "$(dirname "$0")/lib.sh"
 
 comp=$top_srcdir/bash-completion/fatscope
@@ -87,4 +90,31 @@ expect "fsck --lost-to DIR" "sub.d" fsck --lost-to sub
 expect "probe operand" "$(lines sub.d sub.img sub.undo)" probe -J sub
 expect "label operand" "$(lines sub.d sub.img sub.undo)" label sub
 expect "help probe <TAB>" "" help probe ""
+
+# paths inside the volume (fatscope ls -a -p on the image): after the image for ls, cat
+# and extract, dump --path's argument (before the image too), with --offset passed on
+prepare_fixtures
+img=$WORK/img/pop-small.img
+expect "ls IMG /" "$(lines /README.txt /case/ /deep/ /empty-dir/ /frag/ /names/ /sizes/ /trash/ /unicode/)" ls "$img" /
+expect "ls -l IMG /s" /sizes/ ls -l "$img" /s
+expect "ls IMG /sizes /sizes/size-4" "$(lines /sizes/size-4095.bin /sizes/size-4096.bin /sizes/size-4097.bin)" \
+	ls "$img" /sizes /sizes/size-4
+expect "cat IMG deep/lev (no leading /)" deep/level2/ cat "$img" deep/lev
+expect "extract -o DIR IMG /u" /unicode/ extract -o sub.d "$img" /u
+expect "dump IMG --path /frag/" "$(lines /frag/contiguous.bin /frag/interleaved-a.bin /frag/interleaved-b.bin)" \
+	dump "$img" --path /frag/
+expect "ls --offset 0 IMG /e" /empty-dir/ ls --offset 0 "$img" /e
+expect "ls --offset=0 IMG /e" /empty-dir/ ls --offset=0 "$img" /e
+expect "the image itself: a file name" "$img" ls "$img"
+COMP_WORDS=("$FATSCOPE" dump --path /fr "$img")
+COMP_CWORD=3
+COMPREPLY=()
+_fatscope fatscope /fr --path
+check "dump --path /fr IMG (the image after it)" /frag/ "${COMPREPLY[*]}"
+expect "ls on a file that is no volume" "" ls sub.img /
+# problem IDs after fsck --explain (fatscope fsck --explain list)
+ids=$("$FATSCOPE" fsck --explain list)
+[ "$(wc -l <<< "$ids")" -gt 100 ] && ok || bad "fsck --explain list: $(wc -l <<< "$ids") IDs"
+expect "fsck --explain EXFAT_BOOT_C" "$(grep '^EXFAT_BOOT_C' <<< "$ids")" fsck --explain EXFAT_BOOT_C
+expect "fsck --explain li" list fsck --explain li
 finish

@@ -6,7 +6,7 @@
 #   - with man(1) but no such page (MANPATH at an empty directory): the
 #     text of fatscope CMD --help, exit 0;
 #   - with no man(1) in PATH: the same text;
-# and fatscope help with no command prints the usage; an unknown command
+# and fatscope help with no command (or with --help, -h) prints the usage; an unknown command
 # is a usage error (16).
 . "$(dirname "$0")/lib.sh"
 
@@ -55,6 +55,10 @@ done
 
 out=$("$FATSCOPE" help); rc=$?
 if [ "$rc" = 0 ] && [ "$out" = "$main_help" ]; then ok; else bad "fatscope help: exit $rc, '$out'"; fi
+for h in --help -h; do
+	out=$("$FATSCOPE" help $h 2>&1); rc=$?
+	if [ "$rc" = 0 ] && [ "$out" = "$main_help" ]; then ok; else bad "fatscope help $h: exit $rc, '$out'"; fi
+done
 out=$("$FATSCOPE" help no-such-command 2>&1); rc=$?
 if [ "$rc" = 16 ] && [ "$out" = "fatscope: unknown command 'no-such-command'
 Try 'fatscope --help' for more information." ]; then ok; else bad "help no-such-command: exit $rc, '$out'"; fi

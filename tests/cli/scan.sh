@@ -16,7 +16,10 @@
 #  5. -J carries the same; the image is never written; most of it (the
 #     holes) is never read; an exFAT label with ESC never reaches stdout
 #     raw; a blank image is exit 2, "0 volumes found"; a short one is one
-#     line and exit 2; usage mistakes exit 16.
+#     line and exit 2; usage mistakes exit 16;
+#  6. an exFAT partition cut short (its boot sector claims more) with a
+#     FAT32 partition made after it, inside that extent: found with the
+#     table and without it; -r -o USE prints "--offset N" as it is.
 . "$(dirname "$0")/lib.sh"
 
 for t in mkfs.exfat mkfs.fat sfdisk mcopy mmd perl; do
@@ -111,7 +114,7 @@ while read -r use; do
 	"--offset $((S4 * 512))") check "probe $use" fat12 "$t" ;;
 	*) bad "an --offset not made here: $use" ;;
 	esac
-done < <("$FATSCOPE" scan -r -n -o USE disk.img | sed 's/\\x20/ /g')
+done < <("$FATSCOPE" scan -r -n -o USE disk.img)	# "--offset N" as it is, to paste
 
 # 5. -J: the same volumes; the holes not read; nothing written.
 json=$("$FATSCOPE" scan -J disk.img)
@@ -144,6 +147,31 @@ got=$(rows disk.img | sed -n 3,4p)
 check "a volume inside one found with medium confidence" \
 	"$((S3 * 512)) fat16  main medium -
 $(((S3 + 20001) * 512)) fat12 F12 main high -" "$got"
+
+# 6. An exFAT volume made for 64 MiB, its partition cut to 32 MiB, a FAT32 and a FAT16
+# partition after it (so the FAT32 lies inside the extent the exFAT boot sector claims):
+# the three found, with the table and with the table wiped (the exFAT volume's extent is
+# passed over only as far as it uses it).
+truncate -s 64M cut && mkfs.exfat -L CUT cut > /dev/null || hard_error "mkfs.exfat cut"
+T1=2048 T2=67584 T3=$((67584 + N2))
+truncate -s 256M cut.img
+dd if=cut of=cut.img bs=512 seek=$T1 count=65536 conv=notrunc,sparse status=none &&
+	dd if=v2 of=cut.img bs=512 seek=$T2 conv=notrunc,sparse status=none &&
+	dd if=v3 of=cut.img bs=512 seek=$T3 conv=notrunc,sparse status=none || hard_error "dd cut.img"
+sfdisk -q --no-reread --no-tell-kernel cut.img > /dev/null 2>&1 <<EOF || hard_error "sfdisk cut.img"
+label: dos
+start=$T1, size=65536, type=7
+start=$T2, size=$N2, type=c
+start=$T3, size=$N3, type=6
+EOF
+check "a partition cut short, with the table" "$(row $T1 exfat CUT main '1\x20(size\x20differs)'
+	row $T2 fat32 F32 main 2; row $T3 fat16 F16 main 3)" "$(rows cut.img)"
+dd if=/dev/zero of=cut.img bs=512 count=1 conv=notrunc status=none
+check "a partition cut short, the table wiped" "$(row $T1 exfat CUT; row $T2 fat32 F32; row $T3 fat16 F16)" \
+	"$(rows cut.img)"
+check "the exFAT volume's size as its boot sector says" '67108864' \
+	"$("$FATSCOPE" scan -r -n -o SIZE cut.img | head -1)"
+rm -f cut cut.img
 
 # An ESC in an exFAT label: escaped in text (as probe -s shows it in its table: \x1b, whose
 # backslash libsmartcols escapes again), \u001b in JSON.

@@ -3,7 +3,9 @@
  * test_read.c - reading files (vol/read.c) and finding them (lookup.c) on
  * volumes built in memory: a FAT chain and a NoFatChain run read back,
  * bytes past ValidDataLength as zeros, a loop within the file and one
- * right after its end refused, a cross-link refused with
+ * right after its end refused, and read up to the break (each cluster
+ * once) with FSC_READER_TO_BREAK, as is a chain that meets a free entry;
+ * a cross-link opened whole and its shared cluster named with
  * FSC_READER_CROSSLINKS; a deleted fragmented exFAT file whose chain is
  * still whole and free is intact and read through its chain (the
  * contiguous guess ran into the live file between its clusters), and
@@ -168,6 +170,72 @@ static void test_loops(void **state)
 	close_vol(&v);
 }
 
+/* Opened through FSC_READER_TO_BREAK: f, its damage, and its bytes (*len of them) in *out. */
+static int read_to_break(struct vol *v, const char *path, uint8_t **out, uint64_t *len, char *why, size_t wl)
+{
+	struct fsc_dirent d;
+	struct fsc_reader *rd;
+	struct fsc_file *f;
+	char buf[512];
+	int dmg;
+
+	assert_int_equal(fsc_lookup(v->dev, v->p, path, 0, &d, buf, sizeof(buf)), 0);
+	assert_int_equal(fsc_reader_open(v->dev, v->p, FSC_READER_TO_BREAK, &rd), 0);
+	assert_int_equal(fsc_file_open(rd, &d, &f, why, wl), 0);
+	dmg = fsc_file_damage(f);
+	*len = fsc_file_size(f);
+	*out = malloc(*len + 1);
+	assert_int_equal(fsc_file_read(f, 0, *out, *len + 1), (int64_t)*len);
+	fsc_file_close(f);
+	fsc_reader_close(rd);
+	return dmg;
+}
+
+/* A loop and a break, read up to where the chain goes wrong, each cluster once. */
+static void test_to_break(void **state)
+{
+	struct vol v;
+	uint8_t *b;
+	uint64_t n;
+	char why[128];
+
+	(void)state;
+	build(&v, false);
+	exfat_set_fat(&v.im, 15, 13);	/* 13 -> 15 -> 13 with a size of 5 clusters: 13, 15 */
+	put_le64(exfat_entry(&v.im, 6, 6) + 32, 8, 5ull * v.im.cb);
+	put_le64(exfat_entry(&v.im, 6, 6) + 32, 24, 5ull * v.im.cb);
+	exfat_fix_set(&v.im, 6, 6);
+	open_vol(&v);
+	assert_int_equal(read_to_break(&v, "/sub/live.bin", &b, &n, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, "loops back to cluster 13"));
+	assert_int_equal(n, 2ull * v.im.cb);
+	assert_int_equal(b[0], 'X');
+	assert_int_equal(b[n - 1], 'Y');
+	free(b);
+	close_vol(&v);
+
+	build(&v, false);
+	exfat_set_fat(&v.im, 15, 13);	/* the loop closes right after its 2 clusters: all of it */
+	open_vol(&v);
+	assert_int_equal(read_to_break(&v, "/sub/live.bin", &b, &n, why, sizeof(why)), -ELOOP);
+	assert_int_equal(n, 2ull * v.im.cb);
+	free(b);
+	close_vol(&v);
+
+	build(&v, false);
+	exfat_set_fat(&v.im, 13, 0);	/* 13 then a free entry: one cluster */
+	open_vol(&v);
+	assert_int_equal(read_to_break(&v, "/sub/live.bin", &b, &n, why, sizeof(why)), -EUCLEAN);
+	assert_non_null(strstr(why, "free entry"));
+	assert_int_equal(n, v.im.cb);
+	assert_int_equal(b[n - 1], 'X');
+	free(b);
+	assert_int_equal(read_to_break(&v, "/hello.txt", &b, &n, why, sizeof(why)), 0);	/* a sound one */
+	assert_string_equal(why, "");
+	free(b);
+	close_vol(&v);
+}
+
 static void test_crosslink(void **state)
 {
 	struct vol v;
@@ -184,10 +252,13 @@ static void test_crosslink(void **state)
 	assert_int_equal(fsc_reader_open(v.dev, v.p, FSC_READER_CROSSLINKS, &rd), 0);
 	assert_int_equal(fsc_lookup(v.dev, v.p, "/sub/live.bin", 0, &d, buf, sizeof(buf)), 0);
 	assert_int_equal(fsc_file_open(rd, &d, &f, why, sizeof(why)), 0);
+	assert_int_equal(fsc_file_shared(f), 0);
 	fsc_file_close(f);
 	assert_int_equal(fsc_lookup(v.dev, v.p, "/hello.txt", 0, &d, buf, sizeof(buf)), 0);
-	assert_int_equal(fsc_file_open(rd, &d, &f, why, sizeof(why)), -EUCLEAN);
-	assert_non_null(strstr(why, "cross-link"));
+	assert_int_equal(fsc_file_open(rd, &d, &f, why, sizeof(why)), 0);	/* opened whole, */
+	assert_int_equal(fsc_file_shared(f), 15);				/* the shared cluster named */
+	assert_int_equal(fsc_file_damage(f), 0);
+	fsc_file_close(f);
 	fsc_reader_close(rd);
 	close_vol(&v);
 }
@@ -262,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_chain_and_nofat),
 		cmocka_unit_test(test_valid_data_length),
 		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_to_break),
 		cmocka_unit_test(test_crosslink),
 		cmocka_unit_test(test_deleted_fragmented),
 		cmocka_unit_test(test_lookup),

@@ -676,7 +676,8 @@ struct fsc_dirent {
 	int16_t ctime_utc, mtime_utc, atime_utc;	/* minutes east of UTC; INT16_MIN: none */
 	uint32_t entry_cluster;		/* where the entry (set) lies; 0: FAT12/16 root area */
 	uint64_t entry_offset;		/* byte offset in the volume of its primary (exFAT) or 8.3 (FAT) entry */
-	int recoverable;		/* deleted: 1 clusters still free, 0 reused (some or all), -1 unknown */
+	int recoverable;		/* deleted: 1 some of its clusters still free (recovery intact or
+					   partial), 0 none (overwritten), -1 unknown; -1 when live */
 	enum fsc_recovery recovery;	/* deleted: how much is left (FSC_REC_LIVE otherwise) */
 };
 
@@ -736,12 +737,17 @@ int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const char *path,
 struct fsc_reader;
 struct fsc_file;
 
-#define FSC_READER_CROSSLINKS	0x1	/* refuse a file that shares a cluster with one opened before */
+#define FSC_READER_CROSSLINKS	0x1	/* note a file that shares a cluster with one opened before */
+#define FSC_READER_TO_BREAK	0x2	/* open a live file whose chain loops or breaks, up to the break */
 
 /*
  * A reader of the files of the volume probed as p (read-only: nothing is
  * ever written).  With FSC_READER_CROSSLINKS it remembers the clusters of
- * every live file it opens (one bit per cluster).  Returns 0 and *out
+ * every live file it opens (one bit per cluster), and fsc_file_shared
+ * names the first cluster a file shares with one opened before (the file
+ * is opened whole all the same).  With FSC_READER_TO_BREAK a live file
+ * whose chain is damaged is opened as far as its chain can be followed
+ * (fsc_file_damage).  Returns 0 and *out
  * (free with fsc_reader_close), -EINVAL (not exFAT or FAT, unusable
  * geometry), -EIO (the FAT lies beyond the device), -ENOMEM.
  */
@@ -759,12 +765,31 @@ void fsc_reader_close(struct fsc_reader *r);
  * Returns 0 and *out (free with fsc_file_close, before the reader);
  * -ELOOP (a live file's chain comes back to itself, within the file or
  * right after its end), -EUCLEAN (the chain leaves the data area, meets a
- * free or bad cluster, ends early; with FSC_READER_CROSSLINKS a cluster
- * an earlier file has), -ENOMEM; why (may be NULL) says what is wrong.
+ * free or bad cluster, ends early), -ENOMEM; why (may be NULL) says what
+ * is wrong.  With FSC_READER_TO_BREAK the damaged chain is opened all the
+ * same (0 and *out, why filled, fsc_file_damage saying which).
  */
 int fsc_file_open(struct fsc_reader *r, const struct fsc_dirent *d, struct fsc_file **out,
 		  char *why, size_t whylen);
-/* Bytes the file has (exFAT DataLength, FAT FileSize; a FAT directory: its clusters). */
+/*
+ * 0 when f's chain is sound; opened through FSC_READER_TO_BREAK, -ELOOP
+ * or -EUCLEAN (as fsc_file_open would have refused it): f then holds its
+ * clusters from the first to the break, each once (a loop is cut before
+ * the first cluster met again), and fsc_file_size is the bytes they hold
+ * (all of them when the loop closes right after the file's end).
+ */
+int fsc_file_damage(const struct fsc_file *f);
+/*
+ * Through a reader opened with FSC_READER_CROSSLINKS: the first cluster
+ * of f that a live file opened before through the same reader has (a
+ * cross-link), 0 when none (or without the flag).
+ */
+uint32_t fsc_file_shared(const struct fsc_file *f);
+/*
+ * Bytes the file has (exFAT DataLength, FAT FileSize; a FAT directory:
+ * its clusters), at most those its clusters hold (a deleted file, a chain
+ * opened up to its break).
+ */
 uint64_t fsc_file_size(const struct fsc_file *f);
 /* FSC_REC_LIVE for a live file; for a deleted one, how much is left. */
 enum fsc_recovery fsc_file_recovery(const struct fsc_file *f);
@@ -856,6 +881,12 @@ struct fsc_owner {
  */
 int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
 		      struct fsc_owner *out, char *buf, size_t len);
+/*
+ * The same, the entry whose path is besides passed over: the other owner
+ * of a cross-linked cluster (fsc_file_shared).
+ */
+int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+			      const char *besides, struct fsc_owner *out, char *buf, size_t len);
 
 struct fsc_alloc_summary {
 	uint64_t clusters, used, free, bad;
