@@ -245,3 +245,14 @@ void hash_final(struct hash_ctx *h, char hex[HASH_COUNT][HASH_HEX_MAX])
 		hex_words(hex[HASH_SHA256], h->sha256, 8, 0);
 	}
 }
+
+void hash_hex(const uint8_t *b, size_t len, char *out)
+{
+	static const char digit[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digit[b[i] >> 4];
+		out[2 * i + 1] = digit[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}

@@ -35,5 +35,7 @@ void hash_update(struct hash_ctx *h, const void *data, size_t len);
  * hex[algo] (HASH_HEX_MAX bytes each; the others left as they are).
  */
 void hash_final(struct hash_ctx *h, char hex[HASH_COUNT][HASH_HEX_MAX]);
+/* len bytes as lower-case hex into out (2 * len + 1 bytes). */
+void hash_hex(const uint8_t *b, size_t len, char *out);
 
 #endif

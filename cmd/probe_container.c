@@ -21,18 +21,17 @@ static const char *const verify_words[] = {
 	[VERIFY_NONE] = "none", [VERIFY_OK] = "verified", [VERIFY_MISMATCH] = "mismatch",
 };
 
-/* The stored hash of alg, or NULL. */
-static const uint8_t *stored(const struct fsc_container_info *ci, enum digest_alg alg)
+/* The stored hash of alg (HASH_MD5, HASH_SHA1) in lower-case hex into hex, or NULL. */
+static const char *stored(const struct fsc_container_info *ci, int alg, char hex[HASH_HEX_MAX])
 {
-	if (!ci)
+	if (!ci || !(alg == HASH_MD5 ? ci->has_md5 : ci->has_sha1))
 		return NULL;
-	if (alg == DIGEST_MD5)
-		return ci->has_md5 ? ci->md5 : NULL;
-	return ci->has_sha1 ? ci->sha1 : NULL;
+	hash_hex(alg == HASH_MD5 ? ci->md5 : ci->sha1, alg == HASH_MD5 ? 16 : 20, hex);
+	return hex;
 }
 
 /* Hash the whole media (the window aside) with every stored hash's algorithm. */
-static int hash_media(const char *path, struct fsc_dev *dev, struct probe_verify *v, struct digest *d)
+static int hash_media(const char *path, struct fsc_dev *dev, struct hash_ctx *h)
 {
 	uint64_t total = fsc_dev_full_size(dev), save_off = fsc_dev_offset(dev), save_size = fsc_dev_size(dev);
 	uint8_t *buf = malloc(VERIFY_CHUNK);
@@ -46,9 +45,7 @@ static int hash_media(const char *path, struct fsc_dev *dev, struct probe_verify
 			       strerror(-r));
 			break;
 		}
-		for (int a = 0; a < 2; a++)
-			if (v->has[a])
-				digest_update(&d[a], buf, n);
+		hash_update(h, buf, n);
 		off += n;
 	}
 	if (r == -ENOMEM)
@@ -61,25 +58,27 @@ static int hash_media(const char *path, struct fsc_dev *dev, struct probe_verify
 int probe_verify(const char *path, struct fsc_dev *dev, struct probe_verify *v)
 {
 	const struct fsc_container_info *ci = fsc_dev_container(dev);
-	struct digest d[2];
-	bool any = false;
+	char hex[HASH_COUNT][HASH_HEX_MAX], want[HASH_HEX_MAX];
+	struct hash_ctx h;
+	unsigned set = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->result = VERIFY_NONE;
-	for (int a = 0; a < 2; a++) {
-		v->has[a] = stored(ci, (enum digest_alg)a) != NULL;
-		any |= v->has[a];
-		digest_init(&d[a], (enum digest_alg)a);
+	for (int a = HASH_MD5; a <= HASH_SHA1; a++) {
+		v->has[a] = stored(ci, a, want) != NULL;
+		set |= v->has[a] ? 1u << a : 0;
 	}
-	if (!any)
+	if (!set)
 		return 0;
-	if (hash_media(path, dev, v, d) < 0)
+	hash_init(&h, set);
+	if (hash_media(path, dev, &h) < 0)
 		return PROBE_OPERROR;
+	hash_final(&h, hex);
 	v->result = VERIFY_OK;
-	for (int a = 0; a < 2; a++)
+	for (int a = HASH_MD5; a <= HASH_SHA1; a++)
 		if (v->has[a]) {
-			digest_final(&d[a], v->computed[a]);
-			if (memcmp(v->computed[a], stored(ci, (enum digest_alg)a), digest_len((enum digest_alg)a)))
+			memcpy(v->computed[a], hex[a], HASH_HEX_MAX);
+			if (strcmp(v->computed[a], stored(ci, a, want)))
 				v->result = VERIFY_MISMATCH;
 		}
 	return 0;
@@ -107,7 +106,7 @@ static void text_line(const char *key, const char *val)
 
 static void text_verify(const struct fsc_container_info *ci, const struct probe_verify *v)
 {
-	char want[2 * DIGEST_MAX + 1], got[2 * DIGEST_MAX + 1];
+	char want[HASH_HEX_MAX];
 
 	if (v->result == VERIFY_NONE) {
 		printf("  %-22s %s\n", "verify", _("none (no hash stored)"));
@@ -116,19 +115,19 @@ static void text_verify(const struct fsc_container_info *ci, const struct probe_
 	for (int a = 0; a < 2; a++) {
 		if (!v->has[a])
 			continue;
-		digest_hex(stored(ci, (enum digest_alg)a), digest_len((enum digest_alg)a), want);
-		digest_hex(v->computed[a], digest_len((enum digest_alg)a), got);
-		if (strcmp(want, got) == 0)
-			printf("  %-22s %s: %s %s\n", "verify", _("verified"), digest_name((enum digest_alg)a), got);
+		const char *got = v->computed[a];
+
+		if (strcmp(stored(ci, a, want), got) == 0)
+			printf("  %-22s %s: %s %s\n", "verify", _("verified"), hash_name((enum hash_algo)a), got);
 		else
-			printf("  %-22s %s: %s %s, %s %s\n", "verify", _("MISMATCH"), digest_name((enum digest_alg)a),
+			printf("  %-22s %s: %s %s, %s %s\n", "verify", _("MISMATCH"), hash_name((enum hash_algo)a),
 			       got, _("stored"), want);
 	}
 }
 
 void probe_container_text(const char *path, const struct fsc_container_info *ci, const struct probe_verify *v)
 {
-	char hex[2 * DIGEST_MAX + 1];
+	char hex[HASH_HEX_MAX];
 
 	if (!ci) {
 		if (v->result != VERIFY_NOT_ASKED)
@@ -160,27 +159,17 @@ void probe_container_text(const char *path, const struct fsc_container_info *ci,
 	text_line("acquired", ci->acquired);
 	text_line("acquired_os", ci->acquired_os);
 	text_line("acquired_software", ci->acquired_software);
-	for (int a = 0; a < 2; a++)
-		if (stored(ci, (enum digest_alg)a)) {
-			digest_hex(stored(ci, (enum digest_alg)a), digest_len((enum digest_alg)a), hex);
-			text_line(digest_name((enum digest_alg)a), hex);
-		}
+	for (int a = HASH_MD5; a <= HASH_SHA1; a++)
+		text_line(hash_name((enum hash_algo)a), stored(ci, a, hex));
 	if (v->result != VERIFY_NOT_ASKED)
 		text_verify(ci, v);
 	putchar('\n');
 }
 
-static void json_hash(struct json *j, const char *key, const uint8_t *b, size_t len)
-{
-	char hex[2 * DIGEST_MAX + 1];
-
-	if (b)
-		digest_hex(b, len, hex);
-	json_str(j, key, b ? hex : NULL);
-}
-
 void probe_container_json(struct json *j, const struct fsc_container_info *ci, const struct probe_verify *v)
 {
+	char hex[HASH_HEX_MAX];
+
 	if (ci) {
 		json_open(j, "container", '{');
 		json_str(j, "format", fsc_container_name(ci->format));
@@ -201,16 +190,16 @@ void probe_container_json(struct json *j, const struct fsc_container_info *ci, c
 		json_str(j, "acquired", ci->acquired);
 		json_str(j, "acquired_os", ci->acquired_os);
 		json_str(j, "acquired_software", ci->acquired_software);
-		json_hash(j, "md5", stored(ci, DIGEST_MD5), 16);
-		json_hash(j, "sha1", stored(ci, DIGEST_SHA1), 20);
+		json_str(j, "md5", stored(ci, HASH_MD5, hex));
+		json_str(j, "sha1", stored(ci, HASH_SHA1, hex));
 		json_close(j, '}');
 	}
 	if (v->result == VERIFY_NOT_ASKED)
 		return;
 	json_open(j, "verify", '{');
 	json_str(j, "result", verify_words[v->result]);
-	json_hash(j, "md5", v->has[DIGEST_MD5] ? v->computed[DIGEST_MD5] : NULL, 16);
-	json_hash(j, "sha1", v->has[DIGEST_SHA1] ? v->computed[DIGEST_SHA1] : NULL, 20);
+	json_str(j, "md5", v->has[HASH_MD5] ? v->computed[HASH_MD5] : NULL);
+	json_str(j, "sha1", v->has[HASH_SHA1] ? v->computed[HASH_SHA1] : NULL);
 	json_close(j, '}');
 }
 

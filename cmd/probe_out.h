@@ -4,7 +4,7 @@
 #define FSC_PROBE_OUT_H
 
 #include "common.h"
-#include "digest.h"
+#include "hash.h"
 #include "json.h"
 
 /* --verify: the hashes an EWF container stores against its media. */
@@ -12,8 +12,8 @@ enum verify_result { VERIFY_NOT_ASKED, VERIFY_NONE, VERIFY_OK, VERIFY_MISMATCH }
 
 struct probe_verify {
 	enum verify_result result;
-	bool has[2];			/* by enum digest_alg: a hash stored, so computed */
-	uint8_t computed[2][DIGEST_MAX];
+	bool has[2];			/* by HASH_MD5, HASH_SHA1: a hash stored, so computed */
+	char computed[2][HASH_HEX_MAX];	/* (lower-case hex) */
 };
 
 /* The volume's columns (VOLUME, TYPE, LABEL, VERDICT, AT-RISK) and the driver's. */
