@@ -76,7 +76,8 @@ static int findex_make(struct findex *ix, const struct fsc_findings *fs)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->n; i++)
 		ix->v[ix->n++] = &fs->v[i];
-	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_ptr);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_ptr);
 	return 0;
 }
 

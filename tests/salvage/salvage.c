@@ -560,7 +560,8 @@ static bool image_load(struct image *im, const char *path)
 	layout_read(&im->lay, dev, p, im->orig, im->len, &im->orig_files.dirs, im->orig_files.ndirs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
-	qsort(im->orig_files.v, im->orig_files.n, sizeof(*im->orig_files.v), files_cmp_hash);
+	if (im->orig_files.n)
+		qsort(im->orig_files.v, im->orig_files.n, sizeof(*im->orig_files.v), files_cmp_hash);
 	return true;
 }
 
