@@ -134,6 +134,7 @@ if command -v objdump > /dev/null; then
 		checks=$((checks + 1))
 		case $sym in
 		bound|oem) ;;
+		__odr_asan.*) ;;	# (ASan's one-definition-rule markers in a --enable-sanitizers build)
 		*) fail "a writable static in the library: $sym ($sec): make it const, thread-local, atomic or once" ;;
 		esac
 	done < <(objdump -t "${objs[@]}" | awk '$3 == "O" && $4 ~ /^\.(data|bss)/ && $4 !~ /rel\.ro/ { print $4, $NF }')

@@ -252,11 +252,7 @@ void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *p
 
 const char *cont_version(char *buf, size_t len, const char *lib, const char *version)
 {
-	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-
-	pthread_mutex_lock(&m);
 	if (!buf[0])
 		snprintf(buf, len, "%s %s", lib, version);
-	pthread_mutex_unlock(&m);
 	return buf;
 }

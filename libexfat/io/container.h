@@ -118,7 +118,7 @@ void cont_yal_free(struct cont_yal *y);
 void cont_yal_close(struct fsc_dev *d);
 /* why from the library's error *err (freed), after prefix (cont_why_lib). */
 void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *prefix, intptr_t **err);
-/* "LIB VERSION" in buf, made once (buf empty until then). */
+/* "LIB VERSION" in buf (a thread-local buffer of the caller), made once (buf empty until then). */
 const char *cont_version(char *buf, size_t len, const char *lib, const char *version);
 
 /* A differencing disk and its parents, as a backend opens them (vhd.c, vmdk.c). */

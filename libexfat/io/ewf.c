@@ -27,7 +27,7 @@ static const struct cont_yal_ops ewf_yal = {
 
 const char *ewf_library(void)
 {
-	static char v[48];
+	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
 
 	return cont_version(v, sizeof(v), "libewf", libewf_get_version());
 }

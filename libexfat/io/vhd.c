@@ -42,7 +42,7 @@ static const struct cont_yal_ops vhd_yal = {
 
 const char *vhd_library(void)
 {
-	static char v[48];
+	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
 
 	return cont_version(v, sizeof(v), "libvhdi", libvhdi_get_version());
 }

@@ -45,7 +45,7 @@ static const struct cont_yal_ops vmdk_yal = {
 
 const char *vmdk_library(void)
 {
-	static char v[48];
+	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
 
 	return cont_version(v, sizeof(v), "libvmdk", libvmdk_get_version());
 }
