@@ -5,8 +5,11 @@
  *
  * Consumes: a device, its probe and the caller's (empty) findings list.
  * Produces: the probe's findings copied into that list, the checker's
- * appended after them (exfat_check.c, fat_check.c), and a summary.  FAT
- * has no repair planner yet (-ENOTSUP with one).
+ * appended after them (exfat_check.c, fat_check.c), and a summary.
+ * check_with takes exFAT's repair hooks (xv_fix); FAT's repair comes in
+ * through fat_check_with with its own (fat_hooks), so exFAT's hooks on a
+ * FAT volume are a caller's mistake (-ENOTSUP).  (Two hook contracts:
+ * one is the open part of issue 22.)
  */
 #include "config.h"
 

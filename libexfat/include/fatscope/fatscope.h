@@ -2,9 +2,14 @@
 /*
  * fatscope.h - the public API of libexfat (prefix fsc_).
  *
- * Layers: device I/O -> boot sector classification (probe) -> driver
- * models -> verdict.  Errors are negative errno values; what is wrong
- * with a volume is a list of findings, never a message printed here.
+ * What it does, in the order a caller uses it: device I/O (images, block
+ * devices, evidence containers) -> boot sector classification (probe)
+ * -> driver models -> verdict; then the check of an exFAT or FAT12/16/32
+ * volume (fsc_check), the repair plan (fsc_plan_repair) and its writing
+ * (fsc_plan_apply, with an undo log), label edits, and read access to
+ * the tree and the files (ls, cat, extract, dump).  Errors are negative
+ * errno values; what is wrong with a volume is a list of findings, never
+ * a message printed here.
  */
 #ifndef FATSCOPE_H
 #define FATSCOPE_H
@@ -974,12 +979,13 @@ struct fsc_check_opts {
  * whatever this returns): a copy of the probe's findings first, then the
  * check's own, so that out is the whole ledger.  p is not changed.
  * exFAT: FAT, allocation bitmap, up-case table, the whole directory tree
- * and the allocation as a whole.  Reads only; memory is two bits per
+ * and the allocation as a whole; FAT12/16/32: boot sector, every FAT
+ * copy, the directory tree, lost clusters and FSInfo.  Reads only; memory is two bits per
  * cluster plus the up-case table and one directory's names at a time.  On
  * a large tree a second thread reads directory data past the end markers
  * (o->threads 1: none); it has ended when this returns.
- * Returns 0 (the volume may still be damaged: see the findings), -ENOTSUP
- * for FAT (no checker yet), -EINVAL for other types, -ENOMEM.
+ * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
+ * for other types, -ENOMEM.
  */
 int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 	      struct fsc_findings *out, struct fsc_check_summary *sum);
@@ -1026,8 +1032,12 @@ struct fsc_repair_opts {
  * only when no error is left unplanned; the backup boot region, when it
  * is repaired, is written after everything else.  A check cut short by
  * co->deadline (sum->incomplete) plans nothing.  Nothing is written:
- * fsc_plan_apply() does that.  exFAT only.  Returns 0 (the plan may be
- * empty), -ENOTSUP for FAT, -EINVAL for other types, -ENOMEM, -EIO.
+ * fsc_plan_apply() does that.  exFAT and FAT12/16/32 (the dirty bits of
+ * FAT[1] and the boot sector bracket a FAT plan), planned round after
+ * round on the plan's view until a round plans nothing (four at most);
+ * the check of the final view decides what is planned and what is left.
+ * Returns 0 (the plan may be empty), -EINVAL for other types, -ENOMEM,
+ * -EIO.
  */
 int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out,
