@@ -251,11 +251,12 @@ static int open_outdir(const char *dir)
 /* --hash: the manifest, at --manifest or beside the output directory (DIR.hashdeep).  0, or exit 8 after a line. */
 static int open_manifest(struct x_ctl *ctl)
 {
-	char *abs = realpath(ctl->outdir, NULL), *path = NULL;
+	char *abs, *path = NULL;
 	int r = -ENOMEM;
 
 	if (!ctl->hashes)
 		return 0;
+	abs = realpath(ctl->outdir, NULL);
 	if (!ctl->manifest_path && abs && strcmp(abs, "/") != 0 && (path = malloc(strlen(abs) + 10)))
 		sprintf(path, "%s.hashdeep", abs);
 	else if (abs && strcmp(abs, "/") == 0)
