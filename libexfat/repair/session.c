@@ -267,6 +267,68 @@ static int final_check(struct fsc_dev *dev, const struct fsc_check_opts *co, str
 	return r;
 }
 
+/* An edit of len bytes at off of view's volume: the bits set and cleared (nothing when they are so already). */
+static int flip_bits(struct fsc_dev *view, struct fsc_plan *plan, uint64_t off, size_t len, uint32_t set,
+		     uint32_t clear, const char *why)
+{
+	uint8_t old[4], now[4];
+	uint32_t v;
+	int r = fsc_dev_read(view, off, old, len);
+
+	if (r < 0)
+		return r;
+	v = len == 1 ? old[0] : len == 2 ? get_le16(old, 0) : get_le32(old, 0);
+	v = (v | set) & ~clear;
+	memcpy(now, old, sizeof(now));
+	if (len == 1)
+		now[0] = (uint8_t)v;
+	else if (len == 2)
+		put_le16(now, 0, (uint16_t)v);
+	else
+		put_le32(now, 0, v);
+	return memcmp(old, now, len) ? fsc_plan_add(plan, off, old, now, len, why, true) : 0;
+}
+
+/*
+ * Errors left after the last round on a volume an earlier round marked
+ * clean: the dirty marks set again, last (exFAT's VolumeDirty; FAT's
+ * boot sector bit and FAT[1]'s clean bit in every copy), so that the
+ * volume says what it is; the findings of those marks are left then.
+ */
+static int keep_dirty(struct fsc_dev *dev, struct fsc_plan *plan, struct fsc_findings *out)
+{
+	static const char why[] = "leave the volume marked dirty: errors are left";
+	struct fsc_dev *view;
+	struct fsc_probe *pv = NULL;
+	bool errors = false;
+	int r;
+
+	for (size_t i = 0; i < out->n; i++)
+		errors |= !out->v[i].planned && !own_bracket(out->v[i].id) &&
+			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
+	if (!errors || !(view = plan_overlay(dev, plan)))
+		return errors ? -ENOMEM : 0;
+	r = fsc_probe_volume(view, &pv);
+	if (r == 0 && pv->type == FSC_TYPE_EXFAT) {
+		r = flip_bits(view, plan, 106, 2, 2, 0, why);
+	} else if (r == 0 && fsc_type_is_fat(pv->type)) {
+		const struct fsc_fat_bpb *b = &pv->fat;
+		bool f32 = pv->type == FSC_TYPE_FAT32;
+
+		if (b->boot_sig == 0x28 || b->boot_sig == 0x29)
+			r = flip_bits(view, plan, b->bpb32 ? 65 : 37, 1, 1, 0, why);
+		for (unsigned i = 0; r >= 0 && pv->type != FSC_TYPE_FAT12 && i < b->num_fats; i++)
+			r = flip_bits(view, plan, ((uint64_t)b->reserved + (uint64_t)i * b->fat_size) * b->bytes_per_sector +
+					  (f32 ? 4 : 2), f32 ? 4 : 2, 0, f32 ? 0x08000000 : 0x8000, why);
+	}
+	for (size_t i = 0; r >= 0 && i < out->n; i++)
+		if (own_bracket(out->v[i].id))
+			out->v[i].planned = false;
+	fsc_probe_free(pv);
+	fsc_dev_close(view);
+	return r < 0 ? r : 0;
+}
+
 /* Rounds after the first until one plans nothing; out settled by the last check. */
 static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct session *s,
 		    const struct fsc_repair_opts *rro, struct fsc_findings *out, struct fsc_plan *plan)
@@ -295,6 +357,8 @@ static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct
 	}
 	if (r >= 0)
 		r = settle(out, &last, true);
+	if (r >= 0)
+		r = keep_dirty(dev, plan, out);
 	fsc_findings_free(&last);
 	return (int)r;
 }
