@@ -12,7 +12,8 @@
 #   - the public headers under $(includedir)/fatscope/ and nothing else
 #     at the top of $(includedir);
 #   - no libtool .la file anywhere;
-#   - fatscope.pc: Requires.private blkid, and `pkg-config --cflags
+#   - fatscope.pc: Requires.private blkid (and the container libraries
+#     configure found), and `pkg-config --cflags
 #     --libs fatscope' (PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR into
 #     STAGE) compiles and links a program that prints fsc_version();
 #   - the installed fatscope loads the installed library;
@@ -91,9 +92,17 @@ check ".la files installed" "" "$las"
 # pkg-config, and a program built with what it says
 export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
 pc=$libdir/pkgconfig/fatscope.pc
-check "fatscope.pc Requires.private" "Requires.private: blkid" "$(grep '^Requires.private:' "$pc")"
+# (blkid, then the container libraries configure found: libewf, libvhdi, libvmdk and what they need)
+req=$(sed -n 's/^Requires.private: *//p' "$pc")
+check "fatscope.pc Requires.private starts with blkid" blkid "${req%% *}"
+for m in $req; do
+	case $m in
+	blkid|libewf|libvhdi|libvmdk|libbfio|libcerror|libcdata|libclocale|libcnotify|libcsplit|libcthreads|libuna|zlib) ok ;;
+	*) bad "fatscope.pc requires $m: not blkid or a container library" ;;
+	esac
+done
 grep -q '^Libs.private:.*-lblkid' "$pc" && bad "fatscope.pc still lists -lblkid in Libs.private" || ok
-check "pkg-config --print-requires-private" "blkid" "$(pkg-config --print-requires-private fatscope)"
+check "pkg-config --print-requires-private" "$(tr ' ' '\n' <<< "$req")" "$(pkg-config --print-requires-private fatscope)"
 flags=$(pkg-config --cflags --libs fatscope) || bad "pkg-config --cflags --libs fatscope failed"
 pkg-config --static --libs fatscope > /dev/null || bad "pkg-config --static --libs fatscope failed (blkid.pc missing?)"
 case " $flags " in

@@ -111,17 +111,35 @@ static bool own_bracket(enum fsc_problem id)
 	return id == FSC_PR_EXFAT_BOOT_VOLUME_DIRTY || id == FSC_PR_FAT_DIRTY || id == FSC_PR_FAT_FAT1_FLAGS;
 }
 
+/*
+ * The findings of fs that out does not have appended to out (but the
+ * repair's own dirty marks when merging a round), planned as fs has them
+ * (merging) or left.  The index points into out: the copies are made
+ * after it is gone, since appending moves out's findings.
+ */
+static int append_missing(struct fsc_findings *out, const struct fsc_findings *fs, bool merging)
+{
+	struct findex ix;
+	size_t *add = fs->n ? malloc(fs->n * sizeof(*add)) : NULL, nadd = 0;
+	int r = fs->n && !add ? -ENOMEM : findex_make(&ix, out);
+
+	if (fs->n && !add)
+		return r;
+	for (size_t i = 0; r == 0 && i < fs->n; i++)
+		if (!(merging && own_bracket(fs->v[i].id)) && !findex_find(&ix, &fs->v[i]))
+			add[nadd++] = i;
+	if (r == 0)
+		free(ix.v);
+	for (size_t k = 0; r == 0 && k < nadd; k++)
+		r = finding_copy(out, &fs->v[add[k]], merging && fs->v[add[k]].planned);
+	free(add);
+	return r;
+}
+
 /* The findings of fs that out does not have (but the repair's own dirty marks), appended to it. */
 static int merge_new(struct fsc_findings *out, const struct fsc_findings *fs)
 {
-	struct findex ix;
-	int r = findex_make(&ix, out);
-
-	for (size_t i = 0; r == 0 && i < fs->n; i++)
-		if (!own_bracket(fs->v[i].id) && !findex_find(&ix, &fs->v[i]))
-			r = finding_copy(out, &fs->v[i], fs->v[i].planned);
-	free(ix.v);
-	return r;
+	return append_missing(out, fs, true);
 }
 
 /*
@@ -137,13 +155,7 @@ static int settle(struct fsc_findings *out, const struct fsc_findings *final, bo
 	for (size_t i = 0; r == 0 && i < out->n; i++)
 		out->v[i].planned = writes && !findex_find(&ix, &out->v[i]);
 	free(ix.v);
-	if (r == 0)
-		r = findex_make(&ix, out);
-	for (size_t i = 0; r == 0 && i < final->n; i++)
-		if (!findex_find(&ix, &final->v[i]))
-			r = finding_copy(out, &final->v[i], false);
-	free(ix.v);
-	return r;
+	return r ? r : append_missing(out, final, false);
 }
 
 /* ---- the caller's answers and lost chains, across rounds ---- */
