@@ -64,7 +64,7 @@ struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_lo
 	return finding_add(e->out, id, kind, loc, field);
 }
 
-void owner_path(const struct owner *who, char *path, size_t len)
+void ck_owner_path(const struct owner *who, char *path, size_t len)
 {
 	char name[800];
 
@@ -92,7 +92,7 @@ struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const
 	if (!f)
 		return NULL;
 	f->entry = who->entry;
-	owner_path(who, path, sizeof(path));
+	ck_owner_path(who, path, sizeof(path));
 	finding_path(f, path);
 	return f;
 }
@@ -185,7 +185,7 @@ static void name_first_owner(struct ck_engine *e, const struct owner *who, uint3
 
 		if (x->cluster != c || x->named)
 			continue;
-		owner_path(who, path, sizeof(path));
+		ck_owner_path(who, path, sizeof(path));
 		finding_detail(&e->out->v[x->finding], "%s", path);
 		x->named = true;
 	}

@@ -100,7 +100,7 @@ struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_lo
 			   uint64_t loc, const char *field);
 /* The same for an entry or an allocation: location and path from who. */
 struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const struct owner *who);
-void owner_path(const struct owner *who, char *path, size_t len);
+void ck_owner_path(const struct owner *who, char *path, size_t len);
 
 /*
  * Start pass n of total units: false when the budget (o->deadline) has run

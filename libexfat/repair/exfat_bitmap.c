@@ -32,7 +32,7 @@ static const enum fsc_problem bitmap_ids[] = {
 	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE,
 };
 
-bool bitmap_rebuild_wanted(struct rp *r)
+bool xr_bitmap_rebuild_wanted(struct rp *r)
 {
 	bool any = false;
 
@@ -41,14 +41,14 @@ bool bitmap_rebuild_wanted(struct rp *r)
 	if (r->p->ex.num_fats != 1)
 		return false;
 	for (size_t i = 0; i < sizeof(bitmap_ids) / sizeof(bitmap_ids[0]); i++)
-		any |= take(r, bitmap_ids[i]);
+		any |= rp_take(r, bitmap_ids[i]);
 	return r->new_bitmap = any;
 }
 
 static void give_up(struct rp *r)
 {
 	for (size_t i = 0; i < sizeof(bitmap_ids) / sizeof(bitmap_ids[0]); i++)
-		unplan(r, bitmap_ids[i]);
+		rp_unplan(r, bitmap_ids[i]);
 	r->new_bitmap = false;
 }
 
@@ -76,16 +76,16 @@ static uint32_t find_run(struct xvol *v, uint64_t n)
 	return 0;
 }
 
-void bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
+void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
 	uint64_t words = ((uint64_t)v->cc + 63) / 64;
 	uint8_t e[4];
 
-	if (!bitmap_rebuild_wanted(r))
+	if (!xr_bitmap_rebuild_wanted(r))
 		return;
 	/* Too short a DataLength over a chain that holds every bit: only the length is wrong. */
-	if (!find(r, FSC_PR_EXFAT_BITMAP_MISSING) && v->bitmap_ok) {
+	if (!rp_find(r, FSC_PR_EXFAT_BITMAP_MISSING) && v->bitmap_ok) {
 		r->bitmap_length_only = true;
 		r->new_bitmap = false;
 		return;
@@ -99,7 +99,7 @@ void bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 
 		cluster_claim(v, c);
 		put_le32(e, 0, k + 1 < n ? c + 1 : 0xFFFFFFFF);
-		put(r, v->fat_byte + 4ull * c, e, 4, "chain the new allocation bitmap", false);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the new allocation bitmap", false);
 	}
 	/* The old bitmap's clusters (too few) are no longer the bitmap's: free in the new one. */
 	for (uint32_t c = v->p->root.bitmap_cluster, k = 0; v->p->root.bitmap_found && k < n && xv_cluster_valid(v, c);
@@ -132,15 +132,15 @@ static void write_bits(struct rp *r, struct xvol *v, uint64_t *marked)
 					++*marked;
 				}
 			}
-		put(r, xv_cluster_byte(v, r->bitmap_first + (uint32_t)k), buf, v->cb, "the new allocation bitmap",
+		rp_put(r, xv_cluster_byte(v, r->bitmap_first + (uint32_t)k), buf, v->cb, "the new allocation bitmap",
 		    false);
 	}
 	free(buf);
 }
 
-void bitmap_rebuild_link(struct rp *r, struct xvol *v)
+void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v)
 {
-	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, off = root_entry_of(r, v, EXFAT_T_BITMAP), slot = 0, marked;
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, off = rp_root_entry_of(r, v, EXFAT_T_BITMAP), slot = 0, marked;
 	uint32_t last = 0;
 	uint8_t e[32];
 
@@ -150,13 +150,13 @@ void bitmap_rebuild_link(struct rp *r, struct xvol *v)
 			return;
 		}
 		put_le64(e, 24, bytes);
-		put(r, off + 24, e + 24, 8, "allocation bitmap DataLength", false);
+		rp_put(r, off + 24, e + 24, 8, "allocation bitmap DataLength", false);
 		return;
 	}
 	if (!r->new_bitmap)
 		return;
 	/* The entry's place first: a new root cluster is owned, so the bits include it. */
-	if (!off && !root_slots(r, v, 1, &slot, &last, NULL, NULL) && !(last && extend_root(r, v, last, 1, &slot))) {
+	if (!off && !xr_root_slots(r, v, 1, &slot, &last, NULL, NULL) && !(last && xr_extend_root(r, v, last, 1, &slot))) {
 		give_up(r);
 		return;
 	}
@@ -171,11 +171,11 @@ void bitmap_rebuild_link(struct rp *r, struct xvol *v)
 	}
 	put_le32(e, 20, r->bitmap_first);
 	put_le64(e, 24, bytes);
-	put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);
-	put_percent_in_use(r, marked);
-	(void)take(r, FSC_PR_EXFAT_BITMAP_UNMARKED);
-	(void)take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
-	(void)take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
-	(void)take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
-	(void)take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);
+	rp_put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);
+	rp_put_percent_in_use(r, marked);
+	(void)rp_take(r, FSC_PR_EXFAT_BITMAP_UNMARKED);
+	(void)rp_take(r, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE);
+	(void)rp_take(r, FSC_PR_EXFAT_BITMAP_TRAILING);
+	(void)rp_take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
+	(void)rp_take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);
 }

@@ -29,7 +29,7 @@
 /* What a restore cures: a field error, or a volume said to be larger than its device. */
 static bool restore_cures(const struct fsc_finding *f)
 {
-	return boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE || f->id == FSC_PR_EXFAT_MAIN_BOOT_LOST;
+	return rp_boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE || f->id == FSC_PR_EXFAT_MAIN_BOOT_LOST;
 }
 
 /* The first finding a restore cures, or NULL. */
@@ -89,7 +89,7 @@ static const struct fsc_finding *texfat_doubt(struct rp *r, const struct fsc_fin
 	return NULL;
 }
 
-bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
+bool xr_boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
 {
 	static const unsigned sizes[] = { 512, 1024, 2048, 4096 };
 	const struct fsc_findings *fs = &r->p->findings;
@@ -118,7 +118,7 @@ bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
 		if (fsc_dev_read(r->dev, 12ull * sizes[i], b, 12ull * sizes[i]) == 0 && exfat_region_sound(b, sizes[i]))
 			ss = sizes[i];
 	if (ss && r->o->level == FSC_REPAIR_ALL && (!r->o->ask || r->o->ask(r->o->ctx, why)))
-		put(r, 0, b, 12ull * ss, "restore the main boot region from the verified backup (sectors 12-23)", false);
+		rp_put(r, 0, b, 12ull * ss, "restore the main boot region from the verified backup (sectors 12-23)", false);
 	free(b);
 	if (fsc_plan_count(r->plan) == start)
 		return false;
@@ -137,12 +137,12 @@ bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2)
 /* ---- the boot region ---- */
 
 /* No boot region error but the checksum: a recomputed checksum makes the region sound. */
-bool boot_fields_sound(const struct rp *r)
+bool xr_boot_fields_sound(const struct rp *r)
 {
 	for (size_t i = 0; i < r->out->n; i++) {
 		const struct fsc_finding *f = &r->out->v[i];
 
-		if ((boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE) && !f->planned)
+		if ((rp_boot_field_error(f) || f->id == FSC_PR_EXFAT_VOLUME_BEYOND_DEVICE) && !f->planned)
 			return false;
 	}
 	return true;
@@ -153,27 +153,27 @@ bool boot_fields_sound(const struct rp *r)
  * only revision defined (every formatter writes it).  True when planned:
  * the checksum follows.
  */
-bool fix_revision(struct rp *r)
+bool xr_fix_revision(struct rp *r)
 {
 	static const uint8_t rev[2] = { 0x00, 0x01 };
 
-	if (!find(r, FSC_PR_EXFAT_BOOT_REVISION) || find(r, FSC_PR_EXFAT_BOOT_REVISION)->planned ||
-	    !take(r, FSC_PR_EXFAT_BOOT_REVISION))
+	if (!rp_find(r, FSC_PR_EXFAT_BOOT_REVISION) || rp_find(r, FSC_PR_EXFAT_BOOT_REVISION)->planned ||
+	    !rp_take(r, FSC_PR_EXFAT_BOOT_REVISION))
 		return false;
-	put(r, 104, rev, 2, "FileSystemRevision 1.00", false);
+	rp_put(r, 104, rev, 2, "FileSystemRevision 1.00", false);
 	return true;
 }
 
 /* The main boot region is sound once the plan is applied (a copy for the backup). */
-bool main_boot_sound(const struct rp *r)
+bool xr_main_boot_sound(const struct rp *r)
 {
-	const struct fsc_finding *f = find(r, FSC_PR_EXFAT_BOOT_CHECKSUM);
+	const struct fsc_finding *f = rp_find(r, FSC_PR_EXFAT_BOOT_CHECKSUM);
 
-	return boot_fields_sound(r) && (!f || f->planned);
+	return xr_boot_fields_sound(r) && (!f || f->planned);
 }
 
 /* Sectors 0..10 as the plan leaves them, and their checksum repeated in sector 11. */
-void fix_boot_checksum(struct rp *r, unsigned ss)
+void xr_fix_boot_checksum(struct rp *r, unsigned ss)
 {
 	uint8_t *s = malloc(12ull * ss);
 
@@ -188,7 +188,7 @@ void fix_boot_checksum(struct rp *r, unsigned ss)
 
 		for (unsigned i = 0; i < ss; i += 4)
 			put_le32(s + 11ull * ss, i, sum);
-		put(r, 11ull * ss, s + 11ull * ss, ss, "boot checksum (sector 11)", false);
+		rp_put(r, 11ull * ss, s + 11ull * ss, ss, "boot checksum (sector 11)", false);
 	}
 	free(s);
 }
@@ -200,28 +200,28 @@ void fix_boot_checksum(struct rp *r, unsigned ss)
  * unused).  True when something changed: the checksum and the backup must
  * follow.
  */
-bool fix_boot_sectors(struct rp *r, unsigned ss)
+bool xr_fix_boot_sectors(struct rp *r, unsigned ss)
 {
 	static const uint8_t sig[4] = { 0x00, 0x00, 0x55, 0xAA };
 	uint8_t s[4096];
 	bool changed = false;
 
-	if (!boot_fields_sound(r))
+	if (!xr_boot_fields_sound(r))
 		return false;
 	for (size_t i = 0; i < r->out->n; i++) {
 		struct fsc_finding *f = &r->out->v[i];
 
-		if (f->id == FSC_PR_EXFAT_BOOT_EXT_SIGNATURE && f->loc >= 1 && f->loc <= 8 && wanted(r, f)) {
-			put(r, f->loc * ss + ss - 4, sig, 4, "extended boot signature", false);
+		if (f->id == FSC_PR_EXFAT_BOOT_EXT_SIGNATURE && f->loc >= 1 && f->loc <= 8 && rp_wanted(r, f)) {
+			rp_put(r, f->loc * ss + ss - 4, sig, 4, "extended boot signature", false);
 			f->planned = changed = true;
 		}
 	}
-	if (find(r, FSC_PR_EXFAT_OEM_PARAMETERS) && ss <= sizeof(s) && plan_view_read(r->dev, r->plan, 9ull * ss, s, ss) >= 0 &&
-	    take(r, FSC_PR_EXFAT_OEM_PARAMETERS)) {
+	if (rp_find(r, FSC_PR_EXFAT_OEM_PARAMETERS) && ss <= sizeof(s) && plan_view_read(r->dev, r->plan, 9ull * ss, s, ss) >= 0 &&
+	    rp_take(r, FSC_PR_EXFAT_OEM_PARAMETERS)) {
 		for (unsigned i = 0; i < 10; i++)
 			if (bytes_all(s, 48 * i, 16, 0))
 				memset(s + 48 * i + 16, 0, 32);
-		put(r, 9ull * ss, s, ss, "unused OEM parameter records zeroed", false);
+		rp_put(r, 9ull * ss, s, ss, "unused OEM parameter records zeroed", false);
 		changed = true;
 	}
 	return changed;
@@ -234,7 +234,7 @@ bool fix_boot_sectors(struct rp *r, unsigned ss)
  * do not, which one is right cannot be told: the backup is not written
  * over (it may be the only good copy).
  */
-bool backup_geometry_agrees(struct rp *r, unsigned ss)
+bool xr_backup_geometry_agrees(struct rp *r, unsigned ss)
 {
 	uint8_t m[512], b[512];
 
@@ -245,7 +245,7 @@ bool backup_geometry_agrees(struct rp *r, unsigned ss)
 }
 
 /* The backup region (sectors 12..23) as a copy of the main one once planned. */
-void fix_backup(struct rp *r, unsigned ss)
+void xr_fix_backup(struct rp *r, unsigned ss)
 {
 	uint8_t *s = malloc(12ull * ss);
 
@@ -256,7 +256,7 @@ void fix_backup(struct rp *r, unsigned ss)
 	if (plan_view_read(r->dev, r->plan, 0, s, 12ull * ss) < 0)
 		r->err = -EIO;
 	else
-		put(r, 12ull * ss, s, 12ull * ss, "backup boot region from the main one", true);
+		rp_put(r, 12ull * ss, s, 12ull * ss, "backup boot region from the main one", true);
 	free(s);
 }
 
@@ -265,7 +265,7 @@ void fix_backup(struct rp *r, unsigned ss)
  * the FAT, the heap or the root, and no volume larger than its device
  * that only the main region describes (the backup differs)?
  */
-bool geometry_sound(const struct fsc_probe *p)
+bool xr_geometry_sound(const struct fsc_probe *p)
 {
 	bool differs = fsc_findings_has(&p->findings, FSC_PR_EXFAT_BACKUP_DIFFERS);
 

@@ -16,7 +16,7 @@
 #include "repair/repair.h"
 
 /* The clusters after c in its chain (at most n) are no longer the file's: lost, for saving or freeing. */
-void unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
+void xr_unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++) {
 		c = xv_fat(v, c);
@@ -40,7 +40,7 @@ static void chain_run(struct rp *r, struct xvol *v, uint32_t from, uint32_t to, 
 		return;
 	for (uint32_t c = from; c <= to && c >= from; c++) {
 		put_le32(e, 0, c < to ? c + 1 : last);
-		put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
 	}
 }
 
@@ -50,7 +50,7 @@ static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uin
 {
 	uint8_t *buf = malloc(v->cb), e[4];
 	char why[200];
-	bool ok = buf && alloc_clusters(r, v, dst, m, "chain the copies of shared clusters");
+	bool ok = buf && rp_alloc_clusters(r, v, dst, m, "chain the copies of shared clusters");
 
 	snprintf(why, sizeof(why), "copy of a cross-linked cluster for %.160s", path);
 	for (uint64_t i = 0; ok && i < m; i++) {
@@ -58,11 +58,11 @@ static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uin
 			r->err = -EIO;	/* the plan holds a part of the copies: it must not be written */
 			ok = false;
 		}
-		put(r, xv_cluster_byte(v, dst[i]), buf, v->cb, why, false);
+		rp_put(r, xv_cluster_byte(v, dst[i]), buf, v->cb, why, false);
 	}
 	if (ok && then) {
 		put_le32(e, 0, then);
-		put(r, v->fat_byte + 4ull * dst[m - 1], e, 4, "chain the copies to the file's own clusters", false);
+		rp_put(r, v->fat_byte + 4ull * dst[m - 1], e, 4, "chain the copies to the file's own clusters", false);
 	}
 	if (!buf)
 		r->err = -ENOMEM;
@@ -79,7 +79,7 @@ static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uin
  * FAT chain.  Not when the copies would not fit in the free clusters or in
  * MAX_COPY_BYTES: then the cross-link is left.
  */
-unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 			  uint8_t *set, const char *path)
 {
 	uint64_t need = (get_le64(set, 32 + 24) + v->cb - 1) / v->cb, m = ch->shared;
@@ -94,7 +94,7 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 	/* A contiguous file running past the heap (CHAIN_RANGE too) is left: its size is wrong as well. */
 	if (nofat && (!xv_cluster_valid(v, first) || need > (uint64_t)v->cc + 2 - first))
 		return 0;
-	if (!m || ch->good + m > need || m * v->cb > MAX_COPY_BYTES || !set_wanted(r, FSC_PR_EXFAT_CROSS_LINK, &a->at))
+	if (!m || ch->good + m > need || m * v->cb > MAX_COPY_BYTES || !rp_set_wanted(r, FSC_PR_EXFAT_CROSS_LINK, &a->at))
 		return 0;
 	src = malloc(m * sizeof(*src));
 	dst = malloc(m * sizeof(*dst));
@@ -111,7 +111,7 @@ unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 		chain_run(r, v, first, ch->last_good, dst[0], why, true);
 	if (ok && ch->good && !nofat) {
 		put_le32(e, 0, dst[0]);
-		put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, true);
+		rp_put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, true);
 	}
 	if (ok && !ch->good)
 		put_le32(set, 32 + 20, dst[0]);
@@ -133,8 +133,8 @@ static bool chain_wanted(struct rp *r, const struct exfat_where *at)
 	};
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if (set_finding(r, ids[i], at))
-			return set_wanted(r, ids[i], at);
+		if (rp_set_finding(r, ids[i], at))
+			return rp_set_wanted(r, ids[i], at);
 	return r->o->level == FSC_REPAIR_ALL;
 }
 
@@ -145,7 +145,7 @@ static bool chain_wanted(struct rp *r, const struct exfat_where *at)
  * size stay allocated, as lost clusters, for saving.  Not after a
  * cross-link: cutting there would take the tail from one of two files.
  */
-unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 			  uint8_t *set, const char *path)
 {
 	uint64_t size = get_le64(set, 32 + 24), have = ch->good * v->cb;
@@ -162,12 +162,12 @@ unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, cons
 		if (nofat || !ch->at_need)	/* longer than the size: end it there */
 			return 0;
 		end_at = ch->at_need;
-		unclaim_after(r, v, end_at, ch->clusters);
+		xr_unclaim_after(r, v, end_at, ch->clusters);
 	}
 	if (end_at) {
 		put_le32(e, 0, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end the cluster chain: %.160s", path);
-		put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
+		rp_put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
 	}
 	if (have < size) {
 		put_le64(set, 32 + 24, have);
@@ -268,7 +268,7 @@ static uint64_t mended_size(const struct xvol *v, const struct chain_res *ch, co
  *     bits above the heap's size, when that fits the clusters it has.
  * The SF_ bits of what changed in set, 0 when neither fits.
  */
-unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set)
+unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set)
 {
 	uint64_t size = get_le64(set, 32 + 24), need = (size + v->cb - 1) / v->cb, sz;
 	uint32_t first = get_le32(set, 32 + 20), c;
@@ -296,7 +296,7 @@ unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, con
 }
 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */
-bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set)
+bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set)
 {
 	return get_le64(set, 32 + 24) && (!xv_cluster_valid(v, get_le32(set, 32 + 20)) || mended_size(v, ch, set));
 }
@@ -317,10 +317,10 @@ static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *
 		return;
 	put_le32(e, 0, 0xFFFFFFFF);
 	snprintf(why, sizeof(why), "end the chain of the %s", name);
-	put(r, v->fat_byte + 4ull * ch->at_need, e, 4, why, false);
+	rp_put(r, v->fat_byte + 4ull * ch->at_need, e, 4, why, false);
 }
 
-void fix_structure_chains(struct rp *r, struct xvol *v)
+void xr_fix_structure_chains(struct rp *r, struct xvol *v)
 {
 	const struct fsc_exfat_root *rt = &v->p->root;
 

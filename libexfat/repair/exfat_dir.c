@@ -42,13 +42,13 @@ static bool dir_findings(const struct rp *r, const struct exfat_where *at, bool 
 		const struct fsc_finding *f = &r->out->v[i];
 
 		if (dir_problem(f->id) && f->loc_kind == FSC_LOC_ENTRY && f->loc == at->cluster &&
-		    f->entry == at->entry && (!wanted_only || wanted(r, f)))
+		    f->entry == at->entry && (!wanted_only || rp_wanted(r, f)))
 			return true;
 	}
 	return false;
 }
 
-void note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 	      const char *path)
 {
 	struct rp *r = v->fix->ctx;
@@ -102,14 +102,14 @@ static void fix_root(struct rp *r, struct xvol *v, const struct dir_fix *d)
 {
 	uint8_t e[4];
 
-	if (!d->chain.last_good || !take(r, FSC_PR_EXFAT_ROOT_CHAIN))
+	if (!d->chain.last_good || !rp_take(r, FSC_PR_EXFAT_ROOT_CHAIN))
 		return;
 	put_le32(e, 0, 0xFFFFFFFF);
-	put(r, v->fat_byte + 4ull * d->chain.last_good, e, 4, "end the root directory's cluster chain", false);
+	rp_put(r, v->fat_byte + 4ull * d->chain.last_good, e, 4, "end the root directory's cluster chain", false);
 }
 
 /* A new empty cluster for a directory left without one; 0 when there is no room. */
-uint32_t empty_cluster(struct rp *r, struct xvol *v, const char *path)
+uint32_t xr_empty_cluster(struct rp *r, struct xvol *v, const char *path)
 {
 	uint32_t c;
 	uint8_t *zero = calloc(1, v->cb);
@@ -119,11 +119,11 @@ uint32_t empty_cluster(struct rp *r, struct xvol *v, const char *path)
 		r->err = -ENOMEM;
 		return 0;
 	}
-	if (!alloc_clusters(r, v, &c, 1, "a new cluster for a directory that has none of its own"))
+	if (!rp_alloc_clusters(r, v, &c, 1, "a new cluster for a directory that has none of its own"))
 		c = 0;
 	snprintf(why, sizeof(why), "an empty cluster for %.160s", path);
 	if (c)
-		put(r, xv_cluster_byte(v, c), zero, v->cb, why, false);
+		rp_put(r, xv_cluster_byte(v, c), zero, v->cb, why, false);
 	free(zero);
 	return c;
 }
@@ -155,17 +155,17 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 		end_at = ch->last_good;
 	if (ch->crossed && ch->after_shared) {	/* its own clusters past the shared ones: lost */
 		cluster_unclaim(v, ch->after_shared);
-		unclaim_after(r, v, ch->after_shared, ch->clusters);
+		xr_unclaim_after(r, v, ch->after_shared, ch->clusters);
 		r->unclaimed = true;
 	}
-	if (!kept && !(first = empty_cluster(r, v, d->path)))
+	if (!kept && !(first = xr_empty_cluster(r, v, d->path)))
 		goto out;
 	if (end_at) {
 		uint8_t e[4];
 
 		put_le32(e, 0, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end the directory's cluster chain: %.160s", d->path);
-		put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
+		rp_put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
 	}
 	if (first) {
 		put_le32(set, 32 + 20, first);
@@ -177,8 +177,8 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 	put_le16(set, 2, fsc_exfat_set_checksum(set, a->count));
 	snprintf(why, sizeof(why), "%sDataLength, ValidDataLength, SetChecksum: %.160s",
 		 first ? "FirstCluster (a new empty cluster), " : "", d->path);
-	write_set(r, a, set, why, first != 0);
-	remember_set(r, d->at.offset, SF_CHAIN | SF_CROSS | SF_DIRSIZE | SF_FIRST);
+	rp_write_set(r, a, set, why, first != 0);
+	rp_remember_set(r, d->at.offset, SF_CHAIN | SF_CROSS | SF_DIRSIZE | SF_FIRST);
 	ok = ch->crossed;
 out:
 	free(a);
@@ -200,7 +200,7 @@ size_t plan_dirs(struct rp *r, struct xvol *v)
 	return crossed;
 }
 
-void free_dirs(struct rp *r)
+void xr_free_dirs(struct rp *r)
 {
 	for (size_t i = 0; i < r->ndirs; i++)
 		free(r->dirs[i].path);

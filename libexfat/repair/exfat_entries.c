@@ -56,7 +56,7 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 		uint64_t off;
 
 		if (!orphan_id(f->id) || f->loc_kind != FSC_LOC_ENTRY || !xv_cluster_valid(v, (uint32_t)f->loc) ||
-		    !wanted(r, f))
+		    !rp_wanted(r, f))
 			continue;
 		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
 		if (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && after_cut_set(r, f))
@@ -83,7 +83,7 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 			}
 		for (unsigned j = 0; j < n; j++)
 			e[32 * j] &= 0x7F;
-		put(r, off, e, 32ull * n, why[k], false);
+		rp_put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}
 }
@@ -94,12 +94,12 @@ void repair_label_length(struct rp *r, struct xvol *v)
 	uint64_t off;
 	uint8_t e[32], n = 0;
 
-	if (!find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = root_entry_of(r, v, 0x83)) ||
-	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !take(r, FSC_PR_EXFAT_LABEL_LENGTH))
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_LENGTH))
 		return;
 	while (n < 11 && get_le16(e, 2 + 2 * n))
 		n++;
-	put(r, off + 1, &n, 1, n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
+	rp_put(r, off + 1, &n, 1, n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
 	    false);
 }
 
@@ -109,12 +109,12 @@ void repair_label_chars(struct rp *r, struct xvol *v)
 	uint8_t e[32];
 	uint64_t off;
 
-	if (!find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = root_entry_of(r, v, 0x83)) ||
-	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !take(r, FSC_PR_EXFAT_LABEL_CHARS))
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_CHARS))
 		return;
 	for (unsigned i = 0; i < e[1] && i < 11; i++)
 		if (!exfat_name_char_ok(get_le16(e, 2 + 2 * i)))
 			put_le16(e, 2 + 2 * i, '_');
-	put(r, off + 2, e + 2, 22, "volume label: '_' for each forbidden character", false);
+	rp_put(r, off + 2, e + 2, 22, "volume label: '_' for each forbidden character", false);
 }
 

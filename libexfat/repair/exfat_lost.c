@@ -83,7 +83,7 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 	if (next != 0xFFFFFFFF && !ls->export) {
 		put_le32(e, 0, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
-		put(r, v->fat_byte + 4ull * c, e, 4, why, false);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, false);
 	}
 	ls->v[ls->n++] = (struct lost_chain){ head, n, false };
 }
@@ -97,14 +97,14 @@ static int find_chains(struct rp *r, struct xvol *v)
 
 	if (!linked)
 		return -ENOMEM;
-	for (uint32_t c = next_cluster(v, 1, true); c; c = next_cluster(v, c, true)) {
+	for (uint32_t c = rp_next_cluster(v, 1, true); c; c = rp_next_cluster(v, c, true)) {
 		uint32_t next = xv_fat(v, c);
 
 		if (lost(v, next) && next != c)
 			bit_set(linked, next - 2);
 	}
 	for (int round = 0; round < 2; round++)
-		for (uint32_t c = next_cluster(v, 1, true); c && ls->n < ls->max && !r->err; c = next_cluster(v, c, true)) {
+		for (uint32_t c = rp_next_cluster(v, 1, true); c && ls->n < ls->max && !r->err; c = rp_next_cluster(v, c, true)) {
 			uint64_t n;
 
 			if (round == 0 && bit_get(linked, c - 2))
@@ -113,7 +113,7 @@ static int find_chains(struct rp *r, struct xvol *v)
 				free(linked);
 				return -ENOMEM;
 			}
-			if (round == 0 && !ls->export && adopt_dir(r, v, c, &n))
+			if (round == 0 && !ls->export && xr_adopt_dir(r, v, c, &n))
 				ls->v[ls->n++] = (struct lost_chain){ c, n, true };
 			else
 				take_chain(r, v, c);
@@ -172,7 +172,7 @@ static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
 			 ls->v[k].clusters * v->cb, when);
 	}
 	for (uint64_t i = 0; i < ls->ndir; i++)
-		put(r, xv_cluster_byte(v, ls->dir[i]), buf + i * v->cb, v->cb, "recovery directory contents", false);
+		rp_put(r, xv_cluster_byte(v, ls->dir[i]), buf + i * v->cb, v->cb, "recovery directory contents", false);
 	free(buf);
 }
 
@@ -210,7 +210,7 @@ static void note_found_entry(void *ctx, const struct exfat_asm *as, enum exfat_e
  * (1..3) free slots in a row in one cluster into slot, the root's last
  * cluster into *last (0: none read).  False: no such slots.
  */
-bool root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
+bool xr_root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
 		void *ctx)
 {
 	struct exfat_asm *as = malloc(sizeof(*as));
@@ -267,17 +267,17 @@ static void unmark_end(struct rp *r, struct xvol *v, uint32_t last)
 	for (uint32_t i = z; i < v->cb; i += 32)
 		d[i] = 0x05;
 	if (z < v->cb)
-		put(r, xv_cluster_byte(v, last) + z, d + z, v->cb - z, "unused entries: the root goes on", false);
+		rp_put(r, xv_cluster_byte(v, last) + z, d + z, v->cb - z, "unused entries: the root goes on", false);
 	free(d);
 }
 
 /* A new root cluster, zeroed and chained after the last: its first n slots into slot. */
-bool extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot)
+bool xr_extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot)
 {
 	uint32_t c;
 	uint8_t e[4], *zero;
 
-	if (!alloc_clusters(r, v, &c, 1, "end the root directory's new cluster"))
+	if (!rp_alloc_clusters(r, v, &c, 1, "end the root directory's new cluster"))
 		return false;
 	unmark_end(r, v, last);
 	zero = calloc(1, v->cb);
@@ -285,10 +285,10 @@ bool extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64
 		r->err = -ENOMEM;
 		return false;
 	}
-	put(r, xv_cluster_byte(v, c), zero, v->cb, "zero the root directory's new cluster", false);
+	rp_put(r, xv_cluster_byte(v, c), zero, v->cb, "zero the root directory's new cluster", false);
 	free(zero);
 	put_le32(e, 0, c);
-	put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
+	rp_put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
 	for (unsigned i = 0; i < n; i++)
 		slot[i] = xv_cluster_byte(v, c) + 32ull * i;
 	return true;
@@ -311,28 +311,28 @@ static size_t room_for(const struct xvol *v)
 	return (free_clusters - 1) * per < MAX_SAVED ? (size_t)((free_clusters - 1) * per) : MAX_SAVED;
 }
 
-void lost_prepare(struct rp *r, struct xvol *v)
+void xr_lost_prepare(struct rp *r, struct xvol *v)
 {
 	uint64_t used[1000 / 64 + 1] = { 0 };
 	struct lost_save *ls;
 	uint32_t last = 0;
 
 	if (!v->bitmap_ok || r->o->free_lost || r->err || r->defer_lost ||
-	    !(take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || (r->unclaimed && r->o->level == FSC_REPAIR_ALL)))
+	    !(rp_take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || (r->unclaimed && r->o->level == FSC_REPAIR_ALL)))
 		return;
 	ls = r->lost = calloc(1, sizeof(*ls));
 	if (!ls) {
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!(ls->max = room_for(v)) || (!root_slots(r, v, 3, ls->slot, &last, note_found_entry, used) && !last)) {
-		unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);	/* no room, or no root to link it: left */
+	if (!(ls->max = room_for(v)) || (!xr_root_slots(r, v, 3, ls->slot, &last, note_found_entry, used) && !last)) {
+		rp_unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);	/* no room, or no root to link it: left */
 		return;
 	}
 	for (ls->number = 0; ls->number < 1000 && bit_get(used, ls->number); ls->number++)
 		;
 	if (ls->number == 1000)
-		unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);
+		rp_unplan(r, FSC_PR_EXFAT_LOST_CLUSTERS);
 	if (ls->number == 1000 || (r->err = find_chains(r, v)) < 0 || !ls->n)
 		return;
 	ls->ndir = (ls->n * SET_BYTES + v->cb - 1) / v->cb;
@@ -340,15 +340,15 @@ void lost_prepare(struct rp *r, struct xvol *v)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!alloc_clusters(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
-	    (!ls->slot[2] && !extend_root(r, v, last, 3, ls->slot))) {
+	if (!rp_alloc_clusters(r, v, ls->dir, ls->ndir, "chain the recovery directory") ||
+	    (!ls->slot[2] && !xr_extend_root(r, v, last, 3, ls->slot))) {
 		r->err = -ENOSPC;	/* room_for counted them */
 		return;
 	}
 	write_dir(r, v, dos_datetime(r->o->now));
 }
 
-void lost_link(struct rp *r, struct xvol *v)
+void xr_lost_link(struct rp *r, struct xvol *v)
 {
 	struct lost_save *ls = r->lost;
 	uint8_t set[SET_BYTES];
@@ -360,7 +360,7 @@ void lost_link(struct rp *r, struct xvol *v)
 		snprintf(name, sizeof(name), "FOUND.%03u", ls->number);
 		make_set(v, set, name, 0x10, ls->dir[0], ls->ndir * v->cb, dos_datetime(r->o->now));
 		snprintf(why, sizeof(why), "link /%s (%zu lost chains saved)", name, ls->n);
-		put(r, ls->slot[0], set, SET_BYTES, why, true);	/* one write: the set whole or not at all */
+		rp_put(r, ls->slot[0], set, SET_BYTES, why, true);	/* one write: the set whole or not at all */
 	}
 	free(ls->v);
 	free(ls->dir);
@@ -373,13 +373,13 @@ void lost_link(struct rp *r, struct xvol *v)
  * by cluster in FAT order, then given back to the lost set: free_lost
  * then clears their bits.  An error or a refusal stops the repair.
  */
-void lost_export(struct rp *r, struct xvol *v)
+void xr_lost_export(struct rp *r, struct xvol *v)
 {
 	struct lost_save ls = { .export = true, .max = SIZE_MAX };
 
 	if (!v->bitmap_ok || !r->o->free_lost || !r->o->lost_bytes || r->err || r->defer_lost ||
 	    r->o->level != FSC_REPAIR_ALL ||
-	    !(find(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed))
+	    !(rp_find(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed))
 		return;
 	if (!(ls.buf = malloc(v->cb))) {
 		r->err = -ENOMEM;

@@ -119,7 +119,7 @@ static bool read_entries(struct rp *r, struct adopt *ad, struct xvol *v, uint32_
 	return ok && !ad->bad;
 }
 
-bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters)
+bool xr_adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters)
 {
 	struct adopt ad = { 0 };
 	unsigned sets = 0;
@@ -153,7 +153,7 @@ bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters)
 		uint8_t e[4];
 
 		put_le32(e, 0, 0xFFFFFFFF);
-		put(r, v->fat_byte + 4ull * c, e, 4, "end a lost directory's chain", false);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, "end a lost directory's chain", false);
 	}
 	for (size_t i = 0; !ok && i < ad.n; i++)
 		cluster_unclaim(v, ad.taken[i]);

@@ -59,7 +59,7 @@ static unsigned fix_name_length(struct rp *r, struct xvol *v, const struct exfat
 	exfat_set_decode(set, a->count, &d);
 	cap = 15 * d.name_entries < 255 ? 15 * d.name_entries : 255;
 	if (!cap || (d.name_length && d.name_length <= cap) ||
-	    !set_wanted(r, d.name_length ? FSC_PR_EXFAT_NAME_ENTRIES : FSC_PR_EXFAT_NAME_LENGTH, &a->at))
+	    !rp_set_wanted(r, d.name_length ? FSC_PR_EXFAT_NAME_ENTRIES : FSC_PR_EXFAT_NAME_LENGTH, &a->at))
 		return 0;
 	for (uint16_t u; nl < cap && (u = get_le16(set, 64 + 32 * (nl / 15) + 2 + 2 * (nl % 15))); nl++)
 		ascii &= u < 0x80;
@@ -100,7 +100,7 @@ static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a
 		ascii &= d.name[i] < 0x80;
 	}
 	if (!changed || (!v->upcase_ok && !ascii) ||
-	    !set_wanted(r, dot ? FSC_PR_EXFAT_NAME_DOT : FSC_PR_EXFAT_NAME_CHARS, &a->at))
+	    !rp_set_wanted(r, dot ? FSC_PR_EXFAT_NAME_DOT : FSC_PR_EXFAT_NAME_CHARS, &a->at))
 		return 0;
 	for (unsigned i = 0; i < d.nl; i++)
 		put_le16(set, 32 * (2 + i / 15) + 2 + 2 * (i % 15), d.name[i]);
@@ -113,11 +113,11 @@ static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 {
 	unsigned ids = 0;
 
-	if ((get_le16(set, 4) & 0xFFC8) && set_wanted(r, FSC_PR_EXFAT_ATTRIBUTES, &a->at)) {
+	if ((get_le16(set, 4) & 0xFFC8) && rp_set_wanted(r, FSC_PR_EXFAT_ATTRIBUTES, &a->at)) {
 		put_le16(set, 4, get_le16(set, 4) & 0x0037);
 		ids |= SF_ATTR;
 	}
-	if ((!(set[32 + 1] & 1) || (set[32 + 1] & 0xFC)) && set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
+	if ((!(set[32 + 1] & 1) || (set[32 + 1] & 0xFC)) && rp_set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
 		set[32 + 1] = (uint8_t)((set[32 + 1] & 0x02) | 0x01);
 		ids |= SF_FLAGS;
 	}
@@ -136,7 +136,7 @@ static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	uint64_t size = get_le64(set, 32 + 24);
 
 	if ((first == 0) == (size == 0) || (get_le16(set, 4) & 0x10) ||
-	    !set_wanted(r, FSC_PR_EXFAT_FIRST_CLUSTER, &a->at))
+	    !rp_set_wanted(r, FSC_PR_EXFAT_FIRST_CLUSTER, &a->at))
 		return 0;
 	put_le32(set, 32 + 20, 0);
 	put_le64(set, 32 + 8, 0);
@@ -167,36 +167,36 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	char why[320];
 
 	/* A name entry damaged where the count and NameLength agree: exfat_revive.c rebuilds the set whole. */
-	if (revive_names_damaged(a->set, n))
+	if (xr_revive_names_damaged(a->set, n))
 		return;
 	memcpy(set, a->set, 32ull * n);
-	if (chain && (ids = fix_extent(r, v, a, chain, set)) != 0)
+	if (chain && (ids = xr_fix_extent(r, v, a, chain, set)) != 0)
 		;
 	else if (chain && chain->crossed)
-		ids |= fix_cross(r, v, a, chain, set, path);
+		ids |= xr_fix_cross(r, v, a, chain, set, path);
 	else if (chain)
-		ids |= fix_chain(r, v, a, chain, set, path);
+		ids |= xr_fix_chain(r, v, a, chain, set, path);
 	ids |= fix_name_length(r, v, a, set);
 	ids |= fix_name(r, v, a, set);
 	ids |= fix_flags(r, a, set);
 	ids |= fix_first(r, a, set);
-	if (!(ids & SF_NAME) && want_hash >= 0 && set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
+	if (!(ids & SF_NAME) && want_hash >= 0 && rp_set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
 		put_le16(set, 32 + 4, (uint16_t)want_hash);
 		ids |= SF_HASH;
 	}
 	if (get_le64(set, 32 + 8) > get_le64(set, 32 + 24) &&
-	    set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at)) {
+	    rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at)) {
 		put_le64(set, 32 + 8, get_le64(set, 32 + 24));
 		ids |= SF_VDL;
 	}
 	if (fsc_exfat_set_checksum(a->set, n) != get_le16(a->set, 2) &&
-	    (ids || set_wanted(r, FSC_PR_EXFAT_SET_CHECKSUM, &a->at)))
+	    (ids || rp_set_wanted(r, FSC_PR_EXFAT_SET_CHECKSUM, &a->at)))
 		ids |= SF_CHECKSUM;
 	if (!ids)
 		return;
 	zero_name_tail(set, n);
 	if (!(ids & ~(SF_CHAIN | SF_CROSS)) && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
-		remember_set(r, a->at.offset, ids);
+		rp_remember_set(r, a->at.offset, ids);
 		return;
 	}
 	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
@@ -206,8 +206,8 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		 ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
 		 ids & (SF_CHAIN | SF_FIRST) ? "DataLength, " : "", ids & SF_FIRST ? "FirstCluster, " : "",
 		 ids & SF_HASH ? "NameHash, " : "", ids & SF_VDL ? "ValidDataLength, " : "", "SetChecksum", path);
-	write_set(r, a, set, why, ids & SF_CROSS);
-	remember_set(r, a->at.offset, ids);
+	rp_write_set(r, a, set, why, ids & SF_CROSS);
+	rp_remember_set(r, a->at.offset, ids);
 }
 
 static bool is_chain_problem(enum fsc_problem id)
@@ -272,7 +272,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		struct deferred *d = &r->defer[i];
 
 		memcpy(probe, d->a->set, 32ull * d->a->count);
-		if (!fix_extent_possible(v, &d->chain, probe))
+		if (!xr_fix_extent_possible(v, &d->chain, probe))
 			continue;
 		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
 		d->done = mended = true;
@@ -423,7 +423,7 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 			for (j = i; j < to - from && (old[j] != neu[j] || (j + 1 < to - from && old[j + 1] != neu[j + 1])); j++)
 				;
 			if (j > i)
-				put(r, xv_cluster_byte(v, c) + i, neu + i, (size_t)(j - i), "allocation bitmap", false);
+				rp_put(r, xv_cluster_byte(v, c) + i, neu + i, (size_t)(j - i), "allocation bitmap", false);
 		}
 		c = xv_fat(v, c);
 	}
@@ -448,37 +448,37 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 {
 	uint8_t e[4];
 
-	if (take(r, FSC_PR_EXFAT_FAT_ENTRY0)) {
+	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY0)) {
 		put_le32(e, 0, 0xFFFFFFF8);
-		put(r, v->fat_byte, e, 4, "FAT entry 0", false);
+		rp_put(r, v->fat_byte, e, 4, "FAT entry 0", false);
 	}
-	if (take(r, FSC_PR_EXFAT_FAT_ENTRY1)) {
+	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY1)) {
 		put_le32(e, 0, 0xFFFFFFFF);
-		put(r, v->fat_byte + 4, e, 4, "FAT entry 1", false);
+		rp_put(r, v->fat_byte + 4, e, 4, "FAT entry 1", false);
 	}
 }
 
 static void fix_allocation(struct rp *r, struct xvol *v)
 {
 	if (r->new_bitmap || r->bitmap_length_only)
-		bitmap_rebuild_link(r, v);
+		xr_bitmap_rebuild_link(r, v);
 	if (r->new_bitmap)
 		return;
-	bool set_owned = take_either(r, FSC_PR_EXFAT_BITMAP_UNMARKED, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) ||
+	bool set_owned = rp_take_either(r, FSC_PR_EXFAT_BITMAP_UNMARKED, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) ||
 			 r->allocated;
-	bool free_lost = r->o->free_lost && !r->defer_lost && (take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
-	bool trailing = take(r, FSC_PR_EXFAT_BITMAP_TRAILING), freed = r->freed != NULL;
+	bool free_lost = r->o->free_lost && !r->defer_lost && (rp_take(r, FSC_PR_EXFAT_LOST_CLUSTERS) || r->unclaimed);
+	bool trailing = rp_take(r, FSC_PR_EXFAT_BITMAP_TRAILING), freed = r->freed != NULL;
 	uint8_t piu = v->p->ex.percent_in_use;
 	uint64_t marked = v->ck.sum->clusters_marked, cc = v->p->ex.cluster_count;
 
 	if (v->bitmap_ok && (set_owned || free_lost || trailing || freed))
 		fix_bitmap(r, v, set_owned, free_lost, trailing, &marked);
 	/* PercentInUse follows the bitmap as planned (it is outside the boot checksum). */
-	bool bad_piu = take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);	/* over 100, not 0xFF */
+	bool bad_piu = rp_take(r, FSC_PR_EXFAT_BOOT_PERCENT_IN_USE);	/* over 100, not 0xFF */
 
-	if (cc && (bad_piu || (piu <= 100 && (take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost ||
+	if (cc && (bad_piu || (piu <= 100 && (rp_take(r, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG) || set_owned || free_lost ||
 					      freed))))
-		put_percent_in_use(r, marked);
+		rp_put_percent_in_use(r, marked);
 }
 
 /* The clusters the repair released (r->freed) cleared in the bitmap, after a sync: nothing else yet. */
@@ -520,12 +520,12 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 	for (size_t i = 0; i < r->ndups; i++) {
 		const struct dup_rename *u = &r->dups[i];
 		struct exfat_where at = { u->cluster, u->entry, xv_cluster_byte(v, u->cluster) + 32ull * u->entry };
-		struct fsc_finding *f = set_finding(r, FSC_PR_EXFAT_NAME_DUPLICATE, &at);
+		struct fsc_finding *f = rp_set_finding(r, FSC_PR_EXFAT_NAME_DUPLICATE, &at);
 		bool ascii = true;
 		unsigned n;
 		char why[96];
 
-		if (!f || !wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
+		if (!f || !rp_wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
 			continue;
 		n = set[1] + 1u;
 		if (set[0] != EXFAT_T_FILE || n < 3 || u->entry + n > v->cb / 32 ||
@@ -543,7 +543,7 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
 		put_le16(set, 2, fsc_exfat_set_checksum(set, n));
 		snprintf(why, sizeof(why), "rename a duplicate name (character %u becomes %c)", u->pos + 1, u->unit);
-		put(r, at.offset, set, 32ull * n, why, false);
+		rp_put(r, at.offset, set, 32ull * n, why, false);
 		f->planned = true;
 	}
 }
@@ -555,7 +555,7 @@ static int repair_done(struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
-	bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
+	xr_bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
 	r->mended = mend_deferred(r, v);
 	if (!r->mended)
 		plan_deferred(r, v, plan_dirs(r, v));
@@ -574,24 +574,24 @@ static int repair_done(struct xvol *v)
 	if (!r->mended)
 		fix_duplicates(r, v);
 	fix_fat_head(r, v);
-	fix_structure_chains(r, v);
+	xr_fix_structure_chains(r, v);
 	if (!r->mended)
-		revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
+		xr_revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
 	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */
-	upcase_prepare(r, v);
+	xr_upcase_prepare(r, v);
 	free_released(r, v);
-	upcase_link(r, v);
+	xr_upcase_link(r, v);
 	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
-	lost_prepare(r, v);
-	lost_link(r, v);
-	lost_export(r, v);
+	xr_lost_prepare(r, v);
+	xr_lost_link(r, v);
+	xr_lost_export(r, v);
 	fix_allocation(r, v);
-	r->boot_changed = fix_revision(r);
-	r->boot_changed |= fix_boot_sectors(r, 1u << v->shift);
-	if ((find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && boot_fields_sound(r) && take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||
+	r->boot_changed = xr_fix_revision(r);
+	r->boot_changed |= xr_fix_boot_sectors(r, 1u << v->shift);
+	if ((rp_find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && xr_boot_fields_sound(r) && rp_take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||
 	    r->boot_changed)
-		fix_boot_checksum(r, 1u << v->shift);
-	if (take(r, FSC_PR_EXFAT_BOOT_VOLUME_FLAGS))
+		xr_fix_boot_checksum(r, 1u << v->shift);
+	if (rp_take(r, FSC_PR_EXFAT_BOOT_VOLUME_FLAGS))
 		flags &= (uint16_t)(0x0006 | (v->p->ex.num_fats >= 2 ? 1 : 0));
 	r->flags = flags;
 	return r->err;
@@ -608,15 +608,15 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 	uint16_t orig = r->p->ex.volume_flags, flags = r->flags;
 	size_t fixes = fsc_plan_count(r->plan) - start - dirty_added;
 	/* (a difference a restore from the backup answered is planned already: nothing to copy back) */
-	const struct fsc_finding *differs = find(r, FSC_PR_EXFAT_BACKUP_DIFFERS);
-	bool backup = main_boot_sound(r) &&
-		      (find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || backup_geometry_agrees(r, 1u << r->p->ex.sector_shift)) &&
-		      (((find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || (differs && !differs->planned)) &&
-			take_either(r, FSC_PR_EXFAT_BACKUP_CHECKSUM, FSC_PR_EXFAT_BACKUP_DIFFERS)) ||
+	const struct fsc_finding *differs = rp_find(r, FSC_PR_EXFAT_BACKUP_DIFFERS);
+	bool backup = xr_main_boot_sound(r) &&
+		      (rp_find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || xr_backup_geometry_agrees(r, 1u << r->p->ex.sector_shift)) &&
+		      (((rp_find(r, FSC_PR_EXFAT_BACKUP_CHECKSUM) || (differs && !differs->planned)) &&
+			rp_take_either(r, FSC_PR_EXFAT_BACKUP_CHECKSUM, FSC_PR_EXFAT_BACKUP_DIFFERS)) ||
 		       r->boot_changed);
 	uint8_t f2[2];
 
-	if (!errors_left(r) && (flags & 2) && take(r, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY))
+	if (!errors_left(r) && (flags & 2) && rp_take(r, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY))
 		flags &= (uint16_t)~2;
 	else if (errors_left(r) && fixes)
 		flags |= 2;
@@ -626,14 +626,14 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		plan_sync_before(r->plan, start + 1);
 	put_le16(f2, 0, flags);
 	if (flags != orig || fixes)
-		put(r, 106, f2, 2, "VolumeFlags", fixes != 0);
+		rp_put(r, 106, f2, 2, "VolumeFlags", fixes != 0);
 	if (backup)
-		fix_backup(r, 1u << r->p->ex.sector_shift);
+		xr_fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
 static const struct xv_fix repair_fix = {
-	.set = fix_set, .done = repair_done, .rename = note_rename, .dir = note_dir, .upcase = upcase_choose,
-	.end_mark = revive_note_mark,
+	.set = fix_set, .done = repair_done, .rename = note_rename, .dir = xr_note_dir, .upcase = xr_upcase_choose,
+	.end_mark = xr_revive_note_mark,
 };
 
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
@@ -660,18 +660,18 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	o.max_per_problem = UINT32_MAX;
 	fix.ctx = &r;
 	/* A damaged main boot region first: the rest is checked as the restore leaves it. */
-	if (boot_restore(&r, &restored, &p2))
+	if (xr_boot_restore(&r, &restored, &p2))
 		r.p = p = p2;
 	/* VolumeDirty next (dropped again when no fix comes). */
 	start = fsc_plan_count(plan);
 	put_le16(f2, 0, p->ex.volume_flags | 2);
-	put(&r, 106, f2, 2, "set VolumeDirty while repairing", start > 0);
+	rp_put(&r, 106, f2, 2, "set VolumeDirty while repairing", start > 0);
 	/*
 	 * Every other fix reads and writes where the boot region says: with a
 	 * field of it wrong (or a volume larger than its device) and no sound
 	 * backup restored, nothing is planned; the check only reports.
 	 */
-	ret = check_with(restored ? restored : dev, p, &o, out, sum, geometry_sound(p) ? &fix : NULL);
+	ret = check_with(restored ? restored : dev, p, &o, out, sum, xr_geometry_sound(p) ? &fix : NULL);
 	if (ret >= 0 && r.err)
 		ret = r.err;
 	if (ret >= 0 && r.done)
@@ -686,7 +686,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		free(r.defer[i].path);
 	}
 	free(r.defer);
-	free_dirs(&r);
+	xr_free_dirs(&r);
 	free(r.sets);
 	free(r.dups);
 	free(r.freed);

@@ -149,7 +149,7 @@ static void put_span(struct rp *r, const struct span *sp, const uint8_t *set, un
 	for (unsigned i = from, j; i < from + n; i = j) {
 		for (j = i + 1; j < from + n && sp->pos[j] == sp->pos[j - 1] + 32; j++)
 			;
-		put(r, sp->pos[i], set + 32 * i, 32ull * (j - i), why, false);
+		rp_put(r, sp->pos[i], set + 32 * i, 32ull * (j - i), why, false);
 	}
 }
 
@@ -204,7 +204,7 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 }
 
 /* Is a name entry of the set damaged where NameLength and SecondaryCount agree (rebuilt_names' case)? */
-bool revive_names_damaged(const uint8_t *set, unsigned count)
+bool xr_revive_names_damaged(const uint8_t *set, unsigned count)
 {
 	unsigned names = (set[32 + 3] + 14u) / 15u;
 
@@ -279,7 +279,7 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	char why[120];
 	bool proven = false;
 
-	if (!read_here(r, v, f, set, &sp) || !wanted(r, f))
+	if (!read_here(r, v, f, set, &sp) || !rp_wanted(r, f))
 		return;
 	room = sp.room;
 	memcpy(was, set, 32ull * (room < 19 ? room : 19));
@@ -309,7 +309,7 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		return;	/* nothing to mend after all */
 	set[1] = (uint8_t)sc;
 	if (proven) {
-		put(r, sp.pos[0] + 1, set + 1, 1, why, false);
+		rp_put(r, sp.pos[0] + 1, set + 1, 1, why, false);
 	} else {
 		reseal(v, set, sc);
 		put_span(r, &sp, set, 0, sc + 1, why);
@@ -338,12 +338,12 @@ static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	struct span sp;
 
 	if (!read_here(r, v, f, set, &sp) || (n = set[1] + 1u) < 3 || n > sp.room || set[32] == EXFAT_T_STREAM ||
-	    !wanted(r, f))
+	    !rp_wanted(r, f))
 		return;
 	keep = set[32];
 	set[32] = EXFAT_T_STREAM;
 	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
-		put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
+		rp_put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
 		claim_file(v, set, n, "a revived file");
 		r->allocated = true;
 	} else {
@@ -381,7 +381,7 @@ static bool any_sound(const uint8_t *d, unsigned from, unsigned n)
 	return false;
 }
 
-void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+void xr_revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 		      uint32_t hit_entry)
 {
 	struct rp *r = v->fix->ctx;
@@ -414,7 +414,7 @@ static void unmark_ends(struct rp *r, struct xvol *v, uint32_t c, uint8_t *d, un
 			last = e;
 		}
 	if (first <= last)
-		put(r, xv_cluster_byte(v, c) + 32ull * first, d + 32ull * first, 32ull * (last + 1 - first),
+		rp_put(r, xv_cluster_byte(v, c) + 32ull * first, d + 32ull * first, 32ull * (last + 1 - first),
 		    "unused entries for the stray end marks: the entries after them are visible again", false);
 }
 
@@ -455,7 +455,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f
 	uint8_t *d = malloc(v->cb);
 	bool sound, here;
 
-	if (!d || !m || !wanted(r, f))
+	if (!d || !m || !rp_wanted(r, f))
 		goto out;
 	here = m->mark_cluster == (uint32_t)f->loc;
 	if (plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
@@ -484,7 +484,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f
 	} else {
 		for (unsigned e = f->entry; e <= last; e++)
 			d[32 * e] = 0x00;	/* not sound: end marks again, their other bytes kept */
-		put(r, base + 32ull * f->entry, d + 32ull * f->entry, 32ull * (last + 1 - f->entry),
+		rp_put(r, base + 32ull * f->entry, d + 32ull * f->entry, 32ull * (last + 1 - f->entry),
 		    "end marks again after the end mark (none of the entries there a sound set; their other bytes stay)",
 		    false);
 	}
@@ -493,7 +493,7 @@ out:
 	free(d);
 }
 
-void revive_sets(struct rp *r, struct xvol *v)
+void xr_revive_sets(struct rp *r, struct xvol *v)
 {
 	for (size_t i = 0; i < r->out->n && !r->err; i++) {
 		struct fsc_finding *f = &r->out->v[i];

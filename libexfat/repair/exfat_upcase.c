@@ -59,16 +59,16 @@ struct upcase_new {
 	uint32_t first;			/* the table's first cluster */
 };
 
-void upcase_choose(struct xvol *v)
+void xr_upcase_choose(struct xvol *v)
 {
 	struct rp *r = v->fix->ctx;
 	bool any = false;
 
 	/* Without the bitmap, a cluster nothing owns may hold a lost file: nothing is allocated. */
-	if (!v->bitmap_ok && !bitmap_rebuild_wanted(r))
+	if (!v->bitmap_ok && !xr_bitmap_rebuild_wanted(r))
 		return;
 	for (size_t i = 0; i < NIDS; i++)
-		any |= take(r, upcase_ids[i]);
+		any |= rp_take(r, upcase_ids[i]);
 	if (!any)
 		return;
 	r->new_upcase = true;
@@ -79,7 +79,7 @@ void upcase_choose(struct xvol *v)
 static void give_up(struct rp *r)
 {
 	for (size_t i = 0; i < NIDS; i++)
-		unplan(r, upcase_ids[i]);
+		rp_unplan(r, upcase_ids[i]);
 	r->new_upcase = false;
 }
 
@@ -100,7 +100,7 @@ static bool room(const struct xvol *v, uint64_t n)
 	uint32_t c = 0;
 
 	for (uint64_t i = 0; i < n; i++)
-		if (!(c = next_cluster(v, c, false)))
+		if (!(c = rp_next_cluster(v, c, false)))
 			return false;
 	return true;
 }
@@ -118,7 +118,7 @@ static void release_old(struct rp *r, struct xvol *v)
 	const struct chain_res *ch = &v->upcase_chain;
 	uint32_t c = v->p->root.upcase_cluster;
 
-	if (!v->p->root.upcase_found || !v->bitmap_ok || !ch->good || find(r, FSC_PR_EXFAT_CROSS_LINK))
+	if (!v->p->root.upcase_found || !v->bitmap_ok || !ch->good || rp_find(r, FSC_PR_EXFAT_CROSS_LINK))
 		return;
 	r->freed = calloc(((uint64_t)v->cc + 63) / 64, 8);
 	if (!r->freed) {
@@ -135,7 +135,7 @@ static void release_old(struct rp *r, struct xvol *v)
 	}
 }
 
-void upcase_prepare(struct rp *r, struct xvol *v)
+void xr_upcase_prepare(struct rp *r, struct xvol *v)
 {
 	struct upcase_new *u;
 	uint32_t last = 0, *cl;
@@ -150,7 +150,7 @@ void upcase_prepare(struct rp *r, struct xvol *v)
 		return;
 	}
 	n = (u->len + v->cb - 1) / v->cb;
-	slot = root_slots(r, v, 1, &u->slot, &last, note_upcase, &u->entry);
+	slot = xr_root_slots(r, v, 1, &u->slot, &last, note_upcase, &u->entry);
 	if (r->err)
 		return;
 	/* Room for the table, and a root cluster when a new entry has no slot; else left. */
@@ -163,14 +163,14 @@ void upcase_prepare(struct rp *r, struct xvol *v)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!alloc_clusters(r, v, cl, n, "chain the new up-case table") ||
-	    (!u->entry && !slot && !extend_root(r, v, last, 1, &u->slot))) {
+	if (!rp_alloc_clusters(r, v, cl, n, "chain the new up-case table") ||
+	    (!u->entry && !slot && !xr_extend_root(r, v, last, 1, &u->slot))) {
 		free(cl);
 		r->err = r->err ? r->err : -ENOSPC;	/* room() counted them */
 		return;
 	}
 	for (uint64_t i = 0; i < n; i++)
-		put(r, xv_cluster_byte(v, cl[i]), u->table + i * v->cb,
+		rp_put(r, xv_cluster_byte(v, cl[i]), u->table + i * v->cb,
 		    u->len - i * v->cb < v->cb ? (size_t)(u->len - i * v->cb) : v->cb,
 		    "the specification's recommended up-case table", false);
 	u->slot = u->entry ? u->entry : u->slot;
@@ -190,7 +190,7 @@ static void plan_chain_findings(struct rp *r)
 	}
 }
 
-void upcase_link(struct rp *r, struct xvol *v)
+void xr_upcase_link(struct rp *r, struct xvol *v)
 {
 	struct upcase_new *u = r->upcase;
 	uint8_t e[32];
@@ -206,7 +206,7 @@ void upcase_link(struct rp *r, struct xvol *v)
 		put_le32(e, 4, fsc_exfat_table_checksum(u->table, u->len, 0));
 		put_le32(e, 20, u->first);
 		put_le64(e, 24, u->len);
-		put(r, u->slot, e, sizeof(e), u->entry ? "up-case table entry: the new table" :
+		rp_put(r, u->slot, e, sizeof(e), u->entry ? "up-case table entry: the new table" :
 			"a new up-case table entry", true);
 		plan_chain_findings(r);
 	}

@@ -98,7 +98,7 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 		    !(sec = malloc(r->p->backup_len)))
 			return false;
 		if (fsc_dev_read(r->dev, r->p->backup_byte, sec, r->p->backup_len) == 0)
-			put(r, 0, sec, r->p->backup_len, "sector 0 restored from the backup boot sector (sector 6)", false);
+			rp_put(r, 0, sec, r->p->backup_len, "sector 0 restored from the backup boot sector (sector 6)", false);
 		free(sec);
 		return restored_view(r, start, view, p2, NULL);
 	}
@@ -106,7 +106,7 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 	    r->o->level != FSC_REPAIR_ALL || !(sec = malloc(ss)))
 		return false;
 	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0)
-		put(r, 0, sec, ss, "the boot sector restored from its backup", false);
+		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
 	free(sec);
 	return restored_view(r, start, view, p2, b);
 }
@@ -125,7 +125,7 @@ static void fsinfo_signatures(struct rp *r, uint64_t off, bool reset)
 	put_le32(s, 0, 0x41615252);
 	put_le32(s, 484, 0x61417272);
 	put_le32(s, 508, 0xAA550000);
-	put(r, off, s, sizeof(s), "FSInfo signatures", false);
+	rp_put(r, off, s, sizeof(s), "FSInfo signatures", false);
 }
 
 /*
@@ -139,21 +139,21 @@ void fr_boot_fixes(struct frp *f)
 	uint32_t bk, ss = b->bytes_per_sector;
 	uint8_t sig[2] = { 0x55, 0xAA }, *sec;
 
-	if (take(&f->r, FSC_PR_FAT_BOOT_SIGNATURE))
-		put(&f->r, 510, sig, 2, "the boot signature", false);
-	if (b->bpb32 && take(&f->r, FSC_PR_FAT32_FSINFO_SIGNATURE)) {
+	if (rp_take(&f->r, FSC_PR_FAT_BOOT_SIGNATURE))
+		rp_put(&f->r, 510, sig, 2, "the boot signature", false);
+	if (b->bpb32 && rp_take(&f->r, FSC_PR_FAT32_FSINFO_SIGNATURE)) {
 		if (b->fsinfo_sector && b->fsinfo_sector < b->reserved)
 			fsinfo_signatures(&f->r, (uint64_t)b->fsinfo_sector * ss, false);
 		if (backup_at(b, &bk) && bk + b->fsinfo_sector < b->reserved)
 			fsinfo_signatures(&f->r, (uint64_t)(bk + b->fsinfo_sector) * ss, false);
 	}
-	if (!backup_at(b, &bk) || boot_damaged(f->r.p) || !take(&f->r, FSC_PR_FAT32_BACKUP_DIFFERS) ||
+	if (!backup_at(b, &bk) || boot_damaged(f->r.p) || !rp_take(&f->r, FSC_PR_FAT32_BACKUP_DIFFERS) ||
 	    !(sec = malloc(ss)))
 		return;
 	/* (its state byte stays the backup's own: the main one's is the repair's dirty mark meanwhile) */
 	if (plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 &&
 	    plan_view_read(f->r.dev, f->r.plan, (uint64_t)bk * ss + 65, sec + 65, 1) == 0)
-		put(&f->r, (uint64_t)bk * ss, sec, ss, "the backup boot sector from the main one", true);
+		rp_put(&f->r, (uint64_t)bk * ss, sec, ss, "the backup boot sector from the main one", true);
 	free(sec);
 }
 
@@ -185,13 +185,13 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p, size_t errors_first)
 {
 	const struct fsc_fat_bpb *b = &p->fat;
-	struct fsc_finding *x = find(r, FSC_PR_FAT_COPIES_DIFFER);
+	struct fsc_finding *x = rp_find(r, FSC_PR_FAT_COPIES_DIFFER);
 	uint32_t ss = b->bytes_per_sector;
 	size_t best = errors_first, n, start = fsc_plan_count(r->plan);
 	unsigned k, pick = 0;
 	uint8_t *a, *o;
 
-	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !wanted(r, x))
+	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !rp_wanted(r, x))
 		return false;
 	for (k = 1; k < b->num_fats && k < 16; k++)
 		if ((n = errors_through(dev, p, k)) < best)
@@ -206,7 +206,7 @@ bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p
 			if (fsc_dev_read(dev, from, a, ss) < 0 || fsc_dev_read(dev, to, o, ss) < 0)
 				break;
 			if (memcmp(a, o, ss))
-				put(r, to, a, ss, "the FAT copy that agrees with the directories, in every copy", false);
+				rp_put(r, to, a, ss, "the FAT copy that agrees with the directories, in every copy", false);
 		}
 	free(a);
 	free(o);

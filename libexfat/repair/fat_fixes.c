@@ -31,7 +31,7 @@ void fr_fix_field(struct frp *f, struct fsc_finding *x)
 		fr_set_first(f, e, (uint32_t)strtoul(x->expected, NULL, 10));
 		e[11] |= 0x10;
 	}
-	put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
+	rp_put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
 	x->planned = true;
 }
 
@@ -107,7 +107,7 @@ static bool rename_entry(struct frp *f, const struct ent_req *q)
 		return false;
 	memcpy(e, q->raw, 11);
 	e[12] &= (uint8_t)~0x38;
-	put(&f->r, q->sfn, e, 32, "a new 8.3 name, unique in the directory", false);
+	rp_put(&f->r, q->sfn, e, 32, "a new 8.3 name, unique in the directory", false);
 	return true;
 }
 
@@ -126,7 +126,7 @@ void fr_apply_reqs(struct frp *f)
 		struct ent_req *q = &f->reqs[i];
 		struct fsc_finding *x = &f->r.out->v[q->finding];
 
-		if (fr_under_emptied(f, x) || !wanted(&f->r, x))
+		if (fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
 			continue;
 		if (q->sum == -3 && !rename_entry(f, q))
 			continue;
@@ -143,7 +143,7 @@ void fr_apply_reqs(struct frp *f)
 				b[13] = (uint8_t)q->sum;
 			else
 				b[0] = q->first ? q->first[k] : 0xE5;
-			put(&f->r, q->off[k], b, sizeof(b), q->sum == -3 ? "the long name follows its new 8.3 name" :
+			rp_put(&f->r, q->off[k], b, sizeof(b), q->sum == -3 ? "the long name follows its new 8.3 name" :
 				    why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
 		}
 		x->planned = true;
@@ -166,7 +166,7 @@ void fr_fix_label(struct frp *f, struct fsc_finding *x)
 		e[11] = 0x20;
 	else
 		e[0] = 0xE5;
-	put(&f->r, off, e, 32, e[0] == 0xE5 ? "stray volume label entry left unused" : "a file again, not a label", false);
+	rp_put(&f->r, off, e, 32, e[0] == 0xE5 ? "stray volume label entry left unused" : "a file again, not a label", false);
 	x->planned = true;
 }
 
@@ -230,7 +230,7 @@ static bool empty_dir(struct frp *f, uint32_t c)
 	if (garbage) {
 		fr_dot_entry(f, d, false, c);
 		fr_dot_entry(f, d + 32, true, 0);
-		put(&f->r, at, d, f->lay.cluster_bytes, "an empty directory where a free cluster was", false);
+		rp_put(&f->r, at, d, f->lay.cluster_bytes, "an empty directory where a free cluster was", false);
 	}
 	free(d);
 	return garbage;
@@ -257,7 +257,7 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x)
 			return;
 		e[11] = (uint8_t)(e[11] & ~0x18) | (!memcmp(d, ".          ", 11) && fr_entry_first(f, d) == c ? 0x10 : 0x20);
 	}
-	put(&f->r, off, e, 32, "attributes a file or directory can have", false);
+	rp_put(&f->r, off, e, 32, "attributes a file or directory can have", false);
 	x->planned = true;
 }
 
@@ -280,7 +280,7 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x)
 		fr_dot_entry(f, e, false, (uint32_t)x->loc);
 	if (both || x->entry == 1)
 		fr_dot_entry(f, both ? e + 32 : e, true, 0);
-	put(&f->r, off, e, both ? 64 : 32, "a missing . or .. entry", false);
+	rp_put(&f->r, off, e, both ? 64 : 32, "a missing . or .. entry", false);
 	x->planned = true;
 }
 
@@ -314,7 +314,7 @@ void fr_fix_chain(struct frp *f, struct fsc_finding *x)
 			f->emptied[f->nemptied++] = x->path;
 	}
 	if (!root && memcmp(before, e, 32))
-		put(&f->r, off, e, 32, "the entry's size or first cluster", false);
+		rp_put(&f->r, off, e, 32, "the entry's size or first cluster", false);
 	x->planned = true;
 }
 
@@ -339,7 +339,7 @@ static bool new_empty_dir(struct frp *f, uint8_t *e, uint32_t parent)
 		return false;
 	fr_dot_entry(f, d, false, c);
 	fr_dot_entry(f, d + 32, true, parent);
-	put(&f->r, layout_cluster_byte(&f->lay, c), d, f->lay.cluster_bytes, "a new empty directory", false);
+	rp_put(&f->r, layout_cluster_byte(&f->lay, c), d, f->lay.cluster_bytes, "a new empty directory", false);
 	fr_fat_set(f, c, fr_eoc(f), "a new empty directory's cluster");
 	fr_set_first(f, e, c);
 	free(d);
@@ -362,7 +362,7 @@ void fr_relink_dirs(struct frp *f)
 		size_t found = SIZE_MAX, n = 0;
 		uint8_t e[32];
 
-		if (fr_under_emptied(f, x) || !wanted(&f->r, x))
+		if (fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
 			continue;
 		for (size_t k = 0; k < f->nlost0 && n < 2; k++)
 			if (f->lost0[k] && own_dir(f, f->lost0[k], q->parent))
@@ -375,7 +375,7 @@ void fr_relink_dirs(struct frp *f)
 		} else if (!new_empty_dir(f, e, q->parent)) {
 			continue;
 		}
-		put(&f->r, q->off, e, 32, n ? "the directory's entry pointed to its own lost tree" :
+		rp_put(&f->r, q->off, e, 32, n ? "the directory's entry pointed to its own lost tree" :
 					     "the directory's entry pointed to a new empty directory", false);
 		x->planned = true;
 	}
@@ -400,7 +400,7 @@ static void copy_shared(struct frp *f, const struct cross_req *q)
 			f->r.err = f->r.err ? f->r.err : -EIO;
 			goto out;
 		}
-		put(&f->r, layout_cluster_byte(&f->lay, nw[i]), buf, cb, "a copy of a cross-linked cluster", false);
+		rp_put(&f->r, layout_cluster_byte(&f->lay, nw[i]), buf, cb, "a copy of a cross-linked cluster", false);
 		fr_fat_set(f, nw[i], i + 1 < q->shared ? nw[i + 1] : q->after ? q->after : fr_eoc(f), "chain the copies");
 		src = fr_step(f, src);
 	}
@@ -408,7 +408,7 @@ static void copy_shared(struct frp *f, const struct cross_req *q)
 		fr_fat_set(f, q->last_good, nw[0], "link the copies into the file's chain");
 	} else if (fr_read_entry(f, q->off, e)) {
 		fr_set_first(f, e, nw[0]);
-		put(&f->r, q->off, e, 32, "the file's first cluster: its copy", false);
+		rp_put(&f->r, q->off, e, 32, "the file's first cluster: its copy", false);
 	}
 	f->copied += q->shared * cb;
 	f->r.out->v[q->finding].planned = true;
@@ -420,7 +420,7 @@ out:
 void fr_fix_crosslinks(struct frp *f)
 {
 	for (size_t i = 0; i < f->ncross && !f->r.err; i++)
-		if (!fr_under_emptied(f, &f->r.out->v[f->cross[i].finding]) && wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
+		if (!fr_under_emptied(f, &f->r.out->v[f->cross[i].finding]) && rp_wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
 			copy_shared(f, &f->cross[i]);
 }
 
@@ -485,15 +485,15 @@ size_t fr_set_aside(struct frp *f)
 			continue;
 		/* where . or .. belongs, one field no file could have is enough */
 		dot = dot_slot(f, x);
-		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || !wanted(&f->r, x))
+		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || !rp_wanted(&f->r, x))
 			continue;
 		if (dot >= 0) {
 			fr_dot_entry(f, e, dot == 1, dot == 1 ? 0 : (uint32_t)x->loc);
-			put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
+			rp_put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
 			    false);
 		} else {
 			e[0] = 0xE5;
-			put(&f->r, off, e, 32, "set aside an entry that is no file (marked deleted; its bytes stay)", false);
+			rp_put(&f->r, off, e, 32, "set aside an entry that is no file (marked deleted; its bytes stay)", false);
 		}
 		x->planned = true;
 		n++;
@@ -528,9 +528,9 @@ static void put_boot_label(struct frp *f, const uint8_t *l, const char *why)
 	const struct fsc_fat_bpb *b = f->b;
 	uint64_t at = (b->bpb32 ? 64u : 36u) + 7;
 
-	put(&f->r, at, l, 11, why, false);
+	rp_put(&f->r, at, l, 11, why, false);
 	if (b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-		put(&f->r, (uint64_t)b->backup_sector * b->bytes_per_sector + at, l, 11, why, false);
+		rp_put(&f->r, (uint64_t)b->backup_sector * b->bytes_per_sector + at, l, 11, why, false);
 }
 
 static void label_mismatch(struct frp *f, struct fsc_finding *x, const uint8_t *boot)
@@ -544,7 +544,7 @@ static void label_mismatch(struct frp *f, struct fsc_finding *x, const uint8_t *
 		put_boot_label(f, e, "the root's volume label in the boot sector (Windows and blkid show the root's)");
 	} else if (label_ok(boot)) {
 		memcpy(e, boot, 11);
-		put(&f->r, off, e, 32, "the boot sector's volume label in the root (the root's was damaged)", false);
+		rp_put(&f->r, off, e, 32, "the boot sector's volume label in the root (the root's was damaged)", false);
 	} else {
 		return;
 	}
@@ -560,7 +560,7 @@ static void label_root_missing(struct frp *f, struct fsc_finding *x, const uint8
 		fr_dot_entry(f, e, false, 0);	/* (the dates) */
 		memcpy(e, boot, 11);
 		e[11] = 0x08;
-		put(&f->r, slot, e, 32, "the boot sector's volume label in the root again", false);
+		rp_put(&f->r, slot, e, 32, "the boot sector's volume label in the root again", false);
 	} else if (!f->r.err) {
 		put_boot_label(f, (const uint8_t *)"NO NAME    ", "no volume label in the boot sector either (NO NAME)");
 	}
@@ -583,9 +583,9 @@ void fr_fix_labels(struct frp *f)
 	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
-		if (x->id == FSC_PR_FAT_LABEL_MISMATCH && wanted(&f->r, x))
+		if (x->id == FSC_PR_FAT_LABEL_MISMATCH && rp_wanted(&f->r, x))
 			label_mismatch(f, x, boot);
-		else if (x->id == FSC_PR_FAT_LABEL_ROOT_MISSING && wanted(&f->r, x))
+		else if (x->id == FSC_PR_FAT_LABEL_ROOT_MISSING && rp_wanted(&f->r, x))
 			label_root_missing(f, x, boot);
 	}
 }

@@ -68,7 +68,7 @@ static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, cons
 		put_le16(e, 0, (uint16_t)v);
 	else
 		put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
-	put(&f->r, off, e, w, why, false);
+	rp_put(&f->r, off, e, w, why, false);
 }
 
 /*

@@ -241,7 +241,7 @@ static bool dir_slot(struct frp *f, uint32_t dir, struct dir_scan *rs, bool take
 		scan_slots(f, layout_cluster_byte(&f->lay, c), f->lay.cluster_bytes, rs);
 	if (rs->slot || !(nw = fr_next_free(f)) || !(z = calloc(1, f->lay.cluster_bytes)))
 		return rs->slot != 0;
-	put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new directory cluster", false);
+	rp_put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new directory cluster", false);
 	free(z);
 	fr_fat_set(f, nw, fr_eoc(f), "a new directory cluster");
 	fr_fat_set(f, rs->last, nw, "the directory's chain goes on");
@@ -269,9 +269,9 @@ static bool relink_dir(struct frp *f, uint32_t c, uint32_t parent)
 		for (unsigned j = 0; j < rs.nparts && !f->r.err; j++) {
 			uint8_t seq = (uint8_t)((j + 1) | (j + 1 == rs.nparts ? 0x40 : 0));
 
-			put(&f->r, rs.part[j], &seq, 1, "a lost directory's long-name part in use again", false);
+			rp_put(&f->r, rs.part[j], &seq, 1, "a lost directory's long-name part in use again", false);
 		}
-		put(&f->r, rs.revive, rs.raw, 1, "a lost directory's deleted entry in use again (the first letter as recovered)",
+		rp_put(&f->r, rs.revive, rs.raw, 1, "a lost directory's deleted entry in use again (the first letter as recovered)",
 		    false);
 		return true;
 	}
@@ -281,7 +281,7 @@ static bool relink_dir(struct frp *f, uint32_t c, uint32_t parent)
 		return false;
 	snprintf(name, sizeof(name), "DIR%04u CHK", num);
 	new_entry(f, e, name, 0x10, c, 0);
-	put(&f->r, rs.slot, e, 32, "an entry for a lost directory, in the directory its .. names", false);
+	rp_put(&f->r, rs.slot, e, 32, "an entry for a lost directory, in the directory its .. names", false);
 	return true;
 }
 
@@ -305,7 +305,7 @@ size_t fr_relink_lost_dirs(struct frp *f)
 			else
 				finding_detail(x, "/ (the root)");
 		}
-		if (!x || !wanted(&f->r, x) || !relink_dir(f, q->c, q->parent))
+		if (!x || !rp_wanted(&f->r, x) || !relink_dir(f, q->c, q->parent))
 			continue;
 		x->planned = true;
 		done++;
@@ -335,7 +335,7 @@ static uint32_t write_found(struct frp *f, const struct lchain *v, size_t n)
 		new_entry(f, d + 32 * (i + 2), name, 0x20, v[i].head, bytes > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)bytes);
 	}
 	for (uint64_t k = 0; k < nclus; k++) {
-		put(&f->r, layout_cluster_byte(&f->lay, dc[k]), d + k * cb, cb, "the FOUND directory", false);
+		rp_put(&f->r, layout_cluster_byte(&f->lay, dc[k]), d + k * cb, cb, "the FOUND directory", false);
 		fr_fat_set(f, dc[k], k + 1 < nclus ? dc[k + 1] : fr_eoc(f), "the FOUND directory's chain");
 	}
 	f->taken_after += nclus;
@@ -370,7 +370,7 @@ static bool save_chains(struct frp *f)
 	snprintf(name, sizeof(name), "FOUND   %03u", num);
 	new_entry(f, e, name, 0x10, dir, 0);
 	at = fsc_plan_count(f->r.plan);
-	put(&f->r, rs.slot, e, 32, "the FOUND directory's entry, which links the saved chains", false);
+	rp_put(&f->r, rs.slot, e, 32, "the FOUND directory's entry, which links the saved chains", false);
 	if (fsc_plan_count(f->r.plan) > at)
 		plan_sync_before(f->r.plan, at);
 	return true;
@@ -393,7 +393,7 @@ static void drop_fresh(struct frp *f)
 
 uint64_t fr_handle_lost(struct frp *f, bool errors)
 {
-	struct fsc_finding *x = find(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
+	struct fsc_finding *x = rp_find(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
 	bool freeing = f->r.o->free_lost;
 	struct lchain *v;
 	size_t n;
@@ -401,11 +401,11 @@ uint64_t fr_handle_lost(struct frp *f, bool errors)
 	if (!freeing)
 		drop_fresh(f);
 	if (errors || !f->nlost || (f->r.o->level != FSC_REPAIR_ALL && !f->r.o->preen_saves_lost) ||
-	    (x && !take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
+	    (x && !rp_take(&f->r, FSC_PR_FAT_LOST_CLUSTERS)))
 		return 0;
 	if (!freeing) {
 		if (!save_chains(f))
-			unplan(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
+			rp_unplan(&f->r, FSC_PR_FAT_LOST_CLUSTERS);
 		return 0;
 	}
 	if (f->r.o->lost_bytes) {

@@ -37,7 +37,7 @@ static void fix_fat0(struct frp *f)
 {
 	uint32_t mask = f->lay.fat_bits == 12 ? 0xFFF : f->lay.fat_bits == 16 ? 0xFFFF : 0x0FFFFFFF;
 
-	if (take(&f->r, FSC_PR_FAT_FAT0))
+	if (rp_take(&f->r, FSC_PR_FAT_FAT0))
 		fr_fat_set(f, 0, (mask & ~0xFFu) | f->b->media, "FAT[0] from the media byte");
 }
 
@@ -56,7 +56,7 @@ static void mirror_written(struct frp *f)
 		for (unsigned k = 0; k < f->b->num_fats; k++)
 			if (k != f->active) {
 				off = fr_entry_off(f, k, f->written[i], &w);
-				put(&f->r, off, e, w, "the other FAT copies follow", false);
+				rp_put(&f->r, off, e, w, "the other FAT copies follow", false);
 			}
 	}
 }
@@ -82,7 +82,7 @@ static void fix_copies(struct frp *f)
 					break;
 				}
 				if (memcmp(a, o, ss))
-					put(&f->r, fr_copy_byte(f, k) + at, a, ss, "FAT copy made the active one", false);
+					rp_put(&f->r, fr_copy_byte(f, k) + at, a, ss, "FAT copy made the active one", false);
 			}
 	if (!a || !o)
 		f->r.err = -ENOMEM;
@@ -129,7 +129,7 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 	for (size_t i = 0; i < fs.n; i++) {
 		/* (the other copies follow the active one at the end: their differences are no error then) */
 		if (fs.v[i].id == FSC_PR_FAT_COPIES_DIFFER && f->mirrored &&
-		    (f->copies_taken || !find(&f->r, FSC_PR_FAT_COPIES_DIFFER)))
+		    (f->copies_taken || !rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER)))
 			continue;
 		errors |= fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
 		seen[fs.v[i].id] = true;
@@ -147,7 +147,7 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 		fs = (struct fsc_findings){ 0 };
 	}
 	for (size_t i = 0; i < f->r.p->findings.n; i++) {	/* the boot sector's, unless a fix is planned */
-		const struct fsc_finding *x = find(&f->r, f->r.p->findings.v[i].id);
+		const struct fsc_finding *x = rp_find(&f->r, f->r.p->findings.v[i].id);
 
 		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR && !(x && x->planned);
 	}
@@ -161,8 +161,8 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
 {
 	const struct fsc_fat_bpb *b = f->b;
 	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
-	bool count = take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed || f->taken_after;
-	bool next = take(&f->r, FSC_PR_FAT32_FSINFO_NEXT_FREE);
+	bool count = rp_take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed || f->taken_after;
+	bool next = rp_take(&f->r, FSC_PR_FAT32_FSINFO_NEXT_FREE);
 	uint8_t s[8];
 
 	if (!b->bpb32 || !b->fsinfo_read || b->fsinfo_lead != 0x41615252 || b->fsinfo_struc != 0x61417272 ||
@@ -172,7 +172,7 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
 		put_le32(s, 0, (uint32_t)(after->free_clusters + freed - f->taken_after));
 	if (next)
 		put_le32(s, 4, 0xFFFFFFFFu);	/* "no hint": drivers search from the start */
-	put(&f->r, off + 488, s, 8, "FSInfo free count and next-free hint", false);
+	rp_put(&f->r, off + 488, s, 8, "FSInfo free count and next-free hint", false);
 }
 
 /*
@@ -189,7 +189,7 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 	if ((f->b->boot_sig == 0x29 || f->b->boot_sig == 0x28) &&
 	    plan_view_read(f->r.dev, f->r.plan, at, &s, 1) == 0) {
 		s = (uint8_t)(dirty ? s | 1 : s & ~1);
-		put(&f->r, at, &s, 1, why, false);
+		rp_put(&f->r, at, &s, 1, why, false);
 	}
 	if (f->lay.fat_bits == 12)
 		return;
@@ -215,14 +215,14 @@ static void fix_findings(struct frp *f, size_t from)
 	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
-		if (x->id == FSC_PR_FAT_CHAIN_FREE && !fr_under_emptied(f, x) && wanted(&f->r, x))
+		if (x->id == FSC_PR_FAT_CHAIN_FREE && !fr_under_emptied(f, x) && rp_wanted(&f->r, x))
 			fr_fix_chain(f, x);
 	}
 	fr_apply_reqs(f);
 	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
-		if (x->planned || fr_under_emptied(f, x) || !wanted(&f->r, x))
+		if (x->planned || fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
 			continue;
 		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER)
 			fr_fix_field(f, x);
@@ -341,7 +341,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 	bool redo = false;
 	uint64_t freed;
 
-	f->copies_taken = f->mirrored && take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	f->copies_taken = f->mirrored && rp_take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	if (fr_set_aside(f)) {		/* the next round sees the tree without them */
 		*errors = true;
 		fix_copies(f);
@@ -405,10 +405,10 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	for (size_t i = n0; i < out->n; i++)
 		errors += out->v[i].id != FSC_PR_FAT_COPIES_DIFFER && !fsc_findings_has(&f->r.p->findings, out->v[i].id) &&
 			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
-	if (ret < 0 || !find(&f->r, FSC_PR_FAT_COPIES_DIFFER) ||
+	if (ret < 0 || !rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) ||
 	    !fr_choose_copy(&f->r, *view ? *view : f->r.dev, f->r.p, errors))
 		return ret;
-	differs = *find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	differs = *rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	differs.path = NULL;
 	differs.planned = true;
 	findings_cut(out, n0);
@@ -417,7 +417,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	if (!(*view = plan_overlay(f->r.dev, f->r.plan)))
 		return -ENOMEM;
 	ret = fat_check_with(*view, f->r.p, o, out, sum, hooks);
-	if (ret >= 0 && !find(&f->r, FSC_PR_FAT_COPIES_DIFFER)) {
+	if (ret >= 0 && !rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER)) {
 		struct fsc_finding *y = finding_add(out, differs.id, differs.loc_kind, differs.loc, NULL);
 
 		if (y)
@@ -509,7 +509,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		plan_sync_before(plan, start + marked);
 	/* Clean again only when no error is left: after a sync, the last writes. */
 	if (!errors && !f.r.err) {
-		bool dirty = take(&f.r, FSC_PR_FAT_DIRTY), hard = take(&f.r, FSC_PR_FAT_FAT1_FLAGS);
+		bool dirty = rp_take(&f.r, FSC_PR_FAT_DIRTY), hard = rp_take(&f.r, FSC_PR_FAT_FAT1_FLAGS);
 		size_t at = fsc_plan_count(plan);
 
 		if (fixes || dirty || hard)

@@ -101,7 +101,7 @@ uint32_t fr_entry_first(const struct frp *f, const uint8_t *e);
 void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c);
 /* A . or .. entry for cluster c, dated now: all 32 bytes of e. */
 void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c);
-/* The next cluster a fix may take (0: none); n of them into nw (false: fewer). */
+/* The next cluster a fix may rp_take (0: none); n of them into nw (false: fewer). */
 uint32_t fr_next_free(struct frp *f);
 /* With a second FAT copy: is c free in the copy the plan writes last, as it is on disk? */
 bool fr_free_in_last(struct frp *f, uint32_t c);

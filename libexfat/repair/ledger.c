@@ -13,14 +13,14 @@
 #include "repair/repair.h"
 
 /* What a restore from the backup cures: the boot region's field errors (codes in problems.def order). */
-bool boot_field_error(const struct fsc_finding *f)
+bool rp_boot_field_error(const struct fsc_finding *f)
 {
 	return f->id >= FSC_PR_EXFAT_BOOT_CLUSTER_COUNT && f->id <= FSC_PR_EXFAT_BOOT_VOLUME_LENGTH &&
 	       fsc_problem_info(f->id)->severity >= FSC_SEV_ERROR;
 }
 
 /* May the finding be fixed: the level allows it (preen_saves_lost: lost clusters too) and the caller says yes. */
-bool wanted(const struct rp *r, const struct fsc_finding *f)
+bool rp_wanted(const struct rp *r, const struct fsc_finding *f)
 {
 	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
 	bool lost = f->id == FSC_PR_EXFAT_LOST_CLUSTERS || f->id == FSC_PR_FAT_LOST_CLUSTERS;
@@ -31,7 +31,7 @@ bool wanted(const struct rp *r, const struct fsc_finding *f)
 }
 
 /* The first finding id (any location), or NULL. */
-struct fsc_finding *find(const struct rp *r, enum fsc_problem id)
+struct fsc_finding *rp_find(const struct rp *r, enum fsc_problem id)
 {
 	for (size_t i = 0; i < r->out->n; i++)
 		if (r->out->v[i].id == id)
@@ -40,11 +40,11 @@ struct fsc_finding *find(const struct rp *r, enum fsc_problem id)
 }
 
 /* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
-bool take(const struct rp *r, enum fsc_problem id)
+bool rp_take(const struct rp *r, enum fsc_problem id)
 {
-	struct fsc_finding *f = find(r, id);
+	struct fsc_finding *f = rp_find(r, id);
 
-	if (!f || !wanted(r, f))
+	if (!f || !rp_wanted(r, f))
 		return false;
 	for (size_t i = 0; i < r->out->n; i++)
 		if (r->out->v[i].id == id)
@@ -52,23 +52,23 @@ bool take(const struct rp *r, enum fsc_problem id)
 	return true;
 }
 
-bool take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b)
+bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b)
 {
-	bool ta = take(r, a);
-	bool tb = take(r, b);
+	bool ta = rp_take(r, a);
+	bool tb = rp_take(r, b);
 
 	return ta || tb;
 }
 
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
-void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
+void rp_put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
 {
 	if (!r->err)
 		r->err = plan_put(r->dev, r->plan, off, data, len, why, sync);
 }
 
 /* Clusters nothing owns or marks, after c (0: none left). */
-uint32_t next_cluster(const struct xvol *v, uint32_t c, bool lost)
+uint32_t rp_next_cluster(const struct xvol *v, uint32_t c, bool lost)
 {
 	uint64_t words = ((uint64_t)v->cc + 63) / 64, i = c < 2 ? 0 : (uint64_t)c - 1;	/* bit of c + 1 */
 
@@ -87,26 +87,26 @@ uint32_t next_cluster(const struct xvol *v, uint32_t c, bool lost)
 }
 
 /* n free clusters into out, claimed and chained in the FAT; false when there are fewer. */
-bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
+bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
 {
 	uint8_t e[4];
 	uint32_t c = 0;
 
 	for (uint64_t i = 0; i < n; i++) {
-		if (!(c = next_cluster(v, c, false)))
+		if (!(c = rp_next_cluster(v, c, false)))
 			return false;
 		out[i] = c;
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		cluster_claim(v, out[i]);
 		put_le32(e, 0, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
-		put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
+		rp_put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
 	}
 	r->allocated = true;
 	return true;
 }
 
-void unplan(const struct rp *r, enum fsc_problem id)
+void rp_unplan(const struct rp *r, enum fsc_problem id)
 {
 	for (size_t i = 0; i < r->out->n; i++)
 		if (r->out->v[i].id == id)
@@ -114,7 +114,7 @@ void unplan(const struct rp *r, enum fsc_problem id)
 }
 
 /* The finding id at the set whose primary lies at at, searched from the latest. */
-struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 {
 	for (size_t i = r->out->n; i-- > 0;) {
 		struct fsc_finding *f = &r->out->v[i];
@@ -126,9 +126,9 @@ struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const s
 }
 
 /* May the set's finding id be fixed? */
-bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+bool rp_set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 {
-	struct fsc_finding *f = set_finding(r, id, at);
+	struct fsc_finding *f = rp_set_finding(r, id, at);
 
 	/* A finding over the cap is not in the list: the level alone decides. */
 	if (!f) {
@@ -136,10 +136,10 @@ bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 
 		return r->o->level == FSC_REPAIR_ALL || pi->preen;
 	}
-	return wanted(r, f);
+	return rp_wanted(r, f);
 }
 
-void remember_set(struct rp *r, uint64_t off, unsigned ids)
+void rp_remember_set(struct rp *r, uint64_t off, unsigned ids)
 {
 	if (!grow((void **)&r->sets, &r->capsets, r->nsets + 1, sizeof(*r->sets))) {
 		r->err = -ENOMEM;
@@ -154,7 +154,7 @@ void remember_set(struct rp *r, uint64_t off, unsigned ids)
  * cluster is one write, whole or not at all); after a sync (links: it
  * links clusters written for it).
  */
-void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links)
+void rp_write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links)
 {
 	unsigned n = a->count;
 
@@ -165,12 +165,12 @@ void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, cons
 			if (memcmp(set + 32 * j, a->set + 32 * j, 32))
 				last = j + 1;
 		if (last > i)
-			put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, links && i == 0);
+			rp_put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, links && i == 0);
 	}
 }
 
 /* The first entry of type t in the root before its end marker, as the plan leaves it; 0: none. */
-uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
+uint64_t rp_root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
 {
 	uint32_t c = v->p->ex.root_cluster;
 	uint8_t e[32];
@@ -192,7 +192,7 @@ uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
  * to it (either way: drivers round up or down), so that a repair cut short
  * and done again leaves the same byte.
  */
-void put_percent_in_use(struct rp *r, uint64_t marked)
+void rp_put_percent_in_use(struct rp *r, uint64_t marked)
 {
 	uint64_t lo;
 	uint8_t want;
@@ -200,5 +200,5 @@ void put_percent_in_use(struct rp *r, uint64_t marked)
 	if (xv_percent_fits(r->p->ex.percent_in_use, marked, r->p->ex.cluster_count, &lo))
 		return;
 	want = (uint8_t)lo;
-	put(r, 112, &want, 1, "PercentInUse", false);
+	rp_put(r, 112, &want, 1, "PercentInUse", false);
 }

@@ -85,17 +85,17 @@ struct rp {
 };
 
 /* May the finding be fixed: the level allows it and the caller says yes. */
-bool wanted(const struct rp *r, const struct fsc_finding *f);
+bool rp_wanted(const struct rp *r, const struct fsc_finding *f);
 /* The first finding id (any location), or NULL. */
-struct fsc_finding *find(const struct rp *r, enum fsc_problem id);
+struct fsc_finding *rp_find(const struct rp *r, enum fsc_problem id);
 /* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */
-bool take(const struct rp *r, enum fsc_problem id);
-/* take() of both a and b (the second is taken whatever the first gives): either one. */
-bool take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b);
-/* The findings id are not planned after all (take() said they would be). */
-void unplan(const struct rp *r, enum fsc_problem id);
+bool rp_take(const struct rp *r, enum fsc_problem id);
+/* rp_take() of both a and b (the second is taken whatever the first gives): either one. */
+bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b);
+/* The findings id are not planned after all (rp_take() said they would be). */
+void rp_unplan(const struct rp *r, enum fsc_problem id);
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
-void put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync);
+void rp_put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync);
 
 static inline bool cluster_owned(const struct xvol *v, uint32_t c)
 {
@@ -113,53 +113,53 @@ static inline void cluster_unclaim(struct xvol *v, uint32_t c)
 }
 
 /* An error in a field of the main boot region (not its checksum, not the device's size). */
-bool boot_field_error(const struct fsc_finding *f);
+bool rp_boot_field_error(const struct fsc_finding *f);
 
 /*
  * The first cluster after c that is free (nothing owns it, the bitmap does
  * not mark it) or, with lost, lost (marked, owned by nothing); 0: none.
  */
-uint32_t next_cluster(const struct xvol *v, uint32_t c, bool lost);
+uint32_t rp_next_cluster(const struct xvol *v, uint32_t c, bool lost);
 /*
  * n free clusters into out, claimed and chained in the FAT (the last with
  * an end mark; what: why, for the plan); false when there are fewer.
  */
-bool alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
+bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
 
 /* The finding id at the set whose primary lies at at (the latest), or NULL. */
-struct fsc_finding *set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);
 /* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
-bool set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+bool rp_set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
 
 /* ledger.c: a set's entries as set has them (links: after a sync); the fixed set's ids, for marking. */
-void write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links);
-void remember_set(struct rp *r, uint64_t off, unsigned ids);
+void rp_write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links);
+void rp_remember_set(struct rp *r, uint64_t off, unsigned ids);
 
 /* ledger.c: PercentInUse for marked clusters (nothing when the byte there rounds to it). */
-void put_percent_in_use(struct rp *r, uint64_t marked);
+void rp_put_percent_in_use(struct rp *r, uint64_t marked);
 /* ledger.c: the first entry of type t in the root before its end marker (the plan's view); 0: none. */
-uint64_t root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
+uint64_t rp_root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
 
 /* exfat_dir.c: directories noted by the walk; planned at its end (the number of cross-links answered). */
-void note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 	      const char *path);
 size_t plan_dirs(struct rp *r, struct xvol *v);
 /* A new empty cluster, claimed, ended in the FAT and zeroed, for path; 0 when there is no room. */
-uint32_t empty_cluster(struct rp *r, struct xvol *v, const char *path);
-void free_dirs(struct rp *r);
+uint32_t xr_empty_cluster(struct rp *r, struct xvol *v, const char *path);
+void xr_free_dirs(struct rp *r);
 
 /* exfat_chain.c: the clusters after c in its chain (at most n) are no longer owned: lost. */
-void unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n);
+void xr_unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n);
 /* exfat_chain.c: the chain of the file whose set is being planned (set: its bytes, to change). */
-unsigned fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
-unsigned fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
+unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
 /* exfat_chain.c: the bitmap's and up-case table's chains ended where their length ends (a link broken there). */
-void fix_structure_chains(struct rp *r, struct xvol *v);
+void xr_fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
-bool fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
-unsigned fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
+bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
+unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
 
 /* exfat_entries.c: entries outside any set marked unused; the label's length and characters. */
 void repair_orphan_entries(struct rp *r, struct xvol *v);
@@ -167,11 +167,11 @@ void repair_label_length(struct rp *r, struct xvol *v);
 void repair_label_chars(struct rp *r, struct xvol *v);
 
 /* exfat_revive.c: sets whose SecondaryCount the checksum proves wrong, made whole; their files claimed. */
-void revive_sets(struct rp *r, struct xvol *v);
+void xr_revive_sets(struct rp *r, struct xvol *v);
 /* exfat_revive.c: a name entry damaged where NameLength and SecondaryCount agree (revive_sets mends it). */
-bool revive_names_damaged(const uint8_t *set, unsigned count);
+bool xr_revive_names_damaged(const uint8_t *set, unsigned count);
 /* exfat_revive.c: the walk's hook for an end marker with entries in use after it. */
-void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+void xr_revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 		      uint32_t hit_entry);
 
 /*
@@ -179,20 +179,20 @@ void revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry
  * verifies, plan the restore; true with the volume as restored (*dev2, a
  * read-only view, and *p2, its probe: the caller frees both).
  */
-bool boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
+bool xr_boot_restore(struct rp *r, struct fsc_dev **dev2, struct fsc_probe **p2);
 /* exfat_boot.c: the boot region's layout can be trusted (else nothing is planned but a restore). */
-bool geometry_sound(const struct fsc_probe *p);
+bool xr_geometry_sound(const struct fsc_probe *p);
 /* No field error in the main region (its checksum may be wrong); sound once the plan is applied. */
-bool boot_fields_sound(const struct rp *r);
-bool main_boot_sound(const struct rp *r);
+bool xr_boot_fields_sound(const struct rp *r);
+bool xr_main_boot_sound(const struct rp *r);
 /* exfat_boot.c: the main checksum (sector 11) recomputed; sectors 1-9 fixed (true: changed). */
-void fix_boot_checksum(struct rp *r, unsigned ss);
-bool fix_boot_sectors(struct rp *r, unsigned ss);
+void xr_fix_boot_checksum(struct rp *r, unsigned ss);
+bool xr_fix_boot_sectors(struct rp *r, unsigned ss);
 /* exfat_boot.c: FileSystemRevision 1.00 when it is not 1.xx (true: planned). */
-bool fix_revision(struct rp *r);
+bool xr_fix_revision(struct rp *r);
 /* exfat_boot.c: main and backup agree on the geometry; the backup rewritten from the main region. */
-bool backup_geometry_agrees(struct rp *r, unsigned ss);
-void fix_backup(struct rp *r, unsigned ss);
+bool xr_backup_geometry_agrees(struct rp *r, unsigned ss);
+void xr_fix_backup(struct rp *r, unsigned ss);
 
 /*
  * exfat_bitmap.c: whether a missing or too short bitmap is to be fixed
@@ -200,9 +200,9 @@ void fix_backup(struct rp *r, unsigned ss);
  * the bitmap (first in the done pass); then the bits and the entry that
  * links them (in place of the bitmap's other fixes).
  */
-bool bitmap_rebuild_wanted(struct rp *r);
-void bitmap_rebuild_prepare(struct rp *r, struct xvol *v);
-void bitmap_rebuild_link(struct rp *r, struct xvol *v);
+bool xr_bitmap_rebuild_wanted(struct rp *r);
+void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v);
+void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v);
 
 /* exfat_lost.c: the root's free slots, for an entry set to be added there. */
 typedef void (*root_entry_fn)(void *ctx, const struct exfat_asm *as, enum exfat_ev ev, const uint8_t *e,
@@ -212,24 +212,24 @@ typedef void (*root_entry_fn)(void *ctx, const struct exfat_asm *as, enum exfat_
  * first n (1..3) free slots in a row in one cluster into slot, the last
  * cluster into *last (0: none read); false: no such slots.
  */
-bool root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
+bool xr_root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
 		void *ctx);
 /* A new root cluster, zeroed and chained after last (its end marks made unused): its first n slots. */
-bool extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot);
+bool xr_extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot);
 
 /* exfat_lost.c: lost chains as files FILEnnnn.CHK of a new root directory FOUND.nnn. */
 /* The chains ended, the directory's clusters allocated (claimed, chained) and written. */
-void lost_prepare(struct rp *r, struct xvol *v);
+void xr_lost_prepare(struct rp *r, struct xvol *v);
 /*
  * exfat_lostdir.c: the lost chain from head (its length in *clusters) and
  * the tree below it claimed when it is a sound directory whose whole tree
  * is lost; else false and nothing claimed.
  */
-bool adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters);
+bool xr_adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *clusters);
 /* Then the directory's entry in the root, which links it all; the bitmap is planned after. */
-void lost_link(struct rp *r, struct xvol *v);
+void xr_lost_link(struct rp *r, struct xvol *v);
 /* exfat_lost.c, with free_lost and a lost_bytes callback: every lost chain read out, before it is freed. */
-void lost_export(struct rp *r, struct xvol *v);
+void xr_lost_export(struct rp *r, struct xvol *v);
 
 /*
  * exfat_upcase.c: a broken or missing up-case table replaced by the
@@ -239,9 +239,9 @@ void lost_export(struct rp *r, struct xvol *v);
  * old ones released (r->freed).  upcase_link, after the bitmap frees
  * them: the entry that links the new table.
  */
-void upcase_choose(struct xvol *v);
-void upcase_prepare(struct rp *r, struct xvol *v);
-void upcase_link(struct rp *r, struct xvol *v);
+void xr_upcase_choose(struct xvol *v);
+void xr_upcase_prepare(struct rp *r, struct xvol *v);
+void xr_upcase_link(struct rp *r, struct xvol *v);
 
 /* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds). */
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
