@@ -216,6 +216,39 @@ static bool is_chain_problem(enum fsc_problem id)
 	       id == FSC_PR_EXFAT_CHAIN_LOOP || id == FSC_PR_EXFAT_CHAIN_SHORT || id == FSC_PR_EXFAT_CHAIN_LONG;
 }
 
+/* Keep a for later in d (its entries and places, not the 12 KiB struct); false: no memory. */
+static bool defer_keep(struct deferred *d, const struct exfat_asm *a)
+{
+	unsigned n = a->count > a->have ? a->count : a->have;
+
+	d->n = n > 256 ? 256 : n;
+	d->head = (struct exfat_asm_head){ a->have, a->need, a->count, a->flags, a->max_secondary, a->deleted,
+					   a->cut_by, a->at };
+	if (!(d->bytes = malloc(d->n * (32 + sizeof(*a->pos)) + 1)))
+		return false;
+	memcpy(d->bytes, a->set, 32ull * d->n);
+	memcpy(d->bytes + 32ull * d->n, a->pos, d->n * sizeof(*a->pos));
+	return true;
+}
+
+/* The set d keeps, made whole again in t. */
+static const struct exfat_asm *defer_set(const struct deferred *d, struct exfat_asm *t)
+{
+	const struct exfat_asm_head *h = &d->head;
+
+	t->have = h->have;
+	t->need = h->need;
+	t->count = h->count;
+	t->flags = h->flags;
+	t->max_secondary = h->max_secondary;
+	t->deleted = h->deleted;
+	t->cut_by = h->cut_by;
+	t->at = h->at;
+	memcpy(t->set, d->bytes, 32ull * d->n);
+	memcpy(t->pos, d->bytes + 32ull * d->n, d->n * sizeof(*t->pos));
+	return t;
+}
+
 /*
  * A set offered with a broken chain waits for the end of the walk: a cut
  * is planned only when no cross-link was found anywhere (a cut cluster
@@ -236,15 +269,12 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 		return;
 	}
 	d = &r->defer[r->ndefer];
-	d->a = malloc(sizeof(*d->a));
 	d->path = strdup(path);
-	if (!d->a || !d->path) {
-		free(d->a);
+	if (!d->path || !defer_keep(d, a)) {
 		free(d->path);
 		r->err = -ENOMEM;
 		return;
 	}
-	memcpy(d->a, a, sizeof(*a));
 	d->done = false;
 	d->want_hash = want_hash;
 	d->chain = *chain;
@@ -266,35 +296,45 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
+	struct exfat_asm *t = malloc(sizeof(*t));
 	bool mended = false;
 
+	if (!t) {
+		r->err = -ENOMEM;
+		return false;
+	}
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
-		memcpy(probe, d->a->set, 32ull * d->a->count);
+		memcpy(probe, d->bytes, 32ull * (d->head.count < d->n ? d->head.count : d->n));
 		if (!xr_fix_extent_possible(v, &d->chain, probe))
 			continue;
-		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
+		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
 		d->done = mended = true;
 	}
-	if (!mended)
-		return false;
-	for (size_t i = 0; i < r->ndefer; i++) {
+	for (size_t i = 0; mended && i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
 		if (!d->done)
-			plan_set(r, v, d->a, d->want_hash, NULL, d->path);
-		free(d->a);
+			plan_set(r, v, defer_set(d, t), d->want_hash, NULL, d->path);
+		free(d->bytes);
 		free(d->path);
 	}
-	r->ndefer = 0;
-	return true;
+	free(t);
+	if (mended)
+		r->ndefer = 0;
+	return mended;
 }
 
 static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 {
+	struct exfat_asm *t = malloc(sizeof(*t));
 	size_t crosses = 0;
 
+	if (!t) {
+		r->err = -ENOMEM;
+		return;
+	}
 	for (size_t i = 0; i < r->out->n; i++)
 		crosses += r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK;
 	for (size_t i = 0; i < r->ndefer; i++) {
@@ -303,17 +343,18 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 
 		if (!d->chain.crossed)
 			continue;
-		plan_set(r, v, d->a, d->want_hash, &d->chain, d->path);
+		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
 		copied += r->nsets > before && (r->sets[r->nsets - 1].ids & SF_CROSS);
 	}
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
 		if (!d->chain.crossed)
-			plan_set(r, v, d->a, d->want_hash, copied == crosses ? &d->chain : NULL, d->path);
-		free(d->a);
+			plan_set(r, v, defer_set(d, t), d->want_hash, copied == crosses ? &d->chain : NULL, d->path);
+		free(d->bytes);
 		free(d->path);
 	}
+	free(t);
 	r->ndefer = 0;
 }
 
@@ -682,7 +723,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	fsc_probe_free(p2);
 	fsc_dev_close(restored);
 	for (size_t i = 0; i < r.ndefer; i++) {	/* left when the walk stopped early */
-		free(r.defer[i].a);
+		free(r.defer[i].bytes);
 		free(r.defer[i].path);
 	}
 	free(r.defer);

@@ -12,8 +12,12 @@
 #include "write/write.h"
 
 /* A set whose chain is to be cut, waiting for the end of the walk. */
+/* (the set's entries and their places only: a whole struct exfat_asm is 12 KiB) */
 struct deferred {
-	struct exfat_asm *a;
+	uint8_t *bytes;			/* n entries, then their n places (struct exfat_where) */
+	unsigned n;
+	struct exfat_asm_head { unsigned have, need, count, flags, max_secondary; bool deleted;
+				enum exfat_cut cut_by; struct exfat_where at; } head;
 	int32_t want_hash;
 	struct chain_res chain;
 	char *path;
