@@ -252,12 +252,6 @@ static void fix_findings(struct frp *f, size_t from)
 		(n) = k_; \
 	} while (0)
 
-static bool same_finding(const struct fsc_finding *a, const struct fsc_finding *b)
-{
-	return a->id == b->id && a->loc_kind == b->loc_kind && a->loc == b->loc && a->entry == b->entry &&
-	       !strcmp(a->field, b->field) && (a->path && b->path ? !strcmp(a->path, b->path) : a->path == b->path);
-}
-
 /*
  * The findings of a check of the plan about entries (fs, emptied) added
  * to the list, but for those it has already: the problems of the trees
@@ -267,16 +261,24 @@ static bool same_finding(const struct fsc_finding *a, const struct fsc_finding *
 static void merge_findings(struct frp *f, struct fsc_findings *fs)
 {
 	struct fsc_findings *out = f->r.out;
-	size_t n0 = out->n, *map = calloc(fs->n + 1, sizeof(*map)), k;
+	size_t *map = calloc(fs->n + 1, sizeof(*map)), k;
+	struct rp_findex ix = { 0 };
 
+	/* (which are new first: appending to the list ends the index into it) */
+	if (map && rp_findex_make(&ix, out, true) < 0) {
+		free(map);
+		map = NULL;
+	}
+	for (size_t i = 0; map && i < fs->n; i++)
+		map[i] = fs->v[i].path && !rp_findex_find(&ix, &fs->v[i]) ? 0 : SIZE_MAX;
+	free(ix.v);
 	for (size_t i = 0; map && i < fs->n; i++) {
-		struct fsc_finding *y = NULL;
+		struct fsc_finding *y;
 
+		if (map[i] == SIZE_MAX)
+			continue;
 		map[i] = SIZE_MAX;
-		for (k = 0; k < n0 && !same_finding(&out->v[k], &fs->v[i]); k++)
-			;
-		if (k == n0 && fs->v[i].path &&
-		    (y = finding_add(out, fs->v[i].id, fs->v[i].loc_kind, fs->v[i].loc, NULL))) {
+		if ((y = finding_add(out, fs->v[i].id, fs->v[i].loc_kind, fs->v[i].loc, NULL))) {
 			*y = fs->v[i];
 			fs->v[i].path = NULL;		/* (now the list's) */
 			y->planned = false;

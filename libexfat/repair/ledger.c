@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "repair/repair.h"
@@ -37,6 +38,65 @@ struct fsc_finding *rp_find(const struct rp *r, enum fsc_problem id)
 		if (r->out->v[i].id == id)
 			return &r->out->v[i];
 	return NULL;
+}
+
+static int cmp_place(const struct fsc_finding *a, const struct fsc_finding *b)
+{
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	if (a->loc_kind != b->loc_kind)
+		return a->loc_kind < b->loc_kind ? -1 : 1;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+static int cmp_exact(const struct fsc_finding *a, const struct fsc_finding *b)
+{
+	int c = cmp_place(a, b);
+
+	if (!c)
+		c = strcmp(a->field, b->field);
+	if (!c && a->path != b->path)
+		c = !a->path ? -1 : !b->path ? 1 : strcmp(a->path, b->path);
+	return c;
+}
+
+int rp_finding_cmp_place(const void *x, const void *y)
+{
+	return cmp_place(x, y);
+}
+
+static int cmp_place_ptr(const void *x, const void *y)
+{
+	return cmp_place(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
+}
+
+static int cmp_exact_ptr(const void *x, const void *y)
+{
+	return cmp_exact(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
+}
+
+int rp_findex_make(struct rp_findex *ix, const struct fsc_findings *fs, bool exact)
+{
+	ix->n = 0;
+	ix->exact = exact;
+	ix->v = fs->n ? malloc(fs->n * sizeof(*ix->v)) : NULL;
+	if (fs->n && !ix->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < fs->n; i++)
+		ix->v[ix->n++] = &fs->v[i];
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), exact ? cmp_exact_ptr : cmp_place_ptr);
+	return 0;
+}
+
+const struct fsc_finding *rp_findex_find(const struct rp_findex *ix, const struct fsc_finding *f)
+{
+	const struct fsc_finding **hit = ix->n ? bsearch(&f, ix->v, ix->n, sizeof(*ix->v),
+							 ix->exact ? cmp_exact_ptr : cmp_place_ptr) : NULL;
+
+	return hit ? *hit : NULL;
 }
 
 /* Is there a finding id, fixable and wanted?  Marks it (and any other of id) planned. */

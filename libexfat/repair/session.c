@@ -44,50 +44,6 @@ static int plan_round(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	return exfat_plan_repair(dev, p, co, ro, out, sum, plan);
 }
 
-/* ---- findings compared across rounds: the same problem at the same place ---- */
-
-static int cmp_key(const struct fsc_finding *a, const struct fsc_finding *b)
-{
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	if (a->loc_kind != b->loc_kind)
-		return a->loc_kind < b->loc_kind ? -1 : 1;
-	if (a->loc != b->loc)
-		return a->loc < b->loc ? -1 : 1;
-	return a->entry < b->entry ? -1 : a->entry > b->entry;
-}
-
-static int cmp_ptr(const void *x, const void *y)
-{
-	return cmp_key(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
-}
-
-/* An index of a findings list, sorted by problem and place (NULL without memory or findings). */
-struct findex {
-	const struct fsc_finding **v;
-	size_t n;
-};
-
-static int findex_make(struct findex *ix, const struct fsc_findings *fs)
-{
-	ix->n = 0;
-	ix->v = fs->n ? malloc(fs->n * sizeof(*ix->v)) : NULL;
-	if (fs->n && !ix->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < fs->n; i++)
-		ix->v[ix->n++] = &fs->v[i];
-	if (ix->n)
-		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_ptr);
-	return 0;
-}
-
-static const struct fsc_finding *findex_find(const struct findex *ix, const struct fsc_finding *f)
-{
-	const struct fsc_finding **hit = ix->n ? bsearch(&f, ix->v, ix->n, sizeof(*ix->v), cmp_ptr) : NULL;
-
-	return hit ? *hit : NULL;
-}
-
 /* Append a copy of f (its path duplicated) to out. */
 static int finding_copy(struct fsc_findings *out, const struct fsc_finding *f, bool planned)
 {
@@ -119,14 +75,14 @@ static bool own_bracket(enum fsc_problem id)
  */
 static int append_missing(struct fsc_findings *out, const struct fsc_findings *fs, bool merging)
 {
-	struct findex ix;
+	struct rp_findex ix;
 	size_t *add = fs->n ? malloc(fs->n * sizeof(*add)) : NULL, nadd = 0;
-	int r = fs->n && !add ? -ENOMEM : findex_make(&ix, out);
+	int r = fs->n && !add ? -ENOMEM : rp_findex_make(&ix, out, false);
 
 	if (fs->n && !add)
 		return r;
 	for (size_t i = 0; r == 0 && i < fs->n; i++)
-		if (!(merging && own_bracket(fs->v[i].id)) && !findex_find(&ix, &fs->v[i]))
+		if (!(merging && own_bracket(fs->v[i].id)) && !rp_findex_find(&ix, &fs->v[i]))
 			add[nadd++] = i;
 	if (r == 0)
 		free(ix.v);
@@ -149,11 +105,11 @@ static int merge_new(struct fsc_findings *out, const struct fsc_findings *fs)
  */
 static int settle(struct fsc_findings *out, const struct fsc_findings *final, bool writes)
 {
-	struct findex ix;
-	int r = findex_make(&ix, final);
+	struct rp_findex ix;
+	int r = rp_findex_make(&ix, final, false);
 
 	for (size_t i = 0; r == 0 && i < out->n; i++)
-		out->v[i].planned = writes && !findex_find(&ix, &out->v[i]);
+		out->v[i].planned = writes && !rp_findex_find(&ix, &out->v[i]);
 	free(ix.v);
 	return r ? r : append_missing(out, final, false);
 }
@@ -169,11 +125,6 @@ struct session {
 	int err;
 };
 
-static int cmp_val(const void *x, const void *y)
-{
-	return cmp_key(x, y);
-}
-
 static bool session_ask(void *ctx, const struct fsc_finding *f)
 {
 	struct session *s = ctx;
@@ -182,10 +133,10 @@ static bool session_ask(void *ctx, const struct fsc_finding *f)
 	if (!s->user->ask)
 		return true;
 	if (s->ndeclined && !s->sorted) {
-		qsort(s->declined, s->ndeclined, sizeof(*s->declined), cmp_val);
+		qsort(s->declined, s->ndeclined, sizeof(*s->declined), rp_finding_cmp_place);
 		s->sorted = true;
 	}
-	if (s->ndeclined && bsearch(f, s->declined, s->ndeclined, sizeof(*s->declined), cmp_val))
+	if (s->ndeclined && bsearch(f, s->declined, s->ndeclined, sizeof(*s->declined), rp_finding_cmp_place))
 		return false;	/* asked in an earlier round: the answer stands */
 	if (s->user->ask(s->user->ctx, f))
 		return true;
