@@ -52,6 +52,28 @@ run_set() {
 
 img() { local n; for n in "$@"; do printf '%s\n' "$WORK/img/$n.img"; done; }
 
+# The real binary on a few damaged volumes first (a stub fatscope fails here at once, before
+# the library's sets): what the library does, fsck -y does.
+# (each of these needs a repair: -n exits 4 on it)
+for spec in pop-small:1 pop-small:9 pop-fat16:4 pop-fat16:9; do
+	image=${spec%:*} index=${spec#*:}
+	"$salvage" -w "$SCRATCH" -s 1 --one "$index" --keep "$SCRATCH/d.img" -q "$WORK/img/$image.img" > /dev/null
+	cp d.img n.img
+	"$FATSCOPE" fsck -n n.img > /dev/null 2>&1
+	cmp -s d.img n.img && ok || bad "$spec: fsck -n wrote to the image"
+	cp d.img y.img
+	rm -f y.undo
+	"$FATSCOPE" fsck -y --undo y.undo y.img > y.out 2>&1; rc=$?
+	check "$spec: fsck -y exit (1: corrected, nothing left)" 1 "$rc"
+	"$FATSCOPE" fsck -n y.img > /dev/null 2>&1
+	check "$spec: fsck -n after -y" 0 $?
+	"$FATSCOPE" fsck -y y.img > y2.out 2>&1
+	check "$spec: a second fsck -y finds nothing" 0 $?
+	"$FATSCOPE" undo y.undo y.img > /dev/null 2>&1
+	cmp -s d.img y.img && ok || bad "$spec: undo did not give the damaged image back"
+done
+rm -f d.img n.img y.img y.undo y.out y2.out
+
 # The fast set: every kind on every image, more volumes on the small ones.
 run_set fast-exfat -s 1 -n 40 -q $(img pop-small pop-c512 pop-full)
 run_set fast-exfat-many -s 1 -n 10 -q $(img pop-many)
@@ -75,24 +97,5 @@ else
 	echo "salvage: the long sets (2 seeds, 1,100 more volumes, the peers' own repair beside) run with FATSCOPE_LONG_TESTS=1"
 fi
 
-# The real binary on a few damaged volumes: what the library did, fsck -y does.
-# (each of these needs a repair: -n exits 4 on it)
-for spec in pop-small:1 pop-small:9 pop-fat16:4 pop-fat16:9; do
-	image=${spec%:*} index=${spec#*:}
-	"$salvage" -w "$SCRATCH" -s 1 --one "$index" --keep "$SCRATCH/d.img" -q "$WORK/img/$image.img" > /dev/null
-	cp d.img n.img
-	"$FATSCOPE" fsck -n n.img > /dev/null 2>&1
-	cmp -s d.img n.img && ok || bad "$spec: fsck -n wrote to the image"
-	cp d.img y.img
-	rm -f y.undo
-	"$FATSCOPE" fsck -y --undo y.undo y.img > y.out 2>&1; rc=$?
-	check "$spec: fsck -y exit (1: corrected, nothing left)" 1 "$rc"
-	"$FATSCOPE" fsck -n y.img > /dev/null 2>&1
-	check "$spec: fsck -n after -y" 0 $?
-	"$FATSCOPE" fsck -y y.img > y2.out 2>&1
-	check "$spec: a second fsck -y finds nothing" 0 $?
-	"$FATSCOPE" undo y.undo y.img > /dev/null 2>&1
-	cmp -s d.img y.img && ok || bad "$spec: undo did not give the damaged image back"
-done
 rm -f d.img n.img y.img y.undo y.out y2.out ./*.peer.img ./*.undo
 finish
