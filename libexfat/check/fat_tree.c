@@ -91,6 +91,10 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 	unsigned seq = e[0] & 0x1F;
 	struct fsc_finding *f;
 
+	if ((e[12] || get_le16(e, 26)) && (f = at_entry(t, FSC_PR_FAT_LFN_RESERVED, NULL))) {
+		finding_actual(f, e[12] ? "%02x" : "%04x", e[12] ? e[12] : get_le16(e, 26));
+		finding_detail(f, "%s", e[12] ? "type byte (12)" : "cluster field (26-27)");
+	}
 	/* (Linux and fsck.fat take a long-name part only with attributes 0x0F exactly: an 8.3 entry otherwise) */
 	if (e[11] != 0x0F && (f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, NULL))) {
 		finding_actual(f, "%02x", e[11]);

@@ -261,6 +261,19 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x)
 	x->planned = true;
 }
 
+void fr_fix_lfn_reserved(struct frp *f, struct fsc_finding *x)
+{
+	uint64_t off;
+	uint8_t e[32];
+
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e) || (e[11] & 0x3F) != 0x0F)
+		return;
+	e[12] = 0;
+	put_le16(e, 26, 0);
+	rp_put(&f->r, off, e, 32, "a long-name part's reserved fields made 0", false);
+	x->planned = true;
+}
+
 /*
  * FAT_DOT_MISSING: a . or .. written into the first or second slot when
  * that slot is free or deleted (.. points to the root until the second

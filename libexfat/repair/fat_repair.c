@@ -232,6 +232,8 @@ static void fix_findings(struct frp *f, size_t from)
 			fr_fix_dots(f, x);
 		else if (x->id == FSC_PR_FAT_ATTRIBUTES)
 			fr_fix_attributes(f, x);
+		else if (x->id == FSC_PR_FAT_LFN_RESERVED)
+			fr_fix_lfn_reserved(f, x);
 		else if (x->id >= FSC_PR_FAT_CHAIN_RANGE && x->id <= FSC_PR_FAT_CHAIN_LONG &&
 			 x->id != FSC_PR_FAT_CROSS_LINK)
 			fr_fix_chain(f, x);

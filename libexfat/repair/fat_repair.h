@@ -123,6 +123,8 @@ void fr_fix_field(struct frp *f, struct fsc_finding *x);
 void fr_fix_label(struct frp *f, struct fsc_finding *x);
 void fr_fix_dots(struct frp *f, struct fsc_finding *x);
 void fr_fix_attributes(struct frp *f, struct fsc_finding *x);
+/* FAT_LFN_RESERVED: the long-name part's type byte and cluster field made 0. */
+void fr_fix_lfn_reserved(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);

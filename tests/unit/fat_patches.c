@@ -38,6 +38,8 @@ void pf_short_unusual(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "abc   
 void pf_name_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO   TXT", NULL, 0x20, 0, 0); }
 void pf_name_case_dup(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "HELLO~1 TXT", "HELLO.txt", 0x20, 0, 0); }
 void pf_lfn_sequence(struct img *im) { t16(im); fat_dirent(im, 0, 5)[0] = 0x03; }
+/* a long-name part's type byte and cluster field not 0 (fsck.fat: damaged) */
+void pf_lfn_reserved(struct img *im) { t16(im); fat_dirent(im, 0, 4)[12] = 4; put_le16(fat_dirent(im, 0, 5), 26, 0x208); }
 void pf_lfn_checksum(struct img *im) { t16(im); fat_dirent(im, 0, 4)[13] ^= 1; fat_dirent(im, 0, 5)[13] ^= 1; }
 
 void pf_lfn_orphan(struct img *im)

@@ -170,6 +170,7 @@ static const struct recorded {
 	{ "FAT32_MAIN_BOOT_LOST", FSC_PR_FAT32_MAIN_BOOT_LOST, 129 },
 	{ "EXFAT_LABEL_CHARS", FSC_PR_EXFAT_LABEL_CHARS, 130 },
 	{ "FAT_LABEL_ROOT_MISSING", FSC_PR_FAT_LABEL_ROOT_MISSING, 131 },
+	{ "FAT_LFN_RESERVED", FSC_PR_FAT_LFN_RESERVED, 132 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -221,7 +222,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 130);
+	assert_int_equal(NRECORDED, 131);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

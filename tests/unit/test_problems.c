@@ -315,6 +315,7 @@ static const struct {
 	{ "FAT_LFN_CHECKSUM", pf_lfn_checksum, "" },
 	{ "FAT_LFN_ORPHAN", pf_lfn_orphan, "" },
 	{ "FAT_LFN_UTF16", pf_lfn_utf16, "" },
+	{ "FAT_LFN_RESERVED", pf_lfn_reserved, "FAT_LFN_RESERVED" },	/* (two parts: type byte, cluster field) */
 	{ "FAT_AFTER_END", pf_after_end, "" },
 	{ "FAT_DIR_SIZE", pf_dir_size, "" },
 	{ "FAT_DIR_NO_CLUSTER", pf_dir_no_cluster, "" },
@@ -722,7 +723,7 @@ static const char *const repaired[] = {
 	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING", "FAT_CROSS_LINK", "FAT_DIR_NO_CLUSTER",
 	"FAT_LOST_CLUSTERS", "FAT_LOST_DIRECTORY", "FAT_SHORT_NAME", "FAT_NAME_DUPLICATE", "FAT_ATTRIBUTES",
 	"FAT32_BACKUP_DIFFERS", "FAT32_FSINFO_SIGNATURE", "FAT_BOOT_SIGNATURE", "FAT32_FSVER", "FAT32_ROOT_CLUSTER",
-	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING",
+	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING", "FAT_LFN_RESERVED",
 };
 
 /*
