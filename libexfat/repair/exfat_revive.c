@@ -271,8 +271,9 @@ static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span 
  * to the name entries there; else the set set aside.  A mended file's
  * chain is claimed now; a mended directory is walked by the next round.
  */
-static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
+static void revive_one(struct rp *r, struct xvol *v, size_t at)
 {
+	struct fsc_finding *f = &r->out->v[at];
 	unsigned room, k = 0, sc = 0;
 	uint8_t set[256 * 32], was[19 * 32];
 	struct span sp;
@@ -315,7 +316,8 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
 		put_span(r, &sp, set, 0, sc + 1, why);
 	}
 	if (!(get_le16(set, 4) & 0x10)) {
-		claim_file(v, set, sc + 1, "a revived file");
+		claim_file(v, set, sc + 1, "a revived file");	/* (it may add findings: f moves) */
+		f = &r->out->v[at];
 		r->allocated = true;	/* its clusters may be free in the bitmap */
 	} else {
 		r->defer_lost = true;	/* its tree is walked next round: nothing of it is lost */
@@ -331,8 +333,9 @@ static void revive_one(struct rp *r, struct xvol *v, struct fsc_finding *f)
  * tools, and its clusters, owned by nothing, are lost clusters, which -y
  * saves.
  */
-static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
+static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 {
+	struct fsc_finding *f = &r->out->v[at];
 	unsigned n;
 	uint8_t set[256 * 32], keep;
 	struct span sp;
@@ -344,7 +347,8 @@ static void revive_stream(struct rp *r, struct xvol *v, struct fsc_finding *f)
 	set[32] = EXFAT_T_STREAM;
 	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
 		rp_put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
-		claim_file(v, set, n, "a revived file");
+		claim_file(v, set, n, "a revived file");	/* (it may add findings: f moves) */
+		f = &r->out->v[at];
 		r->allocated = true;
 	} else {
 		set[32] = keep;
@@ -447,8 +451,9 @@ static bool unmark_before(struct rp *r, struct xvol *v, const struct end_mark_re
  * Otherwise the entries in use after the mark, in that cluster, are
  * marked unused: their bytes stay.
  */
-static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f)
+static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 {
+	struct fsc_finding *f = &r->out->v[at];
 	const struct end_mark_rec *m = mark_of(r, f);
 	uint64_t base = xv_cluster_byte(v, (uint32_t)f->loc);
 	unsigned n = v->cb / 32, from, last = f->entry;
@@ -478,6 +483,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, struct fsc_finding *f
 				r->defer_lost = true;	/* its tree is walked next round */
 			else
 				claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");
+			f = &r->out->v[at];	/* (claim_file may add findings: f moves) */
 			e += d[32 * e + 1];
 		}
 		r->allocated = true;
@@ -502,10 +508,10 @@ void xr_revive_sets(struct rp *r, struct xvol *v)
 			continue;
 		if (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_NAME_ENTRIES ||
 		    f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL)
-			revive_one(r, v, f);
+			revive_one(r, v, i);
 		else if (f->id == FSC_PR_EXFAT_STREAM_MISSING)
-			revive_stream(r, v, f);
+			revive_stream(r, v, i);
 		else if (f->id == FSC_PR_EXFAT_AFTER_END)
-			revive_after_end(r, v, f);
+			revive_after_end(r, v, i);
 	}
 }

@@ -37,6 +37,17 @@ static bool boot_damaged(const struct fsc_probe *p)
 	return false;
 }
 
+/*
+ * No error, but a sign of damage the backup may not share: a cluster count
+ * on FAT16's side under a FAT32 BPB (a flipped bit of BPB_TotSec32 or
+ * BPB_SecPerClus shrinks the volume so).  A volume made so has a backup
+ * that agrees, and is left as it is.
+ */
+static bool boot_suspect(const struct fsc_probe *p)
+{
+	return fsc_findings_has(&p->findings, FSC_PR_FAT_TYPE_MISMATCH);
+}
+
 static bool backup_at(const struct fsc_fat_bpb *b, uint32_t *sector)
 {
 	*sector = b->backup_sector;
@@ -47,11 +58,12 @@ static bool backup_at(const struct fsc_fat_bpb *b, uint32_t *sector)
 /*
  * The volume as the restore planned after edit start leaves it: *view and
  * *p2 when that is a FAT32 volume with no error in its boot sector (and,
- * with was, the size and reserved area the damaged sector gave); else
- * the restore is dropped again.
+ * with was, the size and reserved area the damaged sector gave; with
+ * typed, a cluster count that makes it FAT32); else the restore is
+ * dropped again.
  */
 static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, struct fsc_probe **p2,
-			  const struct fsc_fat_bpb *was)
+			  const struct fsc_fat_bpb *was, bool typed)
 {
 	if (fsc_plan_count(r->plan) == start)
 		return false;
@@ -61,7 +73,8 @@ static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, str
 
 		for (size_t i = 0; i < (*p2)->findings.n; i++)
 			sound &= fsc_problem_info((*p2)->findings.v[i].id)->severity < FSC_SEV_ERROR;
-		if (sound && (!was || ((*p2)->fat.total_sectors == was->total_sectors && (*p2)->fat.reserved == was->reserved)))
+		if (sound && (!was || ((*p2)->fat.total_sectors == was->total_sectors && (*p2)->fat.reserved == was->reserved)) &&
+		    (!typed || !boot_suspect(*p2)))
 			return true;
 	}
 	fsc_probe_free(*p2);
@@ -84,6 +97,7 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 	uint32_t bk, ss = b->bytes_per_sector;
 	uint8_t *sec;
 	size_t start = fsc_plan_count(r->plan);
+	bool damaged;
 
 	*view = NULL;
 	*p2 = NULL;
@@ -100,15 +114,18 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 		if (fsc_dev_read(r->dev, r->p->backup_byte, sec, r->p->backup_len) == 0)
 			rp_put(r, 0, sec, r->p->backup_len, "sector 0 restored from the backup boot sector (sector 6)", false);
 		free(sec);
-		return restored_view(r, start, view, p2, NULL);
+		return restored_view(r, start, view, p2, NULL, false);
 	}
-	if (!backup_at(b, &bk) || !boot_damaged(r->p) || !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) ||
-	    r->o->level != FSC_REPAIR_ALL || !(sec = malloc(ss)))
+	damaged = boot_damaged(r->p);
+	if (!backup_at(b, &bk) || !(damaged || boot_suspect(r->p)) ||
+	    !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) || r->o->level != FSC_REPAIR_ALL ||
+	    !(sec = malloc(ss)))
 		return false;
 	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0)
 		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
 	free(sec);
-	return restored_view(r, start, view, p2, b);
+	/* (a suspect main sector: the backup only when it is FAT32 by its cluster count, whatever its size) */
+	return restored_view(r, start, view, p2, damaged ? b : NULL, !damaged);
 }
 
 /* The FSInfo sector at s: signatures written; free count and hint "unknown" when they were garbage. */
@@ -147,7 +164,8 @@ void fr_boot_fixes(struct frp *f)
 		if (backup_at(b, &bk) && bk + b->fsinfo_sector < b->reserved)
 			fsinfo_signatures(&f->r, (uint64_t)(bk + b->fsinfo_sector) * ss, false);
 	}
-	if (!backup_at(b, &bk) || boot_damaged(f->r.p) || !rp_take(&f->r, FSC_PR_FAT32_BACKUP_DIFFERS) ||
+	if (!backup_at(b, &bk) || boot_damaged(f->r.p) || boot_suspect(f->r.p) ||
+	    !rp_take(&f->r, FSC_PR_FAT32_BACKUP_DIFFERS) ||
 	    !(sec = malloc(ss)))
 		return;
 	/* (its state byte stays the backup's own: the main one's is the repair's dirty mark meanwhile) */
