@@ -124,6 +124,32 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 	return ok ? SF_CROSS : 0;
 }
 
+static uint32_t first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat);
+static void claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
+
+/*
+ * A FAT chain broken before its length by a link out of the heap or to a
+ * free cluster: the link taken back when one or two of its bits, flipped
+ * back, give the only cluster where a lost allocation of the rest (ending
+ * in an end mark) starts.  True when it was (the rest claimed).
+ */
+static bool relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what)
+{
+	uint32_t c;
+	uint8_t e[4];
+	char why[256];
+
+	if (!ch->broken || ch->crossed || !ch->last_good || ch->good >= need || need - ch->good > v->cc ||
+	    !(c = first_by_flip(v, xv_fat(v, ch->last_good), need - ch->good, false)))
+		return false;
+	put_le32(e, 0, c);
+	snprintf(why, sizeof(why), "a flipped link of the chain taken back (to cluster %u): %.140s", c, what);
+	rp_put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, false);
+	claim_run(v, c, need - ch->good, false);
+	r->allocated = true;
+	return true;
+}
+
 /* The answer for the chain's problem (one a chain), found at the set's primary. */
 static bool chain_wanted(struct rp *r, const struct exfat_where *at)
 {
@@ -158,6 +184,8 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		return 0;
 	if (ch->ended && ch->clusters > ch->good)
 		return 0;
+	if (!nofat && relink_by_flip(r, v, ch, (size + v->cb - 1) / v->cb, path))
+		return SF_CHAIN;
 	if (!ch->broken && ch->ended && ch->good * v->cb >= size) {
 		if (nofat || !ch->at_need)	/* longer than the size: end it there */
 			return 0;
@@ -313,7 +341,8 @@ static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *
 	uint8_t e[4];
 	char why[64];
 
-	if (!ch->broken || ch->crossed || !need || ch->good < need || !ch->at_need || r->o->level != FSC_REPAIR_ALL)
+	if (!ch->broken || ch->crossed || !need || r->o->level != FSC_REPAIR_ALL ||
+	    relink_by_flip(r, v, ch, need, name) || ch->good < need || !ch->at_need)
 		return;
 	put_le32(e, 0, 0xFFFFFFFF);
 	snprintf(why, sizeof(why), "end the chain of the %s", name);
