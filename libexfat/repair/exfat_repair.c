@@ -149,7 +149,7 @@ static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
  * A set being rewritten: the units of its name entries past NameLength
  * zeroed (a damaged unit there makes fsck.exfat count a longer name).
  */
-static void zero_name_tail(uint8_t *set, unsigned n)
+void xr_zero_name_tail(uint8_t *set, unsigned n)
 {
 	unsigned nl = set[32 + 3];
 
@@ -194,7 +194,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		ids |= SF_CHECKSUM;
 	if (!ids)
 		return;
-	zero_name_tail(set, n);
+	xr_zero_name_tail(set, n);
 	if (!(ids & ~(SF_CHAIN | SF_CROSS)) && !memcmp(set, a->set, 32ull * n)) {	/* only the FAT changed */
 		rp_remember_set(r, a->at.offset, ids);
 		return;

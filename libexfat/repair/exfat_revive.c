@@ -240,6 +240,11 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
 	struct exfat_set d;
 	bool ascii = true;
 
+	/* (a name entry's flags are 0; its units past NameLength too: fsck.exfat counts them) */
+	for (unsigned k = 2; k <= sc; k++)
+		if (set[32 * k] == EXFAT_T_NAME)
+			set[32 * k + 1] = 0;
+	xr_zero_name_tail(set, sc + 1);
 	exfat_set_decode(set, sc + 1, &d);
 	for (unsigned i = 0; i < d.nl; i++)
 		ascii &= d.name[i] < 0x80;

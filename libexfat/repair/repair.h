@@ -174,6 +174,8 @@ void xr_unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n);
 /* exfat_chain.c: the chain of the file whose set is being planned (set: its bytes, to change). */
 unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
+/* A set being rewritten (n entries): its name entries' units past NameLength zeroed. */
+void xr_zero_name_tail(uint8_t *set, unsigned n);
 unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
 /* exfat_chain.c: the bitmap's and up-case table's chains ended where their length ends (a link broken there). */
