@@ -145,20 +145,6 @@ static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	return SF_FIRST;
 }
 
-/*
- * A set being rewritten: the units of its name entries past NameLength
- * zeroed (a damaged unit there makes fsck.exfat count a longer name).
- */
-void xr_zero_name_tail(uint8_t *set, unsigned n)
-{
-	unsigned nl = set[32 + 3];
-
-	for (unsigned k = 2; k < n && set[32 * k] == EXFAT_T_NAME; k++)
-		for (unsigned u = 0; u < 15; u++)
-			if (15 * (k - 2) + u >= nl)
-				put_le16(set, 32 * k + 2 + 2 * u, 0);
-}
-
 static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		     const struct chain_res *chain, const char *path)
 {

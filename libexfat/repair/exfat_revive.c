@@ -234,6 +234,20 @@ static unsigned shortened_name(uint8_t *set, unsigned k)
 	return names + 1;
 }
 
+/*
+ * A set being rewritten: the units of its name entries past NameLength
+ * zeroed (a damaged unit there makes fsck.exfat count a longer name).
+ */
+void xr_zero_name_tail(uint8_t *set, unsigned n)
+{
+	unsigned nl = set[32 + 3];
+
+	for (unsigned k = 2; k < n && set[32 * k] == EXFAT_T_NAME; k++)
+		for (unsigned u = 0; u < 15; u++)
+			if (15 * (k - 2) + u >= nl)
+				put_le16(set, 32 * k + 2 + 2 * u, 0);
+}
+
 /* NameHash and SetChecksum of a set of sc secondaries (the hash only when the names can be up-cased). */
 static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
 {
