@@ -69,8 +69,8 @@ struct walk {
 	bool is_root, end_seen, after_end_told, nofat;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
 	bool first_cluster;		/* the directory's first cluster (asked for ahead: push_job, ask_ahead) */
-	uint32_t used;			/* bytes of its first cluster read (to the end marker with to_end_marker) */
-	size_t siblings;		/* the stack's height when it was taken: its siblings lie below */
+	uint32_t used;			/* bytes of its first cluster read */
+	size_t siblings;		/* the stack's height when it was taken: its siblings below */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint32_t cluster, entry;
@@ -98,12 +98,7 @@ static void ask_head(struct walk *w, struct job *j, uint32_t len)
 		dev_willneed(w->v->dev, xv_cluster_byte(w->v, j->first), len);
 }
 
-/*
- * A directory's first cluster is read soon: when the whole cluster is read
- * (no to_end_marker), it is asked for at once, more reads in flight and
- * the head and the tail in one request.  To the end marker, how much to
- * ask for is not known yet: ask_ahead() asks once a sibling has shown it.
- */
+/* Read whole (no to_end_marker): asked for at once; else ask_ahead() asks once a sibling shows how much. */
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd)
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
@@ -114,38 +109,24 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 	w->nstack++;
 }
 
-/* Siblings asked for at a time (the page cache holds what is asked, not the walk). */
-#define SIBLINGS_AHEAD 1024u
+#define SIBLINGS_AHEAD 1024u	/* siblings asked for at a time (held by the page cache) */
 
-/*
- * To the end marker (fsck -p), after a directory was read: ask for the
- * head of its first child (read next: DIR_HEAD), then for those of its
- * siblings still waiting below it (pushed with it by its parent), as
- * many bytes as it took itself: a level of a tree tends to be alike, so
- * each directory is one request, read while the walk goes on, not a head
- * then its rest.  Every job is asked for once.
- */
+/* fsck -p, a directory read: ask for its first child's head, then for its waiting siblings' heads, */
+/* as many bytes as it took (a tree's levels look alike): one request a directory, each job once. */
 static void ask_ahead(struct walk *w)
 {
 	size_t parent = w->nodes.v[w->node].parent;
 	uint32_t chunk = w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK;
 	uint32_t len = (w->used + DIR_HEAD - 1) / DIR_HEAD * DIR_HEAD;
-	unsigned n = 0;
 
 	if (!ck_to_end_marker(&w->v->ck) || !dev_ask_ahead(&w->warmth))
 		return;
 	if (w->nstack > w->siblings && !w->stack[w->nstack - 1].head)
 		ask_head(w, &w->stack[w->nstack - 1], w->v->cb < DIR_HEAD ? w->v->cb : DIR_HEAD);
-	if (w->is_root || !len)
-		return;
-	if (len > chunk)
-		len = chunk;
-	for (size_t k = w->siblings; k-- > 0 && n < SIBLINGS_AHEAD; n++) {
-		struct job *j = &w->stack[k];
-
-		if (j->head || w->nodes.v[j->node].parent != parent)
+	for (size_t k = w->siblings, n = 0; !w->is_root && len && k-- > 0 && n++ < SIBLINGS_AHEAD;) {
+		if (w->stack[k].head || w->nodes.v[w->stack[k].node].parent != parent)
 			break;
-		ask_head(w, j, len);
+		ask_head(w, &w->stack[k], len < chunk ? len : chunk);
 	}
 }
 
@@ -182,7 +163,6 @@ static const char *ts_problem(uint32_t ts, unsigned ms10)
 	return NULL;
 }
 
-struct fileinfo;
 static const char *fname(struct fileinfo *fi);
 
 static void check_times(struct walk *w, struct fileinfo *fi)
@@ -711,8 +691,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		}
 		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
-		if (w->first_cluster)
-			w->used = at + len;
+		w->used = w->first_cluster ? at + len : w->used;
 	}
 	w->first_cluster = false;
 	ck_progress(&v->ck, 1);
