@@ -36,6 +36,7 @@ struct job {
 	struct exfat_where at;	/* the directory's set in its parent (the root: none) */
 	bool parent_nofat;	/* the parent's clusters lie in a row */
 	bool odd;		/* its size or FirstCluster was reported (a repair looks at it) */
+	uint32_t head;		/* bytes of its first cluster asked for ahead (0: none yet) */
 };
 
 struct nameref {
@@ -67,7 +68,9 @@ struct walk {
 	size_t node;
 	bool is_root, end_seen, after_end_told, nofat;
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
-	bool first_cluster;		/* the directory's first cluster (asked for whole when pushed) */
+	bool first_cluster;		/* the directory's first cluster (asked for ahead: push_job, ask_ahead) */
+	uint32_t used;			/* bytes of its first cluster read */
+	size_t siblings;		/* the stack's height when it was taken: its siblings below */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	char path[4096];
 	uint32_t cluster, entry;
@@ -87,19 +90,44 @@ struct walk {
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
 };
 
+/* Ask for len bytes of j's first cluster now: the kernel fetches them while the walk goes on. */
+static void ask_head(struct walk *w, struct job *j, uint32_t len)
+{
+	j->head = len;
+	if (ck_cluster_valid(&w->v->ck, j->first))
+		dev_willneed(w->v->dev, xv_cluster_byte(w->v, j->first), len);
+}
+
+/* Read whole (no to_end_marker): asked for at once; else ask_ahead() asks once a sibling shows how much. */
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd)
 {
 	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
 		return;
-	/*
-	 * Its first cluster is read soon (to the end marker only with
-	 * to_end_marker): the kernel may fetch it while the walk goes on, more
-	 * reads in flight, and the head and the tail in one request.
-	 */
-	if (ck_cluster_valid(&w->v->ck, first) && dev_ask_ahead(&w->warmth))
-		dev_willneed(w->v->dev, xv_cluster_byte(w->v, first),
-			     ck_to_end_marker(&w->v->ck) ? DIR_HEAD : w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
-	w->stack[w->nstack++] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd };
+	w->stack[w->nstack] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd, 0 };
+	if (!ck_to_end_marker(&w->v->ck) && dev_ask_ahead(&w->warmth))
+		ask_head(w, &w->stack[w->nstack], w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
+	w->nstack++;
+}
+
+#define SIBLINGS_AHEAD 1024u	/* siblings asked for at a time (held by the page cache) */
+
+/* fsck -p, a directory read: ask for its first child's head, then for its waiting siblings' heads, */
+/* as many bytes as it took (a tree's levels look alike): one request a directory, each job once. */
+static void ask_ahead(struct walk *w)
+{
+	size_t parent = w->nodes.v[w->node].parent;
+	uint32_t chunk = w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK;
+	uint32_t len = (w->used + DIR_HEAD - 1) / DIR_HEAD * DIR_HEAD;
+
+	if (!ck_to_end_marker(&w->v->ck) || !dev_ask_ahead(&w->warmth))
+		return;
+	if (w->nstack > w->siblings && !w->stack[w->nstack - 1].head)
+		ask_head(w, &w->stack[w->nstack - 1], w->v->cb < DIR_HEAD ? w->v->cb : DIR_HEAD);
+	for (size_t k = w->siblings, n = 0; !w->is_root && len && k-- > 0 && n++ < SIBLINGS_AHEAD;) {
+		if (w->stack[k].head || w->nodes.v[w->stack[k].node].parent != parent)
+			break;
+		ask_head(w, &w->stack[k], len < chunk ? len : chunk);
+	}
 }
 
 /* ---- findings about entries ---- */
@@ -135,7 +163,6 @@ static const char *ts_problem(uint32_t ts, unsigned ms10)
 	return NULL;
 }
 
-struct fileinfo;
 static const char *fname(struct fileinfo *fi);
 
 static void check_times(struct walk *w, struct fileinfo *fi)
@@ -664,6 +691,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		}
 		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
+		w->used = w->first_cluster ? at + len : w->used;
 	}
 	w->first_cluster = false;
 	ck_progress(&v->ck, 1);
@@ -682,6 +710,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->end_seen = w->after_end_told = w->tail_unread = false;
 	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	w->first_cluster = true;
+	w->used = 0;
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
@@ -701,6 +730,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	check_duplicates(w);
+	ask_ahead(w);
 	w->dirs++;
 	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
 }
@@ -749,6 +779,7 @@ int xv_walk_tree(struct xvol *v)
 	while (w->nstack && !ck_out_of_time(&v->ck)) {
 		struct job j = w->stack[--w->nstack];
 
+		w->siblings = w->nstack;
 		read_dir(w, &j);
 	}
 	if (w->tail && v->ck.sum->incomplete)

@@ -185,6 +185,8 @@ timed_cold() {
 
 fmt_s() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1e6 }'; }
 fmt_mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+# floor_ratio US FLOOR: a median in microseconds against a floor in seconds ("n/a": none).
+floor_ratio() { awk -v t="$1" -v f="$2" 'BEGIN { if (f + 0 > 0) printf "%.2fx", t / 1e6 / f; else printf "n/a" }'; }
 
 note "fatscope: $FATSCOPE; fsck.exfat: $FSCK_EXFAT (exfatprogs $(dpkg-query -W -f '${Version}' exfatprogs 2>/dev/null || echo "?"))"
 note "throttle: $(( bps / 1000000 )) MB/s, $iops IOPS (cgroup $cg_kind); $runs cold rounds per image, alternating"
@@ -246,10 +248,10 @@ for label in "${labels[@]}"; do
 	[[ $label == fat:* ]] || note "metadata, every directory byte: $(fmt_mb "${m[bytes]}") MB in ${m[ranges]} extents" \
 		"(floors: IOPS $fl_iops s, bandwidth $fl_bw s); to the end markers $(fmt_mb "${m[inuse_bytes]}") MB" \
 		"in ${m[inuse_ranges]} extents (floors: IOPS $fl_iops_u s, bandwidth $fl_bw_u s)"
-	final[$label]=$(printf '%s %s: fatscope -n %s s, %s MB; -p -f %s s, %s MB; '"$pname"' %s s, %s MB; ratio -n %s, -p %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s; -p against its IOPS floor %s' \
+	final[$label]=$(printf '%s %s: fatscope -n %s s, %s MB; -p -f %s s, %s MB; '"$pname"' %s s, %s MB; ratio -n %s, -p %s; floors (all bytes) IOPS %s s, bandwidth %s s; (to end markers) IOPS %s s, bandwidth %s s; -p against its IOPS floor %s; -n against its bandwidth floor %s' \
 		"$prog" "$label" "$(fmt_s "$mf")" "$(fmt_mb "$bf")" "$(fmt_s "$mp")" "$(fmt_mb "$bp")" "$(fmt_s "$me")" "$(fmt_mb "$be")" \
 		"$(ratio "$mf" "$me")" "$(ratio "$mp" "$me")" "$fl_iops" "$fl_bw" "$fl_iops_u" "$fl_bw_u" \
-		"$(awk -v p="$mp" -v f="$fl_iops_u" 'BEGIN { if (f + 0 > 0) printf "%.2fx", p / 1e6 / f; else printf "n/a" }')")
+		"$(floor_ratio "$mp" "$fl_iops_u")" "$(floor_ratio "$mf" "$fl_bw")")
 	final[$label]+="; ${bud[$label]}"
 done
 
