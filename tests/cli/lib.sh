@@ -21,12 +21,17 @@ export LC_ALL=C
 export COLUMNS=80	# dump's tables fit COLUMNS: a caller's own must not change the transcripts
 exec < /dev/null	# no test may find a terminal to ask on (fsck asks when it does)
 
-SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/$(basename "$0" .sh)"
+SCRATCH=${0##*/}	# (no basename(1): a process, in every script and every stub run)
+SCRATCH="${FSC_SCRATCH_ROOT:-$WORK/scratch}/${SCRATCH%.sh}"
 
 # python3, for tests/fixtures/patch.py (patch_py ARGS...): the one in PATH,
 # or the system's when that one is a version manager's shim (pyenv's costs
 # up to a second a call, a script's whole run for some).
-PYTHON3=$(command -v python3 || echo python3)
+# (PATH searched in the shell: no process for it.)
+PYTHON3=python3
+IFS=: read -ra _dirs <<< "$PATH"
+for _d in "${_dirs[@]}"; do [ -x "${_d:-.}/python3" ] && { PYTHON3=${_d:-.}/python3; break; }; done
+unset _d _dirs
 case $PYTHON3 in */shims/*) [ -x /usr/bin/python3 ] && PYTHON3=/usr/bin/python3 ;; esac
 patch_py() { "$PYTHON3" "$top_srcdir/tests/fixtures/patch.py" "$@"; }
 
@@ -38,9 +43,8 @@ long_tests() { [ "${FATSCOPE_LONG_TESTS:-0}" = 1 ]; }
 skip() { echo "SKIP: $*"; rm -rf "$SCRATCH"; exit 77; }
 
 [ -x "$FATSCOPE" ] || hard_error "no fatscope binary at $FATSCOPE"
-mkdir -p "$WORK/img"
-rm -rf "$SCRATCH"
-mkdir -p "$SCRATCH" || hard_error "cannot make $SCRATCH"
+[ ! -e "$SCRATCH" ] || rm -rf "$SCRATCH"
+mkdir -p "$WORK/img" "$SCRATCH" || hard_error "cannot make $SCRATCH"
 
 # Decompress every fixture once into $WORK/img (kept between runs).
 # No fixture at all is a broken tree, not a pass.  Scripts run in parallel

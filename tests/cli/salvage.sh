@@ -12,13 +12,16 @@
 # FATSCOPE_LONG_TESTS=1 (CI) thousands more with other seeds, and the
 # peers' own repair of the same damage, side by side.  Every failure found
 # becomes a line of tests/salvage/regress.txt (IMAGE SEED INDEX), run
-# every time.  The real binary runs too, on a few volumes: fsck -y's exit
+# every time (one harness process for the list: salvage --list).  The real binary runs too, on a few volumes: fsck -y's exit
 # status (1: nothing left) and image equal the library's, fsck -n writes
 # nothing, undo restores.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 
 salvage=$top_builddir/tests/salvage/salvage
+# The real program, not libtool's wrapper script (make check puts the library on LD_LIBRARY_PATH).
+[ -x "$top_builddir/tests/salvage/.libs/salvage" ] && [ -n "${LD_LIBRARY_PATH:-}" ] &&
+	salvage=$top_builddir/tests/salvage/.libs/salvage
 [ -x "$salvage" ] || hard_error "no salvage program at $salvage (make check builds it)"
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
@@ -94,11 +97,16 @@ run_set fast-exfat-many -s 1 -n 10 -q $(img pop-many)
 run_set fast-fat -s 1 -n 40 -q $(img pop-fat12 pop-fat16)
 run_set fast-fat32 -s 1 -n 12 -q $(img pop-fat32)
 
-# The failures found before, each by its seed.
+# The failures found before, each by its seed: one run of the harness over the list.
+regress=$top_srcdir/tests/salvage/regress.txt
+run_set regress --damaged --list "$regress" --images "$WORK/img" -q
+entries=0
 while read -r image seed index; do
-	case $image in ''|'#'*) continue ;; esac
-	run_set "regress-$image-$seed-$index" --damaged -s "$seed" --one "$index" -q $(img "$image")
-done < "$top_srcdir/tests/salvage/regress.txt"
+	case $image in ''|'#'*) ;; *) entries=$((entries + 1)) ;; esac
+done < "$regress"
+out=$(< "$SCRATCH/regress.txt")
+[[ $out =~ salvage-result\ (volumes=[0-9]+) ]] || BASH_REMATCH=(- "(no result line)")
+check "regress: every volume of tests/salvage/regress.txt damaged and checked" "volumes=$entries" "${BASH_REMATCH[1]}"
 
 if long_tests; then
 	for seed in 2 3; do

@@ -30,6 +30,10 @@
  * -y, fsck.fat -a) and its files lost and volumes left unfinished are
  * counted beside fatscope's.
  *
+ * --list FILE runs the volumes a file names, a line each: IMAGE SEED INDEX
+ * (IMAGE.img in the --images directory), in one process: the failures
+ * found before (tests/salvage/regress.txt).
+ *
  * Output: a line per failure (with the --one argument that repeats it), a
  * table per image (volumes, sound files, lost, unfinished, by kind), and
  * exit 0 when nothing failed, 1 otherwise, 2 for usage.
@@ -349,6 +353,8 @@ struct image {
 	enum fsc_type type;
 	struct files orig_files;	/* sorted by hash */
 	struct layout lay;
+	uint8_t *dmg, *rep, *tmp;	/* the working copies, allocated once (page faults cost) */
+	struct mirror m;		/* the peer's file, opened once */
 };
 
 struct run {
@@ -387,8 +393,8 @@ static uint64_t volume_seed(uint64_t base, const char *name, unsigned i)
 static void fail(struct run *rn, const struct image *im, unsigned i, const char *what, const char *detail)
 {
 	rn->failures++;
-	printf("FAIL %s:%u (%s): %s%s%s\n", im->name, i, current, what, detail && *detail ? ": " : "",
-	       detail ? detail : "");
+	printf("FAIL %s:%u (-s %llu, %s): %s%s%s\n", im->name, i, (unsigned long long)rn->seed, current, what,
+	       detail && *detail ? ": " : "", detail ? detail : "");
 }
 
 static void peer_side(struct run *rn, struct image *im, const struct peer *pe, const struct files *sound,
@@ -570,6 +576,11 @@ static void image_free(struct image *im)
 	files_free(&im->orig_files);
 	layout_free(&im->lay);
 	free(im->orig);
+	if (im->dmg)
+		mirror_close(&im->m);
+	free(im->dmg);
+	free(im->rep);
+	free(im->tmp);
 	free((char *)im->name);
 }
 
@@ -598,44 +609,122 @@ static void tally_add(struct tally *a, const struct tally *b)
 	a->peer_runs += b->peer_runs;
 }
 
-static void run_image(struct run *rn, const char *path, long only, struct tally *total)
+/* The damaged volumes of one loaded image (all of rn->count, or volume only). */
+static void run_volumes(struct run *rn, struct image *im, long only, struct tally *total)
 {
-	struct image im;
 	struct tally by_kind[DMG_COUNT] = { 0 }, all = { 0 };
-	struct mirror m = { 0 };
-	uint8_t *dmg, *rep, *tmp;
 
-	if (!image_load(&im, path)) {
-		rn->failures++;
-		return;
+	if (!im->dmg) {
+		im->dmg = xmalloc(im->len);
+		im->rep = xmalloc(im->len);
+		im->tmp = xmalloc(im->len);
+		mirror_open(&im->m, rn->workdir, im->name, im->orig, im->len);
 	}
-	dmg = xmalloc(im.len);
-	rep = xmalloc(im.len);
-	tmp = xmalloc(im.len);
-	mirror_open(&m, rn->workdir, im.name, im.orig, im.len);
 	for (unsigned i = 0; i < rn->count; i++) {
 		if (only >= 0 && i != (unsigned long)only)
 			continue;
-		if (!damage_fits(&im.lay, rn->kinds[i % rn->nkinds]))
+		if (!damage_fits(&im->lay, rn->kinds[i % rn->nkinds]))
 			continue;
-		one_volume(rn, &im, i, dmg, rep, tmp, &m, &by_kind[rn->kinds[i % rn->nkinds]]);
+		one_volume(rn, im, i, im->dmg, im->rep, im->tmp, &im->m, &by_kind[rn->kinds[i % rn->nkinds]]);
 	}
 	for (unsigned k = 0; k < DMG_COUNT; k++) {
 		if (!by_kind[k].volumes)
 			continue;
 		if (!rn->quiet)
-			tally_print(im.name, damage_name(k), &by_kind[k], rn->peers);
+			tally_print(im->name, damage_name(k), &by_kind[k], rn->peers);
 		tally_add(&all, &by_kind[k]);
-		tally_add(&rn->family[fsc_type_is_fat(im.type)][k], &by_kind[k]);
+		tally_add(&rn->family[fsc_type_is_fat(im->type)][k], &by_kind[k]);
 	}
 	if (!rn->quiet)
-		tally_print(im.name, "all", &all, rn->peers);
+		tally_print(im->name, "all", &all, rn->peers);
 	tally_add(total, &all);
-	mirror_close(&m);
-	free(dmg);
-	free(rep);
-	free(tmp);
+}
+
+static void run_image(struct run *rn, const char *path, long only, struct tally *total)
+{
+	struct image im;
+
+	if (!image_load(&im, path)) {
+		rn->failures++;
+		return;
+	}
+	run_volumes(rn, &im, only, total);
 	image_free(&im);
+}
+
+/* --list: each line "IMAGE SEED INDEX" (# comments, blank lines) one volume;
+ * each image loaded once (the lines taken in the order of their images). */
+struct list_entry {
+	char name[256];
+	unsigned long long seed;
+	long index;
+	unsigned line;
+};
+
+static int list_cmp(const void *a, const void *b)
+{
+	const struct list_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static bool run_list(struct run *rn, const char *list, const char *images, struct tally *total)
+{
+	FILE *f = fopen(list, "r");
+	struct list_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	char line[512], path[4096];
+	unsigned lineno = 0;
+	bool good = true;
+
+	if (!f) {
+		fprintf(stderr, "salvage: %s: %s\n", list, strerror(errno));
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (line[0] == '#' || line[strspn(line, " \t\n")] == '\0')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v) {
+				perror("salvage");
+				exit(99);
+			}
+		}
+		v[n].line = lineno;
+		if (sscanf(line, "%255s %llu %ld", v[n].name, &v[n].seed, &v[n].index) != 3 || v[n].index < 0) {
+			fprintf(stderr, "salvage: %s:%u: not IMAGE SEED INDEX\n", list, lineno);
+			good = false;
+			break;
+		}
+		n++;
+	}
+	fclose(f);
+	if (good && n)
+		qsort(v, n, sizeof(*v), list_cmp);
+	for (size_t a = 0, b; good && a < n; a = b) {
+		struct image im;
+
+		snprintf(path, sizeof(path), "%s/%s.img", images, v[a].name);
+		for (b = a; b < n && !strcmp(v[b].name, v[a].name); b++)
+			;
+		if (!image_load(&im, path)) {
+			rn->failures++;
+			continue;
+		}
+		for (size_t e = a; e < b; e++) {
+			rn->seed = v[e].seed;
+			if ((unsigned long)v[e].index >= rn->count)
+				rn->count = (unsigned)v[e].index + 1;
+			run_volumes(rn, &im, v[e].index, total);
+		}
+		image_free(&im);
+	}
+	free(v);
+	return good;
 }
 
 static void table_head(const struct run *rn, const char *first)
@@ -675,6 +764,8 @@ static void usage(FILE *out)
 	      "  -w, --work DIR    scratch directory (undo logs, the peers' image)\n"
 	      "      --one I       only volume number I of each image (verbose)\n"
 	      "      --keep FILE   write the damaged volume there (with --one)\n"
+	      "      --list FILE   the volumes FILE names, a line each: IMAGE SEED INDEX\n"
+	      "      --images DIR  where --list's IMAGE.img are (default .)\n"
 	      "      --peers       also run the peer's repair on the same damage, side by side\n"
 	      "      --no-peer-check  do not run the peer's check after fatscope's repair\n"
 	      "  -v, --verbose     a line per volume\n"
@@ -719,10 +810,12 @@ int main(int argc, char **argv)
 		{ "one", required_argument, NULL, 'o' }, { "keep", required_argument, NULL, 'K' },
 		{ "peers", no_argument, NULL, 'P' }, { "no-peer-check", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' }, { "quiet", no_argument, NULL, 'q' },
+		{ "list", required_argument, NULL, 'L' }, { "images", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct run rn = { .seed = 1, .count = 24, .workdir = ".", .check_peer = true };
 	struct tally total = { 0 };
+	const char *list = NULL, *images = ".";
 	long only = -1;
 	int c;
 
@@ -736,6 +829,8 @@ int main(int argc, char **argv)
 		case 'w': rn.workdir = optarg; break;
 		case 'o': only = strtol(optarg, NULL, 0); break;
 		case 'K': rn.keep = optarg; break;
+		case 'L': list = optarg; break;
+		case 'I': images = optarg; break;
 		case 'P': rn.peers = true; break;
 		case 'C': rn.check_peer = false; break;
 		case 'v': rn.verbose = true; break;
@@ -744,7 +839,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind >= argc || (rn.keep && only < 0)) {
+	if ((optind >= argc && !list) || (list && (optind < argc || only >= 0)) || (rn.keep && only < 0)) {
 		usage(stderr);
 		return 2;
 	}
@@ -753,6 +848,8 @@ int main(int argc, char **argv)
 	peers_init(&rn);
 	signal(SIGALRM, on_alarm);
 	table_head(&rn, "image");
+	if (list && !run_list(&rn, list, images, &total))
+		return 2;
 	for (int a = optind; a < argc; a++)
 		run_image(&rn, argv[a], only, &total);
 	if (!rn.quiet)
