@@ -42,7 +42,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,13 +49,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fatscope/fatscope.h"
 #include "salvage.h"
+#include "peer.h"
 
-extern char **environ;
 
 /* ---- small helpers ---- */
 
@@ -223,49 +221,10 @@ struct peer {
 	bool present;
 };
 
-static bool on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
-		size_t n = strcspn(s, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, prog);
-		if (access(buf, X_OK) == 0)
-			return true;
-		s += n + (s[n] == ':');
-	}
-	return false;
-}
-
 /* Run argv (a NULL-terminated list, img appended) under timeout(1), quietly: its exit status, or -1. */
 static int run(const char *const *argv, const char *img)
 {
-	const char *av[16];
-	size_t n = 0;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st;
-
-	av[n++] = "timeout";
-	av[n++] = "60";
-	for (size_t i = 0; argv[i] && n < 13; i++)
-		av[n++] = argv[i];
-	av[n++] = img;
-	av[n] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "timeout", &fa, NULL, (char *const *)av, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -1;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return peer_run(argv, img, 60);
 }
 
 /*
@@ -779,8 +738,8 @@ static void peers_init(struct run *rn)
 
 	rn->peer_exfat = ex;
 	rn->peer_fat = fat;
-	rn->peer_exfat.present = on_path("fsck.exfat");
-	rn->peer_fat.present = on_path("fsck.fat") && on_path("mdir");
+	rn->peer_exfat.present = peer_on_path("fsck.exfat");
+	rn->peer_fat.present = peer_on_path("fsck.fat") && peer_on_path("mdir");
 }
 
 static bool parse_kinds(struct run *rn, const char *list)

@@ -7,14 +7,43 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "builder.h"
 #include "base/bytes.h"
 
+/*
+ * A buffer for an image: from 2 MiB on, aligned to 2 MiB and asked to be
+ * backed by huge pages, so that filling a 34 MiB FAT32 image takes some
+ * 17 page faults instead of 8,700 (faults were most of test_problems'
+ * time on a small virtual machine).  free() releases it.
+ */
+void *img_buf_alloc(size_t size, bool zero)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p = NULL;
+
+	if (size >= huge && posix_memalign(&p, huge, (size + huge - 1) & ~(huge - 1)) == 0) {
+		(void)madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+		if (zero)
+			memset(p, 0, size);
+	} else {
+		p = zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+	}
+	if (!p)
+		abort();
+	return p;
+}
+
+void *img_buf_dup(const void *buf, size_t size)
+{
+	return memcpy(img_buf_alloc(size, false), buf, size);
+}
+
 static void img_alloc(struct img *im, size_t size)
 {
 	memset(im, 0, sizeof(*im));
-	im->buf = calloc(1, size);
+	im->buf = img_buf_alloc(size, true);
 	im->len = size;
 	im->dev_sector = 512;
 	if (!im->buf)

@@ -7,6 +7,7 @@
 #ifndef FSC_TEST_BUILDER_H
 #define FSC_TEST_BUILDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "fatscope/fatscope.h"
@@ -22,6 +23,10 @@ struct img {
 	uint64_t root_byte;		/* first root directory cluster */
 };
 
+/* A buffer of size bytes for an image (zeroed when zero), huge pages when
+ * big; a copy of buf in one.  free() releases them; they never fail (abort). */
+void *img_buf_alloc(size_t size, bool zero);
+void *img_buf_dup(const void *buf, size_t size);
 /* exFAT, size bytes, 2^bps-byte sectors, 2^spc sectors per cluster, label "TEST". */
 void build_exfat(struct img *im, size_t size, unsigned bps, unsigned spc);
 /* Recompute the main boot checksum; copy the main region to the backup. */

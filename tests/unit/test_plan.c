@@ -159,7 +159,7 @@ static void watch_event(void *ctx, const struct fsc_fault_event *ev)
 
 	record(&w->log, ev);
 	if (ev->op == FSC_FAULT_WRITE && !w->seen_write) {
-		uint8_t *copy = malloc(w->s->orig.len);
+		uint8_t *copy = img_buf_alloc(w->s->orig.len, false);
 
 		w->seen_write = true;
 		if (!copy)
@@ -226,9 +226,9 @@ static void setup_case(struct setup *s, const struct pcase *c, struct tmp *t)
 	s->n = fsc_plan_count(s->plan);
 	assert_true(s->n >= 3);				/* several edits */
 	s->group = calloc(s->n, sizeof(*s->group));
-	s->final = malloc(s->orig.len);
-	s->work = malloc(s->orig.len);
-	s->cut = malloc(s->orig.len);
+	s->final = img_buf_alloc(s->orig.len, false);	/* (huge pages: page faults were this test's cost) */
+	s->work = img_buf_alloc(s->orig.len, false);
+	s->cut = img_buf_alloc(s->orig.len, false);
 	assert_non_null(s->cut);
 	assert_non_null(s->group);
 	assert_non_null(s->final);
@@ -769,7 +769,7 @@ static void test_plan_too_big(void **state)
 {
 	struct tmp *t = *state;
 	size_t len = (32u << 20) + 1;
-	uint8_t *buf = calloc(1, len), *ones = malloc(len);
+	uint8_t *buf = img_buf_alloc(len, true), *ones = img_buf_alloc(len, false);
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_dev *dev;
 
