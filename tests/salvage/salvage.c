@@ -53,6 +53,7 @@
 
 #include "fatscope/fatscope.h"
 #include "salvage.h"
+#include "builder.h"
 #include "peer.h"
 
 
@@ -246,7 +247,7 @@ static void mirror_open(struct mirror *m, const char *dir, const char *name, con
 	m->path = xmalloc(n);
 	snprintf(m->path, n, "%s/%s.peer.img", dir, name);
 	m->fd = open(m->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	m->shadow = xmalloc(len);
+	m->shadow = img_buf_alloc(len, false);
 	m->len = len;
 	memset(m->shadow, 0, len);
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)len) < 0) {
@@ -503,7 +504,7 @@ static bool image_load(struct image *im, const char *path)
 		return false;
 	}
 	im->len = (size_t)st.st_size;
-	im->orig = xmalloc(im->len);
+	im->orig = img_buf_alloc(im->len, false);
 	if (fread(im->orig, 1, im->len, f) != im->len) {
 		fprintf(stderr, "salvage: %s: short read\n", path);
 		fclose(f);
@@ -574,9 +575,9 @@ static void run_volumes(struct run *rn, struct image *im, long only, struct tall
 	struct tally by_kind[DMG_COUNT] = { 0 }, all = { 0 };
 
 	if (!im->dmg) {
-		im->dmg = xmalloc(im->len);
-		im->rep = xmalloc(im->len);
-		im->tmp = xmalloc(im->len);
+		im->dmg = img_buf_alloc(im->len, false);
+		im->rep = img_buf_alloc(im->len, false);
+		im->tmp = img_buf_alloc(im->len, false);
 		mirror_open(&im->m, rn->workdir, im->name, im->orig, im->len);
 	}
 	for (unsigned i = 0; i < rn->count; i++) {
