@@ -32,24 +32,37 @@ else
 	echo "SKIP (part): man(1) is not installed or cannot read $SCRATCH/man: the pages themselves are not opened"
 fi
 
+# Without man(1) in PATH: the real program runs with PATH set for it alone
+# (libtool's wrapper script, when FATSCOPE is one, needs a PATH of its own).
+magic=
+IFS= read -r -n 4 magic < "$FATSCOPE"
+no_man() {
+	if [ "$magic" = $'\x7fELF' ]; then
+		PATH="$SCRATCH/nobin" MANPATH="$SCRATCH/man" "$FATSCOPE" "$@"
+	else
+		"$libtool" --mode=execute env PATH="$SCRATCH/nobin" MANPATH="$SCRATCH/man" "$FATSCOPE" "$@"
+	fi
+}
+
 for cmd in $commands; do
 	want=$("$FATSCOPE" "$cmd" --help); want_rc=$?
 	[ "$want_rc" = 0 ] && [ -n "$want" ] || { bad "fatscope $cmd --help: exit $want_rc"; continue; }
 	if [ -n "$has_man" ]; then
 		out=$(MANPATH=$SCRATCH/man "$FATSCOPE" help "$cmd" 2>&1); rc=$?
-		upper=$(tr '[:lower:]' '[:upper:]' <<< "fatscope-$cmd")
-		if [ "$rc" = 0 ] && [[ $(head -1 <<< "$out") =~ ^"$upper(8)" ]] &&
-		   grep -Eq "^ +fatscope-$cmd +- " <<< "$out"; then
+		upper=fatscope-$cmd
+		upper=${upper^^}
+		if [ "$rc" = 0 ] && [[ ${out%%$'\n'*} =~ ^"$upper(8)" ]] &&
+		   [[ $'\n'$out =~ $'\n'\ +"fatscope-$cmd"\ +-\  ]]; then
 			ok
 		else
-			bad "help $cmd with its page: exit $rc, '$(head -5 <<< "$out")'"
+			bad "help $cmd with its page: exit $rc, '${out:0:400}'"
 		fi
 	fi
 	# no page: the command's --help
 	out=$(MANPATH=$SCRATCH/empty "$FATSCOPE" help "$cmd" 2>&1); rc=$?
 	if [ "$rc" = 0 ] && [ "$out" = "$want" ]; then ok; else bad "help $cmd without its page: exit $rc, '$out'"; fi
-	# no man(1) at all (libtool runs the real program, which needs no PATH)
-	out=$("$libtool" --mode=execute env PATH="$SCRATCH/nobin" MANPATH="$SCRATCH/man" "$FATSCOPE" help "$cmd" 2>&1); rc=$?
+	# no man(1) at all
+	out=$(no_man help "$cmd" 2>&1); rc=$?
 	if [ "$rc" = 0 ] && [ "$out" = "$want" ]; then ok; else bad "help $cmd without man(1): exit $rc, '$out'"; fi
 done
 
