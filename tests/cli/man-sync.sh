@@ -115,9 +115,28 @@ page_of() {
 	esac
 }
 
-# True when the long option appears in the page text as a whole word.
-has_option() {
-	grep -Eq -- "(^|[^A-Za-z0-9-])$1([^A-Za-z0-9-]|\$)" "$2"
+# The long options a page text holds as whole words (not inside a longer
+# word), read once a page: has_option OPT then asks the array, no process
+# an option.
+declare -A page_words=()
+load_words() {
+	local w
+	page_words=()
+	while IFS= read -r w; do
+		w=${w#"${w%%--*}"}
+		page_words[$w]=1
+	done < <(grep -Eo -- '(^|[^A-Za-z0-9-])--[a-z][A-Za-z0-9-]*' "$1" || true)
+}
+has_option() { [ -n "${page_words[$1]:-}" ]; }
+
+# A file of names, one a line, as the keys of the associative array named $2.
+load_set() {
+	local -n set=$2
+	local w
+	set=()
+	while IFS= read -r w; do
+		[ -n "$w" ] && set[$w]=1
+	done <"$1"
 }
 
 # The PROBLEMS section of a page: from ".SH PROBLEMS" up to the next ".SH".
@@ -131,6 +150,9 @@ man_text "$probe_page" >"$tmp/probe.txt"
 man_text "$fsck_page" >"$tmp/fsck.txt"
 entries "$tmp/probe.txt" >"$tmp/probe.entries"
 entries "$tmp/fsck.txt" >"$tmp/fsck.entries"
+declare -A fsck_entries probe_entries
+load_set "$tmp/fsck.entries" fsck_entries
+load_set "$tmp/probe.entries" probe_entries
 
 # Every ID, and the IDs of the groups that are not fsck's, read from
 # problems.def here rather than through the generator.
@@ -165,7 +187,7 @@ np=$((np + 0)) npp=$((npp + 0)) nd=0 npo=0 nfo=0
 
 # (a) every ID in fatscope-fsck.8
 while read -r id; do
-	if ! grep -qxF -- "$id" "$tmp/fsck.entries"; then
+	if [ -z "${fsck_entries[$id]:-}" ]; then
 		echo "man-sync: problem ID $id is not documented in man/fatscope-fsck.8"
 		missing=$((missing + 1))
 	fi
@@ -173,13 +195,13 @@ done <"$tmp/all.ids"
 
 # (b) the IDs probe reports in fatscope-probe.8, and no fsck-only ID
 while read -r id; do
-	if ! grep -qxF -- "$id" "$tmp/probe.entries"; then
+	if [ -z "${probe_entries[$id]:-}" ]; then
 		echo "man-sync: problem ID $id is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
 done <"$tmp/probe.ids"
 while read -r id; do
-	if grep -qxF -- "$id" "$tmp/probe.entries"; then
+	if [ -n "${probe_entries[$id]:-}" ]; then
 		echo "man-sync: problem ID $id belongs to an fsck group but is documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
@@ -188,23 +210,25 @@ done <"$tmp/fsck-only.ids"
 # probe's drivers and options in fatscope-probe.8
 for id in $drivers; do
 	nd=$((nd + 1))
-	if ! grep -qxF -- "$id" "$tmp/probe.entries"; then
+	if [ -z "${probe_entries[$id]:-}" ]; then
 		echo "man-sync: driver $id is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
 done
+load_words "$tmp/probe.txt"
 for opt in $probe_options; do
 	npo=$((npo + 1))
-	if ! has_option "$opt" "$tmp/probe.txt"; then
+	if ! has_option "$opt"; then
 		echo "man-sync: option $opt is not documented in man/fatscope-probe.8"
 		missing=$((missing + 1))
 	fi
 done
 
 # (d) fsck's options in fatscope-fsck.8
+load_words "$tmp/fsck.txt"
 for opt in $fsck_options; do
 	nfo=$((nfo + 1))
-	if ! has_option "$opt" "$tmp/fsck.txt"; then
+	if ! has_option "$opt"; then
 		echo "man-sync: option $opt of 'fatscope fsck' is not documented in man/fatscope-fsck.8"
 		missing=$((missing + 1))
 	fi
@@ -229,13 +253,14 @@ for which in dump label undo ls cat extract scan; do
 		eval "opts=\$(help_options \"\$${which}_help\")"
 		[ -n "$opts" ] || fail_hard "no long options under 'Options:' in '$FATSCOPE $which --help'" ;;
 	esac
-	name=man/$(basename "$page")
+	name=man/${page##*/}
 	if [ ! -r "$page" ]; then
 		echo "man-sync: $name is missing (the page of 'fatscope $which')"
 		missing=$((missing + 1))
 		continue
 	fi
 	man_text "$page" >"$tmp/$which.txt"
+	load_words "$tmp/$which.txt"
 	for opt in $opts; do
 		case $which in
 		dump) ndo=$((ndo + 1)) ;;
@@ -243,7 +268,7 @@ for which in dump label undo ls cat extract scan; do
 		undo) nuo=$((nuo + 1)) ;;
 		*) nno=$((nno + 1)) ;;
 		esac
-		if ! has_option "$opt" "$tmp/$which.txt"; then
+		if ! has_option "$opt"; then
 			echo "man-sync: option $opt of 'fatscope $which' is not documented in $name"
 			missing=$((missing + 1))
 		fi
@@ -259,6 +284,8 @@ awk '/^\.SH COMMANDS[ \t]*$/ { on = 1; next }
 	on && /^\.SH/ { exit }
 	on && /^\.B[RI]?[ \t]/ { w = $2; gsub(/"/, "", w); print w }' "$tmp/main.txt" |
 	sort -u >"$tmp/main.commands"
+declare -A main_commands
+load_set "$tmp/main.commands" main_commands
 nc=0
 for cmd in $commands; do
 	nc=$((nc + 1))
@@ -273,7 +300,7 @@ for cmd in $commands; do
 		echo "man-sync: $name, the page of 'fatscope $cmd', does not mention 'fatscope $cmd'"
 		missing=$((missing + 1))
 	fi
-	if ! grep -qxF -- "$cmd" "$tmp/main.commands"; then
+	if [ -z "${main_commands[$cmd]:-}" ]; then
 		echo "man-sync: command '$cmd' is not listed under COMMANDS in man/fatscope.8"
 		missing=$((missing + 1))
 	fi
@@ -282,10 +309,12 @@ done
 sed -e ':a' -e '/\\$/N' -e 's/\\\n/ /' -e 'ta' "$makemodule" |
 	awk '$1 == "dist_man_MANS" { for (i = 3; i <= NF; i++) print $i }' |
 	sort -u >"$tmp/dist.pages"
+declare -A dist_pages
+load_set "$tmp/dist.pages" dist_pages
 for page in "$srcdir"/man/fatscope*.8; do
 	[ -e "$page" ] || continue
-	name=man/$(basename "$page")
-	if ! grep -qxF -- "$name" "$tmp/dist.pages"; then
+	name=man/${page##*/}
+	if [ -z "${dist_pages[$name]:-}" ]; then
 		echo "man-sync: $name is not in dist_man_MANS of man/Makemodule.am"
 		missing=$((missing + 1))
 	fi
@@ -299,7 +328,7 @@ for which in fsck probe; do
 	else
 		page=$probe_page sel=--probe
 	fi
-	name=man/$(basename "$page")
+	name=man/${page##*/}
 	sh "$gen" "$sel" --def "$def" >"$tmp/$which.want" 2>"$tmp/$which.err" ||
 		fail_hard "man/problems-section.sh $sel failed: $(cat "$tmp/$which.err")"
 	[ -s "$tmp/$which.want" ] || fail_hard "man/problems-section.sh $sel printed nothing"
