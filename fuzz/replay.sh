@@ -21,14 +21,16 @@ for name in $(fixture_names); do
 	fi
 done
 [ ${#left[@]} -eq 0 ] || echo "not replayed (over 8 MiB; FATSCOPE_LONG_TESTS=1 replays them): ${left[*]}"
+# (linked -no-install: the programs themselves, no libtool wrapper script)
+bin=$top_builddir/fuzz
 for h in probe fsck dump label repair; do
-	out=$("$top_builddir/fuzz/replay_$h" "${inputs[@]}") || { echo "$out"; bad "replay_$h"; continue; }
+	out=$("$bin/replay_$h" "${inputs[@]}") || { echo "$out"; bad "replay_$h"; continue; }
 	echo "$h: $out"
 	ok
 done
 # The container backends read files the harness writes for each input:
 # the corpus only (its container-* inputs are EWF, VHD and VMDK files;
 # every other input becomes a split raw set), not the fixtures.
-out=$("$top_builddir/fuzz/replay_container" "$top_srcdir/fuzz/corpus") && echo "container: $out" && ok ||
+out=$("$bin/replay_container" "$top_srcdir/fuzz/corpus") && echo "container: $out" && ok ||
 	{ echo "$out"; bad "replay_container"; }
 finish

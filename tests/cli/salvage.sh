@@ -19,9 +19,7 @@
 prepare_fixtures
 
 salvage=$top_builddir/tests/salvage/salvage
-# The real program, not libtool's wrapper script (make check puts the library on LD_LIBRARY_PATH).
-[ -x "$top_builddir/tests/salvage/.libs/salvage" ] && [ -n "${LD_LIBRARY_PATH:-}" ] &&
-	salvage=$top_builddir/tests/salvage/.libs/salvage
+# (linked -no-install: the program itself, no libtool wrapper script)
 [ -x "$salvage" ] || hard_error "no salvage program at $salvage (make check builds it)"
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
