@@ -157,6 +157,17 @@ static int scan_chunks(struct fvol *v, struct scan *s)
 	return 0;
 }
 
+uint32_t fv_predecessor(struct fvol *v, uint32_t c)
+{
+	if (v->pred_scans >= FV_PRED_SCANS)
+		return 0;
+	v->pred_scans++;
+	for (uint32_t p = 2; fv_cluster_valid(v, p); p++)
+		if (p != c && fv_next(v, p) == c)
+			return p;
+	return 0;
+}
+
 int fv_scan_fats(struct fvol *v)
 {
 	struct scan s = { 0 };

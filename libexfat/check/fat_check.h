@@ -60,6 +60,7 @@ struct fvol {
 	uint16_t *upcase;		/* 65536 entries: long names compared without case */
 	uint8_t *dirbuf;		/* one chunk of a directory */
 	struct fat_hooks *hooks;	/* or NULL */
+	unsigned pred_scans;		/* fv_predecessor's scans of the FAT so far */
 };
 
 #define FV_NPASSES 4
@@ -77,6 +78,14 @@ static inline bool fv_cluster_valid(const struct fvol *v, uint32_t c)
 extern const struct ck_chain_ids fv_chain_ids;
 /* The FAT entry of c normalised for the engine (CK_END, CK_BAD, CK_FREE or a cluster). */
 uint32_t fv_next(void *v, uint32_t c);
+/*
+ * A cluster whose FAT entry points to c (c lies inside a chain, not at its
+ * head), or 0: none, or FV_PRED_SCANS whole scans of the FAT made already
+ * in this check (each reads every entry: asked only of a damaged
+ * directory, they are bounded all the same).
+ */
+#define FV_PRED_SCANS 16u
+uint32_t fv_predecessor(struct fvol *v, uint32_t c);
 /* Pass 2: every copy read once, compared; entries 0 and 1; the used set and the free count. */
 int fv_scan_fats(struct fvol *v);
 /* Pass 4: lost clusters, and FSInfo against the FAT. */

@@ -592,6 +592,37 @@ static void read_root_area(struct ftree *t)
 	}
 }
 
+/*
+ * A subdirectory entry whose first cluster holds no . entry naming it and
+ * lies inside another chain (some FAT entry points to it): a damaged
+ * cluster field, most likely, that points into a file.  Reported as a
+ * cross-link and not walked, so that neither the check nor a repair takes
+ * the file's bytes for entries; a repair points the entry to its own lost
+ * tree (the dir_astray hook).  A directory whose first cluster starts one
+ * is walked as before, whatever points to it.
+ */
+static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *who)
+{
+	struct fvol *v = t->v;
+	struct fsc_finding *f;
+	uint8_t d[64];
+	uint32_t up, pred;
+
+	if (!fv_cluster_valid(v, j->first) ||
+	    fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, j->first), d, sizeof(d)) < 0 ||
+	    fat_dir_start(d, j->first, v->lay.fat_bits, &up) || !(pred = fv_predecessor(v, j->first)))
+		return false;
+	f = ck_add_owner(&v->ck, FSC_PR_FAT_CROSS_LINK, who);
+	if (f) {
+		finding_actual(f, "%u", j->first);
+		finding_detail(f, "the chain through cluster %u; it holds no . entry, so it is not this directory's", pred);
+	}
+	if (f && hooked(t) && v->hooks->dir_astray)
+		v->hooks->dir_astray(v->hooks->ctx, (size_t)(f - v->ck.out->v),
+				     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
+	return true;
+}
+
 static void read_dir(struct ftree *t, const struct job *j)
 {
 	struct fvol *v = t->v;
@@ -617,6 +648,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 			who.chain_told = fsc_findings_has(&v->p->findings, FSC_PR_FAT32_ROOT_CLUSTER);
 		} else {
 			v->ck.sum->dirs++;
+			if (not_a_dir(t, j, &who))
+				return;
 		}
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
 		if (!res.contiguous)

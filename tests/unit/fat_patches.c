@@ -97,6 +97,11 @@ void pf_dir_free_sub(struct img *im)
 void pf_dir_astray(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 0); }
 /* SUB's entry points to the root's... no: to hello.txt's cluster 3, which the root claimed first. */
 void pf_dir_cycle(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 3); }
+/*
+ * SUB's cluster field damaged into the second cluster of A.BIN, a file in SUB itself (7 -> 8): no . there, a
+ * chain runs into it, and no walk claims it before SUB's does (A.BIN is reached only through SUB's own cluster).
+ */
+void pf_dir_into_file(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 8); memset(fat_dirent(im, 8, 0), 'x', 64); }
 
 /* SUB's entry deleted while its clusters stayed: a lost directory whose .. is the root, its entry there still. */
 void pf_lost_dir(struct img *im) { t16(im); fat_dirent(im, 0, 3)[0] = 0xE5; }

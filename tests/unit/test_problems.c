@@ -322,6 +322,7 @@ static const struct {
 	{ "FAT_DIR_NO_CLUSTER", pf_dir_no_cluster, "" },
 	{ "FAT_DIR_NO_CLUSTER", pf_dir_astray, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_CROSS_LINK", pf_dir_cycle, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
+	{ "FAT_CROSS_LINK", pf_dir_into_file, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_LABEL_ENTRY", pf_label_entry, "" },
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
@@ -1291,6 +1292,30 @@ static void test_repair_upcase_names(void **state)
  * them); then undo restores the original, and a repair of the cut image
  * gives the same bytes as the uninterrupted one.
  */
+/*
+ * A directory's cluster field pointing into a file (pf_dir_into_file): the
+ * file's bytes are not taken for entries, the entry is pointed back to its
+ * own lost tree, and the volume is byte for byte the undamaged one.
+ */
+static void test_repair_dir_into_file(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	build_fat_tree(&clean, 16);
+	memset(fat_dirent(&clean, 8, 0), 'x', 64);
+	pf_dir_into_file(&im);
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	img_free(&im);
+	img_free(&clean);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -1412,6 +1437,7 @@ int main(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_fat_copy_choice),
+		cmocka_unit_test(test_repair_dir_into_file),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
