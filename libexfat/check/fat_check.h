@@ -26,8 +26,9 @@ struct fat_hooks {
 	/* A file (its 8.3 entry at off) that claimed clusters another allocation had: how its chain went. */
 	void (*cross)(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res);
 	/*
-	 * A subdirectory (its 8.3 entry at off) with no first cluster, or whose
-	 * first cluster another allocation has (a cycle): parent is the first
+	 * A subdirectory (its 8.3 entry at off) with no first cluster, one
+	 * outside the data area, or one another allocation has (a cycle) or
+	 * that lies inside another chain with no . entry: parent is the first
 	 * cluster its .. should hold.
 	 */
 	void (*dir_astray)(void *ctx, size_t finding, uint64_t off, uint32_t parent);

@@ -335,14 +335,15 @@ static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_
 }
 
 /* The cross-link finding the claim of the entry here just made (its index), or SIZE_MAX. */
-static size_t cross_finding(const struct ftree *t, const struct owner *who)
+/* The index of the finding id that the last claim gave owner who (among the last 8), or SIZE_MAX. */
+static size_t owner_finding(const struct ftree *t, const struct owner *who, enum fsc_problem id)
 {
 	const struct fsc_findings *out = t->v->ck.out;
 
 	for (size_t i = out->n, k = 0; i-- > 0 && k < 8; k++) {
 		const struct fsc_finding *x = &out->v[i];
 
-		if (x->id == FSC_PR_FAT_CROSS_LINK && x->loc == (who->cluster ? who->cluster : who->byte) &&
+		if (x->id == id && x->loc == (who->cluster ? who->cluster : who->byte) &&
 		    (!who->cluster || x->entry == who->entry))
 			return i;
 	}
@@ -368,7 +369,7 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
-	if (res.crossed && hooked(t) && v->hooks->cross && (x = cross_finding(t, &who)) != SIZE_MAX)
+	if (res.crossed && hooked(t) && v->hooks->cross && (x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX)
 		v->hooks->cross(v->hooks->ctx, x, cur_byte(t), first, &res);
 	if (!size && res.ended && res.clusters && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_LONG, &who))) {
 		finding_actual(f, "%llu", (unsigned long long)res.clusters);
@@ -654,8 +655,10 @@ static void read_dir(struct ftree *t, const struct job *j)
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
 		if (!res.contiguous)
 			v->ck.sum->fragmented++;
+		/* (a first cluster another's, or one outside the data area: a damaged cluster field) */
 		if (!t->is_root && !res.readable && hooked(t) && v->hooks->dir_astray &&
-		    (x = cross_finding(t, &who)) != SIZE_MAX)
+		    ((x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX ||
+		     (!fv_cluster_valid(v, j->first) && (x = owner_finding(t, &who, FSC_PR_FAT_CHAIN_RANGE)) != SIZE_MAX)))
 			v->hooks->dir_astray(v->hooks->ctx, x,
 					     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
 	}

@@ -305,38 +305,55 @@ static void merge_findings(struct frp *f, struct fsc_findings *fs)
 	fsc_findings_free(fs);
 }
 
+/*
+ * One more round: the volume checked again through the plan, with the
+ * walk's offers; what it finds that the list does not have yet is added
+ * and fixed with the rest, and the result checked.  True when the round
+ * planned something.
+ */
+static bool fix_round(struct frp *f, struct fat_hooks *after, bool *errors)
+{
+	struct fsc_findings again = { 0 };
+	size_t n0 = f->r.out->n, edits0 = fsc_plan_count(f->r.plan);
+
+	forget_walk(f);
+	*after = (struct fat_hooks){ .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
+				     .dir_astray = fr_hook_astray, .rename = fr_hook_rename };
+	*errors = recheck(f, after, &again);
+	*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
+	if (!*errors) {
+		fsc_findings_free(&again);
+		return false;
+	}
+	merge_findings(f, &again);
+	free(f->lost0);			/* (a directory astray below finds its tree among today's lost) */
+	f->lost0 = f->nlost ? malloc(f->nlost * sizeof(*f->lost0)) : NULL;
+	f->nlost0 = f->lost0 ? f->nlost : 0;
+	if (f->lost0)
+		memcpy(f->lost0, f->lost, f->nlost * sizeof(*f->lost0));
+	fix_findings(f, n0);
+	*errors = recheck(f, after, NULL);
+	return fsc_plan_count(f->r.plan) > edits0;
+}
+
 /* Rounds of lost directories linked back: a round's trees are checked, and their problems fixed, with the rest. */
 #define RELINK_ROUNDS 4
 
 static void relink_rounds(struct frp *f, struct fat_hooks *after, bool *errors)
 {
 	for (int round = 0; round < RELINK_ROUNDS && !*errors && !f->r.err && f->nlostdirs; round++) {
-		struct fsc_findings again = { 0 };
-		size_t n0 = f->r.out->n;
-
 		if (!fr_relink_lost_dirs(f))
 			return;
-		/* Checked again with what the walk offers, for the trees linked back. */
-		forget_walk(f);
-		*after = (struct fat_hooks){ .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
-					     .dir_astray = fr_hook_astray, .rename = fr_hook_rename };
-		*errors = recheck(f, after, &again);
-		*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
-		if (!*errors) {
-			fsc_findings_free(&again);
-			continue;
-		}
-		merge_findings(f, &again);
-		free(f->lost0);			/* (a directory astray below finds its tree among today's lost) */
-		f->lost0 = f->nlost ? malloc(f->nlost * sizeof(*f->lost0)) : NULL;
-		f->nlost0 = f->lost0 ? f->nlost : 0;
-		if (f->lost0)
-			memcpy(f->lost0, f->lost, f->nlost * sizeof(*f->lost0));
-		fix_findings(f, n0);
-		*errors = recheck(f, after, NULL);
+		(void)fix_round(f, after, errors);
 	}
 }
 
+/*
+ * Rounds of what the fixes themselves uncovered (entries brought back
+ * from after an end mark that need fixes of their own, say), while errors
+ * are left and a round plans something: one -y finishes the job.
+ */
+#define CONVERGE_ROUNDS 3
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
 static void plan_fixes(struct frp *f, bool *errors)
 {
@@ -366,6 +383,9 @@ static void plan_fixes(struct frp *f, bool *errors)
 	if (redo)
 		*errors = recheck(f, &after, NULL);
 	relink_rounds(f, &after, errors);
+	for (int round = 0; round < CONVERGE_ROUNDS && *errors && !f->r.err; round++)
+		if (!fix_round(f, &after, errors))
+			break;
 	freed = fr_handle_lost(f, *errors);
 	fix_copies(f);
 	fix_fsinfo(f, &after, freed);

@@ -101,6 +101,8 @@ void pf_dir_cycle(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 
  * SUB's cluster field damaged into the second cluster of A.BIN, a file in SUB itself (7 -> 8): no . there, a
  * chain runs into it, and no walk claims it before SUB's does (A.BIN is reached only through SUB's own cluster).
  */
+/* SUB's cluster field damaged out of the data area. */
+void pf_dir_range(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 60000); memset(fat_dirent(im, 8, 0), 'x', 64); }
 void pf_dir_into_file(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 3), 26, 8); memset(fat_dirent(im, 8, 0), 'x', 64); }
 
 /* SUB's entry deleted while its clusters stayed: a lost directory whose .. is the root, its entry there still. */

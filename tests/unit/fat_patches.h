@@ -14,7 +14,7 @@
 	X(fsinfo_next) X(fsinfo_backup) X(dot_missing) X(dot_cluster) X(short_name) X(short_no83) X(short_unusual) \
 	X(name_dup) X(name_case_dup) X(lfn_sequence) X(lfn_checksum) X(lfn_orphan) X(lfn_utf16) X(lfn_reserved) X(after_end) \
 	X(dir_size) X(dir_no_cluster) X(label_entry) X(label_mismatch) X(label_root_missing) X(attributes) X(lfn_attributes) X(timestamp) \
-	X(dir_unreadable) X(fat12_odd) X(f32_tree) X(f12_tree) X(inactive_copy) X(dir_free_sub) X(dir_astray) X(dir_cycle) X(dir_into_file) X(copies_wrong) \
+	X(dir_unreadable) X(fat12_odd) X(f32_tree) X(f12_tree) X(inactive_copy) X(dir_free_sub) X(dir_astray) X(dir_cycle) X(dir_into_file) X(dir_range) X(copies_wrong) \
 	X(lost_dir) X(lost_subdir) X(lost_dir_damaged)
 
 #define FAT_PATCH_DECL(n) void pf_##n(struct img *im);

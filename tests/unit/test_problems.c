@@ -323,6 +323,7 @@ static const struct {
 	{ "FAT_DIR_NO_CLUSTER", pf_dir_astray, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_CROSS_LINK", pf_dir_cycle, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_CROSS_LINK", pf_dir_into_file, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
+	{ "FAT_CHAIN_RANGE", pf_dir_range, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_LABEL_ENTRY", pf_label_entry, "" },
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
@@ -1293,27 +1294,35 @@ static void test_repair_upcase_names(void **state)
  * gives the same bytes as the uninterrupted one.
  */
 /*
- * A directory's cluster field pointing into a file (pf_dir_into_file): the
- * file's bytes are not taken for entries, the entry is pointed back to its
- * own lost tree, and the volume is byte for byte the undamaged one.
+ * A directory's cluster field pointing into a file (pf_dir_into_file) or
+ * out of the data area (pf_dir_range): the file's bytes are not taken for
+ * entries, the entry is pointed back to its own lost tree, and the volume
+ * is byte for byte the undamaged one.
  */
-static void test_repair_dir_into_file(void **state)
+static void test_repair_dir_field(void **state)
 {
-	struct img im, clean;
-	struct fsc_findings fs;
-	struct fsc_plan *plan;
+	static const struct {
+		void (*make)(struct img *);
+		enum fsc_problem id;
+	} v[] = { { pf_dir_into_file, FSC_PR_FAT_CROSS_LINK }, { pf_dir_range, FSC_PR_FAT_CHAIN_RANGE } };
 
 	(void)state;
-	build_fat_tree(&clean, 16);
-	memset(fat_dirent(&clean, 8, 0), 'x', 64);
-	pf_dir_into_file(&im);
-	plan = plan_repair(&im, &fs);
-	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
-	fsc_findings_free(&fs);
-	apply_and_expect_clean(&im, plan);
-	assert_memory_equal(im.buf, clean.buf, im.len);
-	img_free(&im);
-	img_free(&clean);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct img im, clean;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+
+		build_fat_tree(&clean, 16);
+		memset(fat_dirent(&clean, 8, 0), 'x', 64);
+		v[i].make(&im);
+		plan = plan_repair(&im, &fs);
+		assert_true(fsc_findings_has(&fs, v[i].id));
+		fsc_findings_free(&fs);
+		apply_and_expect_clean(&im, plan);
+		assert_memory_equal(im.buf, clean.buf, im.len);
+		img_free(&im);
+		img_free(&clean);
+	}
 }
 
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
@@ -1437,7 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_fat_copy_choice),
-		cmocka_unit_test(test_repair_dir_into_file),
+		cmocka_unit_test(test_repair_dir_field),
 		cmocka_unit_test(test_repair_power_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
