@@ -254,7 +254,9 @@ static bool claim_start(struct ck_engine *e, const struct owner *who, uint32_t f
 	if (nofat && *need > (uint64_t)e->count + 2 - first) {
 		snprintf(msg, sizeof(msg), "%llu contiguous clusters from %u", (unsigned long long)*need, first);
 		chain_problem(e, e->ids->range, who, first, msg);
-		*need = (uint64_t)e->count + 2 - first;
+		*need = (who->fallback + e->cluster_bytes - 1) / e->cluster_bytes;
+		if (!*need || *need > (uint64_t)e->count + 2 - first)
+			*need = (uint64_t)e->count + 2 - first;
 	}
 	return true;
 }
@@ -290,7 +292,7 @@ static bool claim_next(struct ck_engine *e, const struct owner *who, uint64_t n,
 void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
 	      struct chain_res *res, cluster_fn visit, void *ctx)
 {
-	uint64_t need = (size + e->cluster_bytes - 1) / e->cluster_bytes, n = 0;
+	uint64_t need = (size + e->cluster_bytes - 1) / e->cluster_bytes, n = 0, asked = need;
 	uint32_t c = first;
 	bool ended = false, visiting = visit != NULL, crossed = false;
 
@@ -304,7 +306,17 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 		enum claim cl = claim_one(e, who, first, nofat, n, c, crossed);
 
 		res->broken |= cl == LOOP;
-		/* After a cross-link: claim the rest up to DataLength, read nothing more. */
+		/*
+		 * After a cross-link: claim the rest up to DataLength, read
+		 * nothing more; but clusters in a row whose DataLength runs past
+		 * the heap (a damaged size) claim nothing past the cross-link:
+		 * the files that hold those clusters are not taken for
+		 * cross-links with a size that cannot be.
+		 */
+		if (cl == CROSSED && nofat && first - 2ull + asked > e->count) {
+			res->crossed = true;
+			break;
+		}
 		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count)))
 			break;
 		if (cl == CROSSED) {

@@ -21,6 +21,13 @@ struct owner {
 	unsigned name16_len;
 	bool chain_told;		/* its chain's break was reported already */
 	uint64_t byte;			/* an entry outside any cluster (the FAT12/16 root): its byte */
+	/*
+	 * Clusters in a row whose size runs past the heap (reported): the
+	 * size to claim instead, when its clusters fit (exFAT: the file's
+	 * ValidDataLength), so that a damaged DataLength does not claim the
+	 * clusters of the files after it; 0: up to the heap's end.
+	 */
+	uint64_t fallback;
 };
 
 /* What a FAT entry says, normalised by the filesystem's reader. */

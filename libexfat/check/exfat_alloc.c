@@ -76,7 +76,7 @@ int xv_load_bitmap(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, words = ((uint64_t)v->cc + 63) / 64, copied = 0;
-	struct owner who = { "/", "allocation bitmap", 0, 0, NULL, 0, false, 0 };
+	struct owner who = { "/", "allocation bitmap", 0, 0, NULL, 0, false, 0, 0 };
 	uint32_t c = r->bitmap_cluster;
 	uint8_t *dst;
 	uint64_t trailing = 0;
@@ -153,7 +153,7 @@ static uint8_t *read_chain(struct xvol *v, uint32_t c, uint64_t len)
 static void xv_read_upcase(struct xvol *v)
 {
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner who = { "/", "up-case table", 0, 0, NULL, 0, false, 0 };
+	struct owner who = { "/", "up-case table", 0, 0, NULL, 0, false, 0, 0 };
 	struct exfat_upcase_rd rd = { 0, false };
 	uint8_t *t;
 	struct fsc_finding *f;

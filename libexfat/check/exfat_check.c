@@ -41,8 +41,8 @@ static int walk_allocations(void *ctx)
 {
 	struct xvol *v = ctx;
 	const struct fsc_exfat_root *r = &v->p->root;
-	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0, false, 0 };
-	struct owner up = { "/", "up-case table", 0, 0, NULL, 0, false, 0 };
+	struct owner bm = { "/", "allocation bitmap", 0, 0, NULL, 0, false, 0, 0 };
+	struct owner up = { "/", "up-case table", 0, 0, NULL, 0, false, 0, 0 };
 	struct chain_res res;
 
 	if (r->bitmap_found && xv_cluster_valid(v, r->bitmap_cluster))

@@ -3,8 +3,7 @@
  * exfat_tree.c - pass 3: the directory tree, walked with an explicit
  * stack from the root.  Every directory cluster is read whole: up to the
  * end marker here, and the rest (where entries must be 0x00 too) through
- * dirtail.c, beside the walk; entry sets are parsed across
- * cluster boundaries and checked: checksum, SecondaryCount, stream
+ * dirtail.c; entry sets are parsed across cluster boundaries and checked: checksum, SecondaryCount, stream
  * extension, names (count, characters, hash, duplicates under the
  * volume's up-case table), attributes, timestamps, sizes, and the
  * root-only entries.  Each allocation is claimed through exfat_alloc.c.
@@ -135,7 +134,7 @@ static void ask_ahead(struct walk *w)
 static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
 					 uint32_t entry, const char *name)
 {
-	struct owner who = { w->path, name, cluster, entry, NULL, 0, false, 0 };
+	struct owner who = { w->path, name, cluster, entry, NULL, 0, false, 0, 0 };
 
 	return ck_add_owner(&w->v->ck, id, &who);
 }
@@ -530,7 +529,8 @@ static void finish_file_set(struct walk *w)
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass && fi->d.size)	/* a directory with no cluster */
 			no_cluster_dir(w, fi);
 	} else {
-		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0 };
+		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,
+				     fi->d.valid_size < fi->d.size ? fi->d.valid_size : 0 };
 		struct chain_res res;
 
 		v->ck.sum->files++;
@@ -700,7 +700,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0 };
+	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0, 0 };
 	struct chain_res res;
 	struct xvol *v = w->v;
 

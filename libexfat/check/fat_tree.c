@@ -551,7 +551,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 			break;
 		}
 		if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
-			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0 };
+			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0, 0 };
 
 			unreadable(t, &who, byte, len);
 			return false;
@@ -571,7 +571,7 @@ static void read_root_area(struct ftree *t)
 {
 	struct fvol *v = t->v;
 	uint64_t base = v->lay.root_byte, len = v->lay.root_bytes;
-	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0 };
+	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0, 0 };
 	bool to_end = ck_to_end_marker(&v->ck);
 
 	for (uint64_t o = 0, n = first_read(v, len); o < len;
@@ -627,7 +627,7 @@ static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *
 static void read_dir(struct ftree *t, const struct job *j)
 {
 	struct fvol *v = t->v;
-	struct owner who = { t->path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte };
+	struct owner who = { t->path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte, 0 };
 	struct chain_res res;
 	struct fsc_finding *f;
 	size_t x;

@@ -88,7 +88,7 @@ struct ftree {
 
 static inline struct owner here(const struct ftree *t, const char *name)
 {
-	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte };
+	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte, 0 };
 }
 
 static inline struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const char *name)

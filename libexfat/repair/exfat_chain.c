@@ -320,6 +320,18 @@ unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, 
 	if (!(sz = mended_size(v, ch, set)))
 		return 0;
 	put_le64(set, 32 + 24, sz);
+	/*
+	 * Clusters in a row the walk gave the file past its mended size are
+	 * nobody's yet: released now, so that the files after it that hold
+	 * them are not taken for cross-links (and copied), nor the bitmap
+	 * marked for them.
+	 */
+	if (nofat)
+		for (uint64_t k = (sz + v->cb - 1) / v->cb; k < ch->good && xv_cluster_valid(v, first + (uint32_t)k); k++)
+			if (cluster_owned(v, first + (uint32_t)k)) {
+				cluster_unclaim(v, first + (uint32_t)k);
+				r->unclaimed = true;
+			}
 	return SF_CHAIN;
 }
 

@@ -66,7 +66,7 @@ static void mark_revived(struct rp *r, const struct fsc_finding *at, unsigned sc
 static void claim_file(struct xvol *v, const uint8_t *set, unsigned n, const char *name)
 {
 	struct exfat_set d;
-	struct owner who = { "/", name, 0, 0, NULL, 0, false, 0 };
+	struct owner who = { "/", name, 0, 0, NULL, 0, false, 0, 0 };
 	struct chain_res res;
 
 	exfat_set_decode(set, n, &d);

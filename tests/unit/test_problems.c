@@ -137,6 +137,19 @@ static void p_chain_free(struct img *im) { tr(im); exfat_set_fat(im, 7, 0); }
 static void p_chain_long(struct img *im) { tr(im); exfat_set_fat(im, 8, 11); exfat_set_fat(im, 11, 0xFFFFFFFF); exfat_mark(im, 11, 1); }
 static void p_chain_loop(struct img *im) { tr(im); exfat_set_fat(im, 8, 7); }
 static void p_chain_range(struct img *im) { tr(im); exfat_set_fat(im, 7, 5000); }
+/*
+ * hello.txt in a row (NoFatChain) with bit 40 of its DataLength flipped
+ * (its SetChecksum left as it was): its size runs past the heap, and it
+ * claims only what its ValidDataLength needs, not the clusters of sub and
+ * a.bin after it (no cross-link); the repair takes ValidDataLength.
+ */
+static void p_size_past_heap(struct img *im)
+{
+	tr(im);
+	hello(im)[32 + 1] = 0x03;
+	fix_hello(im);
+	hello(im)[32 + 24 + 5] ^= 1;
+}
 static void p_chain_short(struct img *im) { tr(im); exfat_set_fat(im, 7, 0xFFFFFFFF); }
 static void p_cross(struct img *im) { tr(im); put_le32(hello(im), 52, 7); fix_hello(im); }
 static void p_fat0(struct img *im) { tr(im); exfat_set_fat(im, 0, 0xFFFFFFF0); }
@@ -341,6 +354,7 @@ static const struct {
 	{ "EXFAT_CHAIN_LONG", p_chain_long, "EXFAT_PERCENT_IN_USE_WRONG" },
 	{ "EXFAT_CHAIN_LOOP", p_chain_loop, "" },
 	{ "EXFAT_CHAIN_RANGE", p_chain_range, "EXFAT_LOST_CLUSTERS" },
+	{ "EXFAT_CHAIN_RANGE", p_size_past_heap, "EXFAT_SET_CHECKSUM" },
 	{ "EXFAT_CHAIN_SHORT", p_chain_short, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CROSS_LINK", p_cross, "EXFAT_CHAIN_LONG EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_FAT_ENTRY0", p_fat0, "" },
