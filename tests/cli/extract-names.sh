@@ -384,17 +384,17 @@ check "extract --hash: exit" 4 "$rc"
 mapfile -t man < hout.hashdeep 2> /dev/null
 check "the manifest's header" "%%%% HASHDEEP-1.0
 %%%% size,md5,sha256,filename" "${man[0]:-}"$'\n'"${man[1]:-}"
-files=0 lines=0 got= f1=
+nfiles=0 nman=0 got='' f1=
 shopt -s globstar dotglob
-for f in hout/**; do [ -f "$f" ] && [ ! -L "$f" ] && files=$((files + 1)); done	# (as find hout -type f)
+for f in hout/**; do [ -f "$f" ] && [ ! -L "$f" ] && nfiles=$((nfiles + 1)); done	# (as find hout -type f)
 shopt -u globstar dotglob
 for line in ${man[@]+"${man[@]}"}; do
-	[[ $line == [0-9]* ]] && lines=$((lines + 1))
+	[[ $line == [0-9]* ]] && nman=$((nman + 1))
 	[[ $line == *ictim* || $line == *loop.bin* || $line == *cross-b* ]] && [[ $line == "## fatscope"* ]] &&
 		got+="${got:+$'\n'}$line"
 	[[ $line == */dirA/f1.txt ]] && f1+="${f1:+$'\n'}$line"
 done
-check "the manifest: a line a file" "$files" "$lines"
+check "the manifest: a line a file" "$nfiles" "$nman"
 check "the manifest: what the bytes are" \
 	"## fatscope: recovered in part (partial: 1 of 3 clusters in use again, written as zeros): /?ictim.bin
 ## fatscope: cross-linked (cluster $((ca + 1)) also belongs to /bad/cross-a.bin), written whole: /bad/cross-b.bin

@@ -75,7 +75,7 @@ jq_what=() jq_file=() jq_filter=() jq_want=() jq_p=() jq_mode=()
 json() { jq_what+=("$1") jq_file+=("$out") jq_filter+=(.) jq_want+=("") jq_p+=("") jq_mode+=(json); }
 jcheck() { jq_what+=("$1") jq_file+=("$out") jq_filter+=("$2") jq_want+=("$3") jq_p+=("${4:-}") jq_mode+=(check); }
 jq_all() {
-	local i prog= args=() id r
+	local i prog='' args=() id r
 	local -A res=()
 	for i in "${!jq_file[@]}"; do
 		args+=(--rawfile "s$i" "${jq_file[i]}" --arg "p$i" "${jq_p[i]}")

@@ -546,7 +546,7 @@ sorted got "${l[@]#hx/in/}"
 check "extract: the files in DIR" "$want" "$got"
 cmp -s hx/in/_.. hsrc/zz-dotdot.txt && ok || bad "extract: the '..' file's bytes"
 mapfile -t l < extract.log
-r1= r2=
+r1='' r2=
 for x in "${l[@]}"; do
 	[ "$x" = 'renamed: /.. -> _..' ] && r1=1
 	[[ $x == *'renamed: /../../x -> .._.._x'* ]] && r2=1
