@@ -7,8 +7,8 @@
 #     file `fatscope cat` reads equals icat's bytes and the manifest's
 #     hash; `fatscope extract` gives the manifest's tree, byte for byte;
 #  2. a FAT16 volume made here with mtools: extract equals the source tree
-#     (cmp, and the modification times kept); files deleted with mdel,
-#     some of their clusters then taken by new files (mtools allocates
+#     (the same bytes, and the modification times kept); files deleted
+#     with mdel, some of their clusters then taken by new files (mtools allocates
 #     first-fit): ls --deleted and extract --deleted say intact, partial
 #     and overwritten as made, and the recovered bytes are the originals
 #     (a partial one: zeros where its clusters were taken);
@@ -22,190 +22,376 @@
 #  5. extract refuses a DIR that is a symbolic link, a link in DIR where
 #     it would write, and an existing file (unless --force, which replaces
 #     the link, not what it points to); the image is never written.
+# Few processes: the text of fls, ls and ls -J made comparable (The Sleuth
+# Kit's spelling, sorted), the manifest read and the extracted files hashed
+# by one perl a fixture (s1_digest), what cat and tsk_recover gave hashed
+# by one perl for all; the rest hashed by one sha256sum a step, what
+# fatscope prints read by the shell.
 . "$(dirname "$0")/lib.sh"
 
-for t in fls icat mkfs.fat mcopy mmd mdel mshowfat cmp; do
-	command -v "$t" > /dev/null || skip "$t not installed (sleuthkit, dosfstools, mtools)"
+for t in fls icat mkfs.fat mcopy mmd mdel mshowfat cmp perl; do
+	command -v "$t" > /dev/null || skip "$t not installed (sleuthkit, dosfstools, mtools, perl)"
 done
 export TZ=UTC MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# check WHAT WANT GOT
-
-# Paths as The Sleuth Kit can show them: it gives a FAT 8.3 name's bytes over 0x7F as '^' and
-# cuts long names short, so every character over 0x7F is '^' and every name at most 200.
-tsk_form() {
-	perl -CSD -pe 's/[^\x00-\x7F]/^/g; s{([^/\n]{200})[^/\n]*}{$1}g'
+# hashes FILE...: H[FILE] is the sha256 of each (one sha256sum; a file not there: none)
+declare -A H=()
+hashes() {
+	local h f
+	for f; do H[$f]=; done
+	while read -r h f; do H[$f]=$h; done < <(sha256sum -- "$@" 2> /dev/null)
 }
-
-# inode<TAB>path of every live entry fls -r names (no $-files, no label), the paths in tsk_form.
-fls_list() {
-	fls -r -p -u "$1" 2> /dev/null | sed -n 's/^[-a-z]\/[-a-z] \([0-9]*\):\t/\1\t/p' |
-		grep -v $'\t\\$\\|/\\$\\|(Volume Label Entry)$' | tsk_form
+# slurp VAR FILE: VAR is FILE's text without its trailing newlines (as $(cat FILE))
+slurp() {
+	local -n _v=$1
+	_v=
+	[ -f "$2" ] && IFS= read -r -d '' _v < "$2"
+	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
 }
-fls_names() {
-	fls_list "$1" | cut -f2- | LC_ALL=C sort
-}
-
-# The same from fatscope ls -R -a: a header "DIR:" first and after each empty line.
-ls_names() {
-	"$FATSCOPE" ls -R -a "$@" | awk '
-		NR == 1 || prev == "" { d = substr($0, 1, length($0) - 1); prev = $0; next }
-		{ prev = $0 }
-		$0 != "" { print (d == "/" ? "" : substr(d, 2) "/") $0 }' | tsk_form | LC_ALL=C sort
+# sorted VAR WORD...: VAR is the words sorted as sort(1) in the C locale, a line each (short lists)
+sorted() {
+	local -n _s=$1
+	local -a t=()
+	local x i
+	shift
+	for x; do
+		i=${#t[@]}
+		while [ "$i" -gt 0 ] && [[ ${t[i - 1]} > $x ]]; do t[i]=${t[i - 1]}; i=$((i - 1)); done
+		t[i]=$x
+	done
+	printf -v _s '%s\n' ${t[@]+"${t[@]}"}
+	_s=${_s%$'\n'}
 }
 
 # ---- 1. the populated fixtures
-catted=0
+# For each: fls -r, ls -R -a, ls -R -a -J and extract, each into s1/NAME.*; then s1_digest
+# NAME (one perl) writes:
+#   NAME.fls-list  inode<TAB>path of every live entry fls -r names (no $-files, no label), in
+#                  The Sleuth Kit's spelling (tsk_form below), as
+#                  fls | sed -n 's/^[-a-z]\/[-a-z] \([0-9]*\):\t/\1\t/p' | grep -v '\t\$\|/\$\|(Volume Label Entry)$' | tsk_form
+#   NAME.fls       its paths (cut -f2-), sorted (LC_ALL=C sort)
+#   NAME.ls        ls -R -a's paths: a header "DIR:" first and after each empty line, in tsk_form, sorted
+#   NAME.J         ls -R -a -J's .entries[].path, without the leading '/', in tsk_form, sorted
+#   NAME.forms     tsk_form of each manifest file's path (without '/'), a line each, in manifest order
+#   NAME.x         every path under the extracted tree (find . -mindepth 1, the '.' cut), sorted
+#   NAME.m         the manifest's paths, sorted
+#   NAME.hashes    FILE NUL SHA256 NUL for every file of the extracted tree.
+# Then (the small ones) cat of every file and tsk_recover, into s1/NAME.cat and s1/NAME.tsk, for
+# all hashed by s1_digest -t NAME... into s1/trees.hashes.  tsk_form: The Sleuth Kit gives a FAT 8.3 name's bytes over 0x7F as '^'
+# and cuts long names short, so every character over 0x7F is '^' and every name at most 200
+# (perl -CSD -pe 's/[^\x00-\x7F]/^/g; s{([^/\n]{200})[^/\n]*}{$1}g').
+s1_digest() {
+	perl -e '
+use strict; use warnings;
+use Encode qw(decode encode);
+use JSON::PP;
+use Digest::SHA;
+use File::Find;
+my $dir = shift;
+my $fixtures = shift;
+my $hashes;
+if ($ARGV[0] eq "-t") {
+	shift;
+	open($hashes, ">:raw", "$dir/trees.hashes") or die;
+	hash_tree("$dir/$_.cat"), hash_tree("$dir/$_.tsk") for @ARGV;
+	close $hashes;
+	exit 0;
+}
+sub slurp { my ($f) = @_; open(my $h, "<:raw", $f) or return ""; local $/; my $t = <$h>; return defined $t ? $t : ""; }
+sub lines { my $t = slurp($_[0]); return () if $t eq ""; $t .= "\n" unless $t =~ /\n\z/; return split(/(?<=\n)/, $t); }
+sub form { my $s = decode("UTF-8", $_[0]); $s =~ s/[^\x00-\x7F]/^/g; $s =~ s{([^/\n]{200})[^/\n]*}{$1}g; return encode("UTF-8", $s); }
+sub put { my ($f, @l) = @_; open(my $h, ">:raw", $f) or die "$f: $!"; print $h @l; close $h; }
+sub sorted { return sort { $a cmp $b } @_; }
+sub hash_tree {
+	my ($root) = @_;
+	return unless -d $root;
+	find({ no_chdir => 1, wanted => sub {
+		return unless -f $_ && !-l $_;
+		print $hashes $_, "\0", Digest::SHA->new(256)->addfile($_, "b")->hexdigest, "\0";
+	} }, $root);
+}
+for my $name (@ARGV) {
+	my $p = "$dir/$name";
+	open($hashes, ">:raw", "$p.hashes") or die;
+	my @list;
+	for my $l (lines("$p.fls.raw")) {
+		next unless $l =~ s/^[-a-z]\/[-a-z] ([0-9]*):\t/$1\t/;
+		next if $l =~ /\t\$|\/\$|\(Volume Label Entry\)\n?$/;
+		push @list, form($l);
+	}
+	put("$p.fls-list", @list);
+	put("$p.fls", sorted(map { my $x = $_; $x =~ s/^[^\t]*\t//; $x } @list));
+	my ($d, $prev, @ls) = ("", undef);
+	for my $l (lines("$p.ls.raw")) {
+		(my $line = $l) =~ s/\n\z//;
+		if (!defined $prev || $prev eq "") { $d = substr($line, 0, length($line) - 1); $prev = $line; next; }
+		$prev = $line;
+		push @ls, form(($d eq "/" ? "" : substr($d, 1) . "/") . $line . "\n") if $line ne "";
+	}
+	put("$p.ls", sorted(@ls));
+	my @j;
+	my $json = eval { JSON::PP->new->utf8->decode(slurp("$p.json.raw")) };
+	if ($json) { for my $e (@{$json->{entries}}) { (my $x = encode("UTF-8", $e->{path})) =~ s{^/}{}; push @j, form("$x\n"); } }
+	put("$p.J", sorted(@j));
+	my (@forms, @m);
+	for my $l (lines("$fixtures/$name.manifest")) {
+		next if $l =~ /^#/;
+		(my $line = $l) =~ s/\n\z//;
+		my @f = split(/\t/, $line, -1);
+		push @m, "$f[0]\n";
+		if (defined $f[1] && $f[1] eq "f") { (my $x = $f[0]) =~ s{^/}{}; push @forms, form("$x\n"); }
+	}
+	put("$p.forms", @forms);
+	put("$p.m", sorted(@m));
+	my @x;
+	if (-d "$p.out") {
+		find({ no_chdir => 1, wanted => sub { push @x, substr($_, length("$p.out")) . "\n" if $_ ne "$p.out"; } }, "$p.out");
+	}
+	put("$p.x", sorted(@x));
+	hash_tree("$p.out");
+	close $hashes;
+}
+' s1 "$top_srcdir/tests/fixtures" "$@"
+}
+mkdir -p s1
+names=() catnames=() catted=0
+declare -A S=()	# file -> sha256, from s1_digest
+# read_hashes FILE: S from a FILE NUL SHA256 NUL list
+read_hashes() {
+	local f h
+	while IFS= read -r -d '' f && IFS= read -r -d '' h; do S[$f]=$h; done < "$1"
+}
 for name in pop-small pop-fat12 pop-fat16 pop-fat32 pop-many; do
 	img="$WORK/img/$name.img"
 	manifest="$top_srcdir/tests/fixtures/$name.manifest"
 	has_fixture "$name" && [ -f "$manifest" ] || { bad "$name: no fixture or manifest"; continue; }
-	want=$(fls_names "$img")
-	got=$(ls_names "$img")
+	names+=("$name")
+	fls -r -p -u "$img" > "s1/$name.fls.raw" 2> /dev/null
+	"$FATSCOPE" ls -R -a "$img" > "s1/$name.ls.raw"
+	"$FATSCOPE" ls -R -a -J "$img" > "s1/$name.json.raw"
+	# the whole tree through extract
+	"$FATSCOPE" extract "$img" -o "s1/$name.out" > extract.log; rc=$?
+	check "$name: extract exit" 0 "$rc"
+	s1_digest "$name"
+	read_hashes "s1/$name.hashes"
+	slurp want "s1/$name.fls"
+	slurp got "s1/$name.ls"
 	if [ -n "$want" ] && [ "$want" = "$got" ]; then
 		ok
 	else
 		bad "$name: ls -R -a and fls -r name other entries"
-		diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -10
+		diff "s1/$name.fls" "s1/$name.ls" | head -10
 	fi
 	# ls -R -J names the same entries
-	got=$("$FATSCOPE" ls -R -a -J "$img" | jq -r '.entries[].path' 2> /dev/null | sed 's|^/||' | tsk_form |
-	      LC_ALL=C sort)
+	slurp got "s1/$name.J"
 	check "$name: ls -R -a -J" "$want" "$got"
-	# every file of the small ones through cat, against icat and the manifest
+	# the extracted tree against the manifest
+	slurp want "s1/$name.m"
+	slurp got "s1/$name.x"
+	check "$name: extracted paths" "$want" "$got"
+	bytes=ok
+	while IFS=$'\t' read -r path type _ hash; do
+		[[ $path == \#* ]] && continue
+		[ "$type" = f ] || continue
+		[ "${S[s1/$name.out$path]:-}" = "$hash" ] || bytes=
+	done < "$manifest"
+	[ -n "$bytes" ] && ok || bad "$name: extracted bytes differ from the manifest"
+	# every file of the small ones through cat (a process a file, all hashed at once below);
+	# The Sleuth Kit's bytes by one tsk_recover of the volume (icat for a file it did
+	# not write at its path: names it spells otherwise)
 	case $name in pop-small|pop-fat12|pop-fat16)
-		# each file by fatscope cat (a process a file), then all hashed by one sha256sum;
-		# The Sleuth Kit's bytes by one tsk_recover of the volume (icat for a file it
-		# did not write at its path: names it spells otherwise)
-		declare -A inode=() form=() catsum=() tsksum=()
-		while IFS=$'\t' read -r i path; do inode[$path]=$i; done < <(fls_list "$img")
-		mapfile -t paths < <(grep -v '^#' "$manifest" | awk -F'\t' '$2 == "f" { print $1 }')
-		mapfile -t forms < <(printf '%s\n' "${paths[@]#/}" | tsk_form)
-		rm -rf catted tsk && mkdir catted
-		for k in "${!paths[@]}"; do
-			form[${paths[$k]}]=${forms[$k]}
-			"$FATSCOPE" cat "$img" "${paths[$k]}" > "catted/$k"
-		done
-		while read -r h f; do catsum[${f#catted/}]=$h; done < <(sha256sum catted/*)
-		tsk_recover -a "$img" tsk > /dev/null 2>&1
-		while IFS= read -r line; do tsksum[${line#*  ./}]=${line%% *}; done < <(cd tsk 2> /dev/null && find . -type f -exec sha256sum {} +)
+		mkdir "s1/$name.cat"
 		k=0
-		while IFS=$'\t' read -r path type size hash; do
+		while IFS=$'\t' read -r path type _; do
+			[[ $path == \#* ]] && continue
 			[ "$type" = f ] || continue
-			c=${catsum[$k]:-}
-			i=${inode[${form[$path]}]:-}
-			if [ -n "$i" ] && [ -n "${tsksum[${path#/}]:-}" ]; then
-				i=${tsksum[${path#/}]}
-			elif [ -n "$i" ]; then
-				i=$(icat "$img" "$i" | sha256sum) && i=${i%% *}
-			fi
-			if [ "$c" = "$hash" ] && [ "$i" = "$hash" ]; then
-				ok
-			else
-				bad "$name: $path: cat $c, The Sleuth Kit ${i:-(no inode)}, manifest $hash"
-			fi
-			catted=$((catted + 1)) k=$((k + 1))
-		done < <(grep -v '^#' "$manifest")
-		rm -rf catted tsk
-		unset inode form catsum tsksum
+			"$FATSCOPE" cat "$img" "$path" > "s1/$name.cat/$k"
+			k=$((k + 1))
+		done < "$manifest"
+		tsk_recover -a "$img" "s1/$name.tsk" > /dev/null 2>&1
+		catnames+=("$name")
 	esac
-	# the whole tree through extract, against the manifest
-	rm -rf out
-	"$FATSCOPE" extract "$img" -o out > extract.log; rc=$?
-	check "$name: extract exit" 0 "$rc"
-	got=$(cd out && find . -mindepth 1 | sed 's|^\.||' | LC_ALL=C sort)
-	check "$name: extracted paths" "$(grep -v '^#' "$manifest" | cut -f1 | LC_ALL=C sort)" "$got"
-	if (cd out && grep -v '^#' "$manifest" | awk -F'\t' '$2 == "f" { print $4 "  ." $1 }' |
-	    sha256sum -c --quiet > /dev/null 2>&1); then ok; else bad "$name: extracted bytes differ from the manifest"; fi
-	check "$name: the image unchanged" "$(fixture_hash "$name")" "$(sha256sum < "$img" | cut -c1-64)"
 done
+[ "${#catnames[@]}" = 0 ] || { s1_digest -t "${catnames[@]}"; read_hashes s1/trees.hashes; }
+icats=() ICAT_CHECK=()
+for name in ${catnames[@]+"${catnames[@]}"}; do
+	# every file cat read, against The Sleuth Kit and the manifest
+	img="$WORK/img/$name.img"
+	manifest="$top_srcdir/tests/fixtures/$name.manifest"
+	declare -A inode=()
+	while IFS=$'\t' read -r i path; do inode[$path]=$i; done < "s1/$name.fls-list"
+	mapfile -t forms < "s1/$name.forms"
+	k=0
+	while IFS=$'\t' read -r path type size hash; do
+		[[ $path == \#* ]] && continue
+		[ "$type" = f ] || continue
+		c=${S[s1/$name.cat/$k]:-}
+		i=${inode[${forms[k]:-}]:-}
+		if [ -n "$i" ] && [ -n "${S[s1/$name.tsk/${path#/}]:-}" ]; then
+			i=${S[s1/$name.tsk/${path#/}]}
+		elif [ -n "$i" ]; then
+			# (icat's bytes: hashed below, all at once)
+			[ -f "s1/$name.icat.$i" ] || icat "$img" "$i" > "s1/$name.icat.$i"
+			icats+=("s1/$name.icat.$i")
+			i=@s1/$name.icat.$i
+		fi
+		if [[ $i == @* ]]; then
+			ICAT_CHECK+=("$name	$path	$c	${i#@}	$hash")
+		elif [ "$c" = "$hash" ] && [ "$i" = "$hash" ]; then
+			ok
+		else
+			bad "$name: $path: cat $c, The Sleuth Kit ${i:-(no inode)}, manifest $hash"
+		fi
+		catted=$((catted + 1)) k=$((k + 1))
+	done < "$manifest"
+	unset inode
+done
+if [ "${#icats[@]}" -gt 0 ]; then
+	hashes "${icats[@]}"
+	for x in "${ICAT_CHECK[@]}"; do
+		IFS=$'\t' read -r name path c f hash <<< "$x"
+		i=${H[$f]:-}
+		if [ "$c" = "$hash" ] && [ "$i" = "$hash" ]; then ok
+		else bad "$name: $path: cat $c, The Sleuth Kit ${i:-(no inode)}, manifest $hash"; fi
+	done
+fi
+# the images unchanged (lib.sh: their recorded hashes)
+cd "$WORK/img" && unchanged "${names[@]}"
+cd "$SCRATCH" || hard_error "no $SCRATCH"
 echo "$catted files read through cat and icat"
 [ "$catted" -gt 50 ] && ok || bad "only $catted files read through cat"
 
 # ---- 2. a FAT16 volume made here with mtools
-# rnd SIZE: random bytes (the sources stay in the scratch directory to compare with)
-rnd() { head -c "$1" /dev/urandom; }
-command -v xxd > /dev/null || skip "xxd not installed"
-
+# The random sources (they stay in the scratch directory to compare with), and the bytes
+# wanted of the partly overwritten ones, by one perl: NAME SIZE, or NAME =zeros:N:FILE (N
+# zero bytes then FILE's from byte N on), or NAME =head:N:FILE (FILE's first N bytes).
+rnd() {
+	perl -e '
+open(my $r, "<:raw", "/dev/urandom") or die;
+while (@ARGV) {
+	my ($f, $n) = splice(@ARGV, 0, 2);
+	my $d;
+	if ($n =~ /^=zeros:(\d+):(.*)$/) { open(my $h, "<:raw", $2) or die "$2"; local $/; $d = <$h>; $d = "\0" x $1 . substr($d, $1); }
+	elsif ($n =~ /^=head:(\d+):(.*)$/) { open(my $h, "<:raw", $2) or die "$2"; local $/; $d = substr(<$h>, 0, $1); }
+	else { read($r, $d, $n) == $n or die; }
+	open(my $o, ">:raw", $f) or die "$f: $!";
+	print $o $d;
+	close $o or die;
+}' "$@" || hard_error "cannot write $*"
+}
 rm -rf src fat.img
-mkdir -p src/docs/sub src/data src/new
+mkdir -p src/docs/sub src/data src/new hsrc
 printf 'hello from the root\n' > src/README.TXT
-rnd 1000 > "src/docs/Long File Name.txt"
-rnd 10240 > src/docs/sub/deep.bin
-rnd 65536 > src/data/big.bin
 : > src/data/empty.bin
 printf 'x' > src/data/one.bin
+# (the victims, the files made after them, section 4's loop.bin, and what is wanted of them: made now)
+rnd "src/docs/Long File Name.txt" 1000 src/docs/sub/deep.bin 10240 src/data/big.bin 65536 \
+	victim-over.bin 4000 victim-part.bin 8000 victim-intact.bin 6000 n1.bin 4000 n2.bin 2048 \
+	want.bin =zeros:2048:victim-part.bin hsrc/loop.bin 6144 loop-want.bin =head:4096:hsrc/loop.bin
 find src -exec touch -d '2021-03-04 05:06:08' {} +
 touch -d '2019-07-08 09:10:12' src/docs/sub/deep.bin
 mkfs.fat -C -F 16 -s 4 --invariant -n LSCAT fat.img 16384 > /dev/null || hard_error "mkfs.fat failed"
 # new/ first, so that the files made after the deletions have a directory cluster already
 mcopy -s -m -i fat.img src/new src/README.TXT src/docs src/data ::/ || hard_error "mcopy failed"
 # the victims (2 KiB clusters): over 2 clusters, part 4, intact 3, then a live file after them
-rnd 4000 > victim-over.bin
-rnd 8000 > victim-part.bin
-rnd 6000 > victim-intact.bin
 mcopy -m -i fat.img victim-over.bin victim-part.bin victim-intact.bin src/data/one.bin ::/ || hard_error "mcopy failed"
-cp fat.img fat-before.img
 mdel -i fat.img ::/victim-over.bin
-rnd 4000 > n1.bin
 mcopy -i fat.img n1.bin ::/new/	# takes victim-over's 2 clusters
 mdel -i fat.img ::/victim-part.bin
-rnd 2048 > n2.bin
 mcopy -i fat.img n2.bin ::/new/	# takes victim-part's first cluster only
 mdel -i fat.img ::/victim-intact.bin
 cp src/data/one.bin src/one.bin
 cp n1.bin n2.bin src/new/
 touch -d '2021-03-04 05:06:08' src/one.bin
 
+# files DIR: FILES is every file under DIR (find DIR -type f), as ./PATH, sorted (LC_ALL=C sort)
+files() {
+	local f
+	local -a l=()
+	shopt -s globstar dotglob nullglob
+	for f in "$1"/**; do [ -f "$f" ] && [ ! -L "$f" ] && l+=("./${f#"$1"/}"); done
+	shopt -u globstar dotglob nullglob
+	sorted FILES ${l[@]+"${l[@]}"}
+}
+# mtimes DIR...: T[DIR/PATH] is the modification time of each file of src.list under each DIR
+# (one stat for all)
+declare -A T=()
+mtimes() {
+	local d f t
+	local -a l=()
+	for d; do for f in "${src_list[@]}"; do l+=("$d/${f#./}"); T[$d/${f#./}]=; done; done
+	while read -r t f; do T[$f]=$t; done < <(stat -c '%Y %n' "${l[@]}" 2> /dev/null)
+}
 rm -rf out
 "$FATSCOPE" extract fat.img -o out > extract.log; rc=$?
 check "fat: extract exit" 0 "$rc"
-(cd src && find . -type f | LC_ALL=C sort) > src.list
-(cd out && find . -type f | LC_ALL=C sort) > out.list
-check "fat: extracted files" "$(cat src.list)" "$(cat out.list)"
-# (the times of every file by one stat each side)
-mtimes() { (cd "$1" && xargs -d '\n' stat -c '%n %Y' < ../src.list); }
-declare -A src_t=() out_t=()
-while read -r f t; do src_t[$f]=$t; done < <(mtimes src)
-while read -r f t; do out_t[$f]=$t; done < <(mtimes out)
-while read -r f; do
-	cmp -s "src/$f" "out/$f" && ok || bad "fat: $f differs"
-	case $f in ./new/*) continue ;; esac	# written by mcopy without -m
-	check "fat: $f mtime" "${src_t[$f]:-none}" "${out_t[$f]:-none}"
-done < src.list
+files src
+src_files=$FILES
+mapfile -t src_list <<< "$src_files"
+files out
+check "fat: extracted files" "$src_files" "$FILES"
+mtimes src out
+l=()
+for f in "${src_list[@]}"; do l+=("src/${f#./}" "out/${f#./}"); done
+hashes "${l[@]}"
+for f in "${src_list[@]}"; do
+	f=${f#./}
+	[ -n "${H[src/$f]}" ] && [ "${H[src/$f]}" = "${H[out/$f]}" ] && ok || bad "fat: ./$f differs"
+	case $f in new/*) continue ;; esac	# written by mcopy without -m
+	check "fat: ./$f mtime" "${T[src/$f]:-none}" "${T[out/$f]:-none}"
+done
 
 # undelete: what ls says, what extract recovers
-state() {	# state IMAGE PATH: the recovery ls -l --deleted gives the deleted entry PATH
-	"$FATSCOPE" ls -J --deleted "$1" "$(dirname "$2")" |
-		jq -r --arg p "$2" '.entries[] | select(.path == $p and .deleted) | .recovery' 2> /dev/null
+# states IMAGE DIR PATH...: STATE[PATH] is the recovery ls -J --deleted gives each deleted entry
+# PATH of DIR (one ls, one jq)
+declare -A STATE=()
+states() {
+	local img=$1 dir=$2 p v
+	shift 2
+	for p; do STATE[$p]=; done
+	"$FATSCOPE" ls -J --deleted "$img" "$dir" > states.json
+	while IFS= read -r -d '' p && IFS= read -r -d '' v; do STATE[$p]+=${STATE[$p]:+$'\n'}$v; done < <(jq -j '
+		$ARGS.positional[] as $p | .entries[] | select(.path == $p and .deleted) | "\($p)\u0000\(.recovery)\u0000"' \
+		states.json --args "$@" 2> /dev/null)
 }
-check "fat: victim-intact state" intact "$(state fat.img /victim-intact.bin)"
-check "fat: victim-part state" partial "$(state fat.img /victim-part.bin)"
-check "fat: victim-over state" overwritten "$(state fat.img /victim-over.bin)"
-check "fat: ls -l --deleted, text" "overwritten" \
-	"$("$FATSCOPE" ls -l --deleted fat.img / | awk '$NF == "victim-over.bin" { print $6 }')"
-"$FATSCOPE" cat --deleted fat.img /victim-intact.bin > got.bin; rc=$?
+states fat.img / /victim-intact.bin /victim-part.bin /victim-over.bin
+check "fat: victim-intact state" intact "${STATE[/victim-intact.bin]}"
+check "fat: victim-part state" partial "${STATE[/victim-part.bin]}"
+check "fat: victim-over state" overwritten "${STATE[/victim-over.bin]}"
+"$FATSCOPE" ls -l --deleted fat.img / > ls.txt
+got=
+while read -r -a w || [ "${#w[@]}" -gt 0 ]; do	# (awk '$NF == "victim-over.bin" { print $6 }')
+	[ "${#w[@]}" -gt 0 ] && [ "${w[-1]}" = victim-over.bin ] && got+=${got:+$'\n'}${w[5]:-}
+	w=()
+done < ls.txt
+check "fat: ls -l --deleted, text" "overwritten" "$got"
+"$FATSCOPE" cat --deleted fat.img /victim-intact.bin > got-intact.bin; rc=$?
 check "fat: cat --deleted intact exit" 0 "$rc"
-cmp -s got.bin victim-intact.bin && ok || bad "fat: cat --deleted /victim-intact.bin differs from what was deleted"
-"$FATSCOPE" cat --deleted fat.img /victim-part.bin > got.bin 2> err; rc=$?
+"$FATSCOPE" cat --deleted fat.img /victim-part.bin > got-part.bin 2> err; rc=$?
 check "fat: cat --deleted partial exit" 1 "$rc"
-{ head -c 2048 /dev/zero; tail -c +2049 victim-part.bin; } > want.bin
-cmp -s got.bin want.bin && ok || bad "fat: victim-part.bin: not zeros then the bytes left"
-"$FATSCOPE" cat --deleted fat.img /victim-over.bin > got.bin 2> err; rc=$?
+"$FATSCOPE" cat --deleted fat.img /victim-over.bin > got-over.bin 2> err; rc=$?
 check "fat: cat --deleted overwritten exit" 4 "$rc"
-check "fat: cat --deleted overwritten bytes" 0 "$(stat -c %s got.bin)"
+[ -f got-over.bin ] && [ ! -s got-over.bin ] && ok || bad "fat: cat --deleted overwritten bytes: not 0"
 "$FATSCOPE" cat fat.img /victim-intact.bin > /dev/null 2>&1; rc=$?
 check "fat: cat without --deleted finds no deleted file" 8 "$rc"
 rm -rf out
 "$FATSCOPE" extract --deleted fat.img -o out > extract.log; rc=$?
 check "fat: extract --deleted exit (one partial, one overwritten)" 1 "$rc"
-cmp -s out/victim-intact.bin victim-intact.bin && ok || bad "fat: extract --deleted: victim-intact.bin"
-cmp -s out/victim-part.bin want.bin && ok || bad "fat: extract --deleted: victim-part.bin"
+hashes got-intact.bin victim-intact.bin got-part.bin want.bin out/victim-intact.bin out/victim-part.bin \
+	out/README.TXT src/README.TXT
+same() { [ -n "${H[$1]:-}" ] && [ "${H[$1]:-}" = "${H[$2]:-}" ]; }
+same got-intact.bin victim-intact.bin && ok || bad "fat: cat --deleted /victim-intact.bin differs from what was deleted"
+same got-part.bin want.bin && ok || bad "fat: victim-part.bin: not zeros then the bytes left"
+same out/victim-intact.bin victim-intact.bin && ok || bad "fat: extract --deleted: victim-intact.bin"
+same out/victim-part.bin want.bin && ok || bad "fat: extract --deleted: victim-part.bin"
 [ ! -e out/victim-over.bin ] && ok || bad "fat: extract --deleted wrote the overwritten victim-over.bin"
-grep -qx 'not recovered (overwritten): /victim-over.bin' extract.log && ok || bad "fat: extract does not say victim-over.bin is overwritten"
-cmp -s out/README.TXT src/README.TXT && ok || bad "fat: extract --deleted: a live file differs"
+mapfile -t l < extract.log
+got=
+for x in "${l[@]}"; do [ "$x" = 'not recovered (overwritten): /victim-over.bin' ] && got=1; done
+[ -n "$got" ] && ok || bad "fat: extract does not say victim-over.bin is overwritten"
+same out/README.TXT src/README.TXT && ok || bad "fat: extract --deleted: a live file differs"
 
 # ---- 3. exFAT through exfat-fuse
 loop= mnt="$SCRATCH/mnt" fuse_done=
@@ -228,47 +414,61 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.exfat > /dev/null && command -v mount.e
    mkfs.exfat -c 4K -L LSCAT ex.img > /dev/null 2>&1 && exfat_mount; then
 	mkdir "$mnt/v"
 	cp -a src/. "$mnt/"
-	cp victim-over.bin victim-intact.bin "$mnt/v/"
-	rnd 16000 > ex-part.bin
-	cp ex-part.bin "$mnt/v/"
-	for i in 1 2 3 4; do	# two files interleaved, cluster by cluster: both fragmented
-		rnd 4096 > chunk && cat chunk >> frag.bin && cat chunk >> "$mnt/v/frag.bin"
-		rnd 4096 > chunk && cat chunk >> live.bin && cat chunk >> "$mnt/v/live.bin"
-	done
+	rnd ex-part.bin 16000 ex-want.bin =zeros:8192:ex-part.bin m1.bin 8000 m2.bin 8000
+	cp victim-over.bin victim-intact.bin ex-part.bin "$mnt/v/"
+	# two files interleaved, cluster by cluster: both fragmented (one perl: a chunk an open, append and close)
+	perl -e '
+open(my $r, "<:raw", "/dev/urandom") or die;
+for my $i (1 .. 4) {
+	for my $f ("frag.bin", "live.bin") {
+		read($r, my $d, 4096) == 4096 or die;
+		for my $o ($f, "$ARGV[0]/v/$f") { open(my $h, ">>:raw", $o) or die "$o: $!"; print $h $d; close $h or die; }
+	}
+}' "$mnt" || hard_error "cannot write the fragmented files"
 	exfat_umount
 	rm -rf out
 	"$FATSCOPE" extract ex.img -o out > extract.log; rc=$?
 	check "exfat: extract exit" 0 "$rc"
-	out_t=()
-	while read -r f t; do out_t[$f]=$t; done < <(mtimes out)
-	while read -r f; do
-		cmp -s "src/$f" "out/$f" && ok || bad "exfat: $f differs"
-		check "exfat: $f mtime" "${src_t[$f]:-none}" "${out_t[$f]:-none}"
-	done < src.list
-	cmp -s out/v/frag.bin frag.bin && cmp -s out/v/live.bin live.bin && ok || bad "exfat: fragmented files differ"
-	want=$(fls_names ex.img)
-	check "exfat: ls -R -a against fls -r" "$want" "$(ls_names ex.img)"
+	mtimes out
+	l=(out/v/frag.bin frag.bin out/v/live.bin live.bin)
+	for f in "${src_list[@]}"; do l+=("out/${f#./}"); done
+	hashes "${l[@]}"
+	for f in "${src_list[@]}"; do
+		f=${f#./}
+		same "src/$f" "out/$f" && ok || bad "exfat: ./$f differs"
+		check "exfat: ./$f mtime" "${T[src/$f]:-none}" "${T[out/$f]:-none}"
+	done
+	same out/v/frag.bin frag.bin && same out/v/live.bin live.bin && ok || bad "exfat: fragmented files differ"
+	fls -r -p -u ex.img > s1/ex.fls.raw 2> /dev/null
+	"$FATSCOPE" ls -R -a ex.img > s1/ex.ls.raw
+	: > s1/ex.json.raw
+	s1_digest ex
+	rm -f s1/ex.hashes
+	slurp want s1/ex.fls
+	slurp got s1/ex.ls
+	check "exfat: ls -R -a against fls -r" "$want" "$got"
 	exfat_mount || hard_error "cannot mount ex.img again"
 	rm "$mnt/v/victim-over.bin"
-	rnd 8000 > "$mnt/new/m1.bin"	# victim-over's two clusters
+	cp m1.bin "$mnt/new/m1.bin"	# victim-over's two clusters
 	rm "$mnt/v/ex-part.bin"
-	rnd 8000 > "$mnt/new/m2.bin"	# the first two of ex-part's four
+	cp m2.bin "$mnt/new/m2.bin"	# the first two of ex-part's four
 	rm "$mnt/v/victim-intact.bin" "$mnt/v/frag.bin"
 	exfat_umount
-	check "exfat: victim-intact state" intact "$(state ex.img /v/victim-intact.bin)"
-	check "exfat: ex-part state" partial "$(state ex.img /v/ex-part.bin)"
-	check "exfat: victim-over state" overwritten "$(state ex.img /v/victim-over.bin)"
+	states ex.img /v /v/victim-intact.bin /v/ex-part.bin /v/victim-over.bin /v/frag.bin
+	check "exfat: victim-intact state" intact "${STATE[/v/victim-intact.bin]}"
+	check "exfat: ex-part state" partial "${STATE[/v/ex-part.bin]}"
+	check "exfat: victim-over state" overwritten "${STATE[/v/victim-over.bin]}"
 	# exfat-fuse frees a fragmented file's FAT entries: what is left is the
 	# contiguous run from its first cluster, half of it live.bin's
-	check "exfat: frag state (exfat-fuse clears its chain)" partial "$(state ex.img /v/frag.bin)"
+	check "exfat: frag state (exfat-fuse clears its chain)" partial "${STATE[/v/frag.bin]}"
 	rm -rf out
 	"$FATSCOPE" extract --deleted ex.img /v -o out > extract.log; rc=$?
 	check "exfat: extract --deleted exit" 1 "$rc"
-	cmp -s out/v/victim-intact.bin victim-intact.bin && ok || bad "exfat: victim-intact.bin recovered otherwise"
-	{ head -c 8192 /dev/zero; tail -c +8193 ex-part.bin; } > want.bin
-	cmp -s out/v/ex-part.bin want.bin && ok || bad "exfat: ex-part.bin: not zeros then the bytes left"
-	cmp -s <(head -c 4096 out/v/frag.bin) <(head -c 4096 frag.bin) && ok || bad "exfat: frag.bin's first cluster"
-	cmp -s out/v/live.bin live.bin && ok || bad "exfat: extract --deleted: live.bin"
+	hashes out/v/victim-intact.bin out/v/ex-part.bin ex-want.bin out/v/live.bin
+	same out/v/victim-intact.bin victim-intact.bin && ok || bad "exfat: victim-intact.bin recovered otherwise"
+	same out/v/ex-part.bin ex-want.bin && ok || bad "exfat: ex-part.bin: not zeros then the bytes left"
+	[ -f out/v/frag.bin ] && cmp -s -n 4096 out/v/frag.bin frag.bin && ok || bad "exfat: frag.bin's first cluster"
+	same out/v/live.bin live.bin && ok || bad "exfat: extract --deleted: live.bin"
 	fuse_done=1
 else
 	cleanup
@@ -276,36 +476,41 @@ else
 fi
 
 # ---- 4. hostile names, '..' and '/', a chain loop: FAT long-name units and FAT entries patched
-# lfn_rename IMAGE OLD NEW: the one-part long name OLD (13 characters) becomes NEW (at most 13 bytes,
-# one unit each; the rest 0x0000 then 0xFFFF).
+# lfn_rename IMAGE OLD NEW [OLD NEW]...: each one-part long name OLD (13 characters) becomes NEW (at
+# most 13 bytes, one unit each; the rest 0x0000 then 0xFFFF), found by its first 5 characters as
+# UTF-16LE units (the first place, as grep -obUaP | head -1); then prints the byte offset of the
+# 8.3 entry 'LOOP    BIN'.  One perl for all.
 lfn_rename() {
-	local off units=(1 3 5 7 9 14 16 18 20 22 24 28 30) i hex pairs=()
-	off=$(LC_ALL=C grep -obUaP "$(printf '%s' "${2:0:5}" | sed 's/./&\\x00/g')" "$1" | head -1 | cut -d: -f1)
-	[ -n "$off" ] || hard_error "no long name $2 in $1"
-	off=$((off - 1))
-	for i in $(seq 0 12); do
-		if [ "$i" -lt "${#3}" ]; then
-			printf -v hex '%02x00' "'${3:$i:1}"	# (bytes under 0x80: one unit each)
-		elif [ "$i" -eq "${#3}" ]; then
-			hex=0000
-		else
-			hex=ffff
-		fi
-		pairs+=($((off + units[i])) "$hex")
-	done
-	patch_py set "$1" "${pairs[@]}"	# (one process a name, not three a unit)
+	perl -e '
+my $img = shift;
+open(my $h, "+<:raw", $img) or die "$img: $!";
+my @units = (1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30);
+my $data = do { local $/; <$h> };
+while (@ARGV) {
+	my ($old, $new) = splice(@ARGV, 0, 2);
+	my $off = index($data, join("", map { "$_\0" } split(//, substr($old, 0, 5))));
+	die "no long name $old in $img\n" if $off < 0;
+	$off -= 1;
+	for my $i (0 .. 12) {
+		my $u = $i < length($new) ? ord(substr($new, $i, 1)) : $i == length($new) ? 0 : 0xffff;
+		substr($data, $off + $units[$i], 2) = pack("v", $u);
+		seek($h, $off + $units[$i], 0); print $h pack("v", $u);
+	}
 }
-rm -rf hsrc h.img
-mkdir hsrc
+close $h or die;
+my $loop = index($data, "LOOP    BIN");
+print $loop >= 0 ? "$loop\n" : "\n";' "$@"
+}
+rm -rf h.img
+mkdir -p hsrc
 printf 'esc\n' > hsrc/hostile-n.txt
 printf 'dot\n' > hsrc/zz-dotdot.txt
 printf 'slash\n' > hsrc/slash-a-b.txt
-rnd 6144 > hsrc/loop.bin
 mkfs.fat -C -F 16 -s 4 --invariant -n HOSTILE h.img 16384 > /dev/null || hard_error "mkfs.fat failed"
 mcopy -i h.img hsrc/hostile-n.txt hsrc/zz-dotdot.txt hsrc/slash-a-b.txt hsrc/loop.bin ::/
-lfn_rename h.img hostile-n.txt $'ho\e[31m\nst.tx'
-lfn_rename h.img zz-dotdot.txt '..'
-lfn_rename h.img slash-a-b.txt '../../x'
+off=$(lfn_rename h.img hostile-n.txt $'ho\e[31m\nst.tx' zz-dotdot.txt '..' slash-a-b.txt '../../x') ||
+	hard_error "cannot rename the long names in h.img"
+[ -n "$off" ] || hard_error "no LOOP    BIN entry in h.img"
 cp h.img h-before.img
 for args in "ls -a" "ls -l -a" "ls -R -a" "ls -a --deleted" "ls -J" "dump -t" "dump -l" "extract"; do
 	rm -rf hx
@@ -314,68 +519,109 @@ for args in "ls -a" "ls -l -a" "ls -R -a" "ls -a --deleted" "ls -J" "dump -t" "d
 	else
 		out=$("$FATSCOPE" $args h.img 2>&1)
 	fi
-	if printf '%s' "$out" | LC_ALL=C grep -q $'\e'; then bad "fatscope $args: ESC reached the output raw"; else ok; fi
+	if [[ $out == *$'\e'* ]]; then bad "fatscope $args: ESC reached the output raw"; else ok; fi
 	case $args in ls\ -J|dump*|extract) ;; *)
-		check "fatscope $args: a line for each entry" 4 "$(printf '%s\n' "$out" | grep -vc ':$')" ;;
+		mapfile -t l <<< "$out"
+		n=0
+		for x in "${l[@]}"; do [[ $x == *: ]] || n=$((n + 1)); done	# (grep -vc ':$')
+		check "fatscope $args: a line for each entry" 4 "$n" ;;
 	esac
 done
 out=$("$FATSCOPE" ls -a h.img)
-printf '%s\n' "$out" | grep -qxF 'ho\x1b[31m\x0ast.tx' && ok || bad "ls: the hostile name is not shown escaped: $out"
+mapfile -t l <<< "$out"
+got=
+for x in "${l[@]}"; do [ "$x" = 'ho\x1b[31m\x0ast.tx' ] && got=1; done
+[ -n "$got" ] && ok || bad "ls: the hostile name is not shown escaped: $out"
 rm -rf hx && mkdir -p hx/in
 "$FATSCOPE" extract h.img -o hx/in > extract.log 2>&1; rc=$?
 check "extract of '..' and '/' names: exit" 0 "$rc"
-check "extract wrote only inside DIR" "in" "$(ls -A hx)"
-check "extract: the files in DIR" "$(printf '%s\n' '_..' '.._.._x' 'ho_[31m_st.tx' 'loop.bin' | LC_ALL=C sort)" \
-	"$(ls -A hx/in | LC_ALL=C sort)"
+# (ls -A: every name but . and .., sorted as LC_ALL=C)
+shopt -s dotglob nullglob
+l=(hx/*)
+check "extract wrote only inside DIR" "in" "${l[*]#hx/}"
+l=(hx/in/*)
+shopt -u dotglob nullglob
+sorted want '_..' '.._.._x' 'ho_[31m_st.tx' 'loop.bin'
+sorted got "${l[@]#hx/in/}"
+check "extract: the files in DIR" "$want" "$got"
 cmp -s hx/in/_.. hsrc/zz-dotdot.txt && ok || bad "extract: the '..' file's bytes"
-grep -qxF 'renamed: /.. -> _..' extract.log && ok || bad "extract does not list the rename of '..'"
-grep -qF 'renamed: /../../x -> .._.._x' extract.log && ok || bad "extract does not list the rename of '../../x'"
+mapfile -t l < extract.log
+r1='' r2=
+for x in "${l[@]}"; do
+	[ "$x" = 'renamed: /.. -> _..' ] && r1=1
+	[[ $x == *'renamed: /../../x -> .._.._x'* ]] && r2=1
+done
+[ -n "$r1" ] && ok || bad "extract does not list the rename of '..'"
+[ -n "$r2" ] && ok || bad "extract does not list the rename of '../../x'"
 # a chain loop: loop.bin (3 clusters) gets its second cluster pointing back at its first
-first=$(mshowfat -i h-before.img ::/loop.bin | sed -n 's/.*<\([0-9]*\)-.*/\1/p')
+first=
+x=$(mshowfat -i h-before.img ::/loop.bin)
+[[ $x =~ \<([0-9]*)- ]] && first=${BASH_REMATCH[1]}
 [ -n "$first" ] || hard_error "mshowfat gave no chain for loop.bin"
-rsvd=$(od -An -tu2 -j14 -N2 h.img | tr -d ' ')
-printf "\\x$(printf %02x $((first & 255)))\\x$(printf %02x $((first >> 8)))" |
-	dd of=h.img bs=1 seek=$((rsvd * 512 + 2 * (first + 1))) conv=notrunc status=none
-off=$(LC_ALL=C grep -obUaP 'LOOP    BIN' h.img | head -1 | cut -d: -f1)
+read -r rsvd < <(od -An -tu2 -j14 -N2 h.img)
+printf -v b '\\x%02x\\x%02x' $((first & 255)) $((first >> 8))
+printf "$b" | dd of=h.img bs=1 seek=$((rsvd * 512 + 2 * (first + 1))) conv=notrunc status=none
+l=()
 for size in "" 1M 4G; do	# FileSize as made, 1 MiB (the loop found within), 4 GiB - 1
 	case $size in
-	1M) printf '\x00\x00\x10\x00' ;;
-	4G) printf '\xff\xff\xff\xff' ;;
-	esac | dd of=h.img bs=1 seek=$((off + 28)) conv=notrunc status=none
-	timeout 20 "$FATSCOPE" cat h.img /loop.bin > got.bin 2> err; rc=$?
+	1M) printf '\x00\x00\x10\x00' | dd of=h.img bs=1 seek=$((off + 28)) conv=notrunc status=none ;;
+	4G) printf '\xff\xff\xff\xff' | dd of=h.img bs=1 seek=$((off + 28)) conv=notrunc status=none ;;
+	esac
+	timeout 20 "$FATSCOPE" cat h.img /loop.bin > "got-loop$size.bin" 2> err; rc=$?
+	l+=("got-loop$size.bin")
 	check "cat of a looping chain $size: exit" 4 "$rc"
-	cmp -s got.bin <(head -c 4096 hsrc/loop.bin) && ok || bad "cat of a looping chain $size: not its 2 clusters"
-	check "cat of a looping chain $size: one line" 1 "$(wc -l < err)"
-	grep -q "^fatscope: h.img: /loop.bin: \(the chain loops back to cluster $first after 2 clusters\|4294967295 bytes do not fit in the volume\): only its first 4096 of [0-9]* bytes can be read$" err &&
-		ok || bad "cat of a looping chain $size: $(cat err)"
+	slurp e err
+	IFS= read -r -d '' x < err
+	x=${x//[!$'\n']/}
+	check "cat of a looping chain $size: one line" 1 "${#x}"	# (wc -l)
+	mapfile -t w < err
+	got=
+	for x in "${w[@]}"; do
+		[[ $x =~ ^'fatscope: h.img: /loop.bin: '('the chain loops back to cluster '$first' after 2 clusters'|'4294967295 bytes do not fit in the volume')': only its first 4096 of '[0-9]*' bytes can be read'$ ]] && got=1
+	done
+	[ -n "$got" ] && ok || bad "cat of a looping chain $size: $e"
 done
 rm -rf hx
 "$FATSCOPE" extract h.img -o hx > extract.log 2> err; rc=$?
 check "extract with a looping chain: exit" 4 "$rc"
-cmp -s hx/loop.bin <(head -c 4096 hsrc/loop.bin) && ok || bad "extract: loop.bin is not its bytes up to the loop"
+hashes "${l[@]}" loop-want.bin hx/loop.bin
+for x in "${l[@]}"; do
+	same "$x" loop-want.bin && ok || bad "cat of a looping chain ${x//[!0-9MG]/}: not its 2 clusters"
+done
+same hx/loop.bin loop-want.bin && ok || bad "extract: loop.bin is not its bytes up to the loop"
 [ -f hx/_.. ] && ok || bad "extract stopped at the looping file"
 
 # ---- 5. extract's refusals; the images never written
 rm -rf real link out && mkdir real && ln -s real link
 "$FATSCOPE" extract fat.img -o link > /dev/null 2> err; rc=$?
 check "extract -o SYMLINK: exit" 8 "$rc"
-check "extract -o SYMLINK: nothing in its target" "" "$(ls -A real)"
+shopt -s dotglob nullglob
+l=(real/*)
+check "extract -o SYMLINK: nothing in its target" "" "${l[*]}"
 mkdir -p out elsewhere && ln -s ../elsewhere out/docs
 "$FATSCOPE" extract fat.img -o out > /dev/null 2> err; rc=$?
 check "extract over a linked directory: exit" 8 "$rc"
-check "extract over a linked directory: nothing through the link" "" "$(ls -A elsewhere)"
-grep -q 'docs: a symbolic link is in the way' err && ok || bad "extract over a linked directory: $(cat err)"
+l=(elsewhere/*)
+shopt -u dotglob nullglob
+check "extract over a linked directory: nothing through the link" "" "${l[*]}"
+slurp e err
+[[ $e == *'docs: a symbolic link is in the way'* ]] && ok || bad "extract over a linked directory: $e"
 rm -rf out && mkdir out && printf 'mine\n' > out/README.TXT && printf 'target\n' > target && ln -s ../target out/one.bin
 "$FATSCOPE" extract fat.img -o out > /dev/null 2> err; rc=$?
 check "extract over existing files: exit" 8 "$rc"
-check "extract over existing files: kept" mine "$(cat out/README.TXT)"
-check "extract over existing files: link kept" target "$(cat target)"
-cmp -s out/docs/sub/deep.bin src/docs/sub/deep.bin && ok || bad "extract over existing files: the rest not written"
+slurp x out/README.TXT
+check "extract over existing files: kept" mine "$x"
+slurp x target
+check "extract over existing files: link kept" target "$x"
+hashes out/docs/sub/deep.bin
+same out/docs/sub/deep.bin src/docs/sub/deep.bin && ok || bad "extract over existing files: the rest not written"
 "$FATSCOPE" extract --force fat.img -o out > /dev/null 2> err; rc=$?
 check "extract --force: exit" 0 "$rc"
-cmp -s out/README.TXT src/README.TXT && ok || bad "extract --force: README.TXT not replaced"
-[ ! -L out/one.bin ] && cmp -s out/one.bin src/data/one.bin && ok || bad "extract --force: the link not replaced by the file"
-check "extract --force: the link's target kept" target "$(cat target)"
+hashes out/README.TXT out/one.bin src/data/one.bin
+same out/README.TXT src/README.TXT && ok || bad "extract --force: README.TXT not replaced"
+[ ! -L out/one.bin ] && same out/one.bin src/data/one.bin && ok || bad "extract --force: the link not replaced by the file"
+slurp x target
+check "extract --force: the link's target kept" target "$x"
 "$FATSCOPE" ls -R -a --deleted fat.img > /dev/null
 cp fat.img fat-after.img
 "$FATSCOPE" extract --deleted --force fat.img -o out > /dev/null 2>&1
