@@ -135,9 +135,9 @@ skip_of() {
 	[[ $2 == scan* ]] && key=device
 	SKIP=$((${#key} + ${#1} + 12))
 }
-# slurp VAR FILE: VAR is FILE's bytes (no process); false when FILE holds a NUL byte,
+# slurp_raw VAR FILE: VAR is FILE's bytes (no process); false when FILE holds a NUL byte,
 # which the shell cannot hold (then cmp compares).
-slurp() {
+slurp_raw() {
 	local -n _v=$1
 	_v=
 	! IFS= read -r -d '' _v < "$2"
@@ -146,7 +146,7 @@ slurp() {
 # (cmp -s -i SKIP-A:SKIP-B)
 same_after() {
 	local a b
-	if slurp a "$1" && slurp b "$3"; then
+	if slurp_raw a "$1" && slurp_raw b "$3"; then
 		[ "${#a}" -ge "$2" ] && [ "${#b}" -ge "$4" ] && [ "${a:$2}" = "${b:$4}" ]
 	else
 		cmp -s -i "$2:$4" "$1" "$3"
@@ -154,7 +154,7 @@ same_after() {
 }
 # err_text: the file err without its trailing newlines (as $(cat err))
 err_text() {
-	slurp ERR err
+	slurp_raw ERR err
 	while [[ $ERR == *$'\n' ]]; do ERR=${ERR%$'\n'}; done
 }
 # dump -J and scan -J (which reads it all) of the first volume container of each format; every
@@ -174,7 +174,7 @@ for p in "${pairs[@]}"; do
 		want="want.$raw.${cmd// /}"
 		if [ ! -f "$want" ]; then
 			run "$want" "$raw" $cmd
-			slurp w "$want"
+			slurp_raw w "$want"
 			w=${w%$'\n'}
 			[[ $w == "{"$'\n'*"\": \"$raw\","$'\n'*"exit status 0" ]] || bad "$cmd $raw: ${w:0:200}"
 		fi
@@ -290,8 +290,8 @@ for p in "${pairs[@]}"; do
 	done
 done
 stat -c '%n %z %s %i' ps.0* psl.a? mbr.0* ev*.E0* *.vhd *.vhdx *.vmdk 2> /dev/null > after.stat
-slurp a before.stat
-slurp b after.stat
+slurp_raw a before.stat
+slurp_raw b after.stat
 [ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "a container file changed: $(diff before.stat after.stat)"
 
 # ---- 4. damaged sets: one line, exit 8

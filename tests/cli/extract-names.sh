@@ -45,21 +45,6 @@ cd "$SCRATCH" || hard_error "no $SCRATCH"
 
 # rep VAR STRING N: VAR is STRING N times
 rep() { local -n _r=$1; local i; _r=; for ((i = 0; i < $3; i++)); do _r+=$2; done; }
-# hashes FILE...: H[FILE] is the sha256 of each (one sha256sum for all; a file that
-# cannot be read: none)
-declare -A H=()
-hashes() {
-	local h f
-	for f; do H[$f]=; done
-	while read -r h f; do H[$f]=$h; done < <(sha256sum -- "$@" 2> /dev/null)
-}
-# slurp VAR FILE: VAR is FILE's text without its trailing newlines (as $(cat FILE))
-slurp() {
-	local -n _v=$1
-	_v=
-	IFS= read -r -d '' _v < "$2"
-	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
-}
 
 # nlines FILE: NL is its count of newlines (as wc -l)
 nlines() {

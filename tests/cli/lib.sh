@@ -162,6 +162,23 @@ unchanged() {
 	done
 }
 
+# hashes FILE...: H[FILE] is the sha256 of each, by one sha256sum for all
+# (a file that cannot be read: empty).
+declare -A H=()
+hashes() {
+	local h f
+	for f; do H[$f]=; done
+	while read -r h f; do H[$f]=$h; done < <(sha256sum -- "$@" 2> /dev/null)
+}
+# slurp VAR FILE: VAR is FILE's text without its trailing newlines, as
+# $(cat FILE) gives it, with no process (a file not there: empty).
+slurp() {
+	local -n _v=$1
+	_v=
+	[ -f "$2" ] && IFS= read -r -d '' _v < "$2"
+	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
+}
+
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }

@@ -36,20 +36,6 @@ export TZ=UTC MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# hashes FILE...: H[FILE] is the sha256 of each (one sha256sum; a file not there: none)
-declare -A H=()
-hashes() {
-	local h f
-	for f; do H[$f]=; done
-	while read -r h f; do H[$f]=$h; done < <(sha256sum -- "$@" 2> /dev/null)
-}
-# slurp VAR FILE: VAR is FILE's text without its trailing newlines (as $(cat FILE))
-slurp() {
-	local -n _v=$1
-	_v=
-	[ -f "$2" ] && IFS= read -r -d '' _v < "$2"
-	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
-}
 # sorted VAR WORD...: VAR is the words sorted as sort(1) in the C locale, a line each (short lists)
 sorted() {
 	local -n _s=$1
