@@ -10,22 +10,44 @@
 # with --sector-size and --partition restores what label changed.
 # fatscope -V and --version, and every command's -V, name the program's
 # version (configure's PACKAGE_VERSION) and the library's.
+# Cheap in processes: fatscope's output goes to files read by the shell
+# (no $(...) fork a run), config.h and --help matched in the shell.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 
-version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
+# capture VAR CMD...: CMD's stdout in VAR, its trailing newlines cut as
+# $(...) cuts them, rc its exit status, without $(...)'s fork.
+capture() {
+	local var=$1
+	shift
+	"$@" > "$SCRATCH/capture.out"
+	rc=$?
+	IFS= read -r -d '' "$var" < "$SCRATCH/capture.out"
+	while [[ ${!var} == *$'\n' ]]; do printf -v "$var" '%s' "${!var%$'\n'}"; done
+}
+
+config=
+IFS= read -r -d '' config < "$top_builddir/config.h"
+config=$'\n'$config	# (every line, the first too, after a newline)
+version=
+[[ $config =~ $'\n''#define PACKAGE_VERSION "'([^$'\n']*)'"'$'\n' ]] && version=${BASH_REMATCH[1]}
 [ -n "$version" ] || hard_error "no PACKAGE_VERSION in $top_builddir/config.h"
 # The second line names the evidence containers the build reads: split raw
 # always, then those whose library configure found (config.h).
 formats=split
 for f in ewf:LIBEWF vhd:LIBVHDI vmdk:LIBVMDK; do
-	grep -q "^#define HAVE_${f#*:} 1" "$top_builddir/config.h" && formats="$formats, ${f%:*}"
+	[[ $config == *$'\n'"#define HAVE_${f#*:} 1"* ]] && formats="$formats, ${f%:*}"
 done
 for opt in -V --version; do
-	out=$("$FATSCOPE" $opt); rc=$?
-	first=${out%%$'\n'*} second=$(sed -n '2s/ ([^)]*)//gp' <<< "$out")	# library versions left out
+	capture out "$FATSCOPE" $opt
+	first=${out%%$'\n'*} second= nl=${out//[!$'\n']/}
+	if [[ $out == *$'\n'* ]]; then	# line 2, the library versions " (...)" left out
+		second=${out#*$'\n'}
+		second=${second%%$'\n'*}
+		while [[ $second =~ ^(.*)" ("[^\)]*")"(.*)$ ]]; do second=${BASH_REMATCH[1]}${BASH_REMATCH[2]}; done
+	fi
 	if [ "$rc" = 0 ] && [ "$first" = "fatscope from fatscope $version (libfatscope $version)" ] &&
-	   [ "$second" = "containers: $formats" ] && [ "$(wc -l <<< "$out")" = 2 ]; then ok
+	   [ "$second" = "containers: $formats" ] && [ "${#nl}" = 1 ]; then ok
 	else bad "fatscope $opt: $rc '$out'"; fi
 done
 
@@ -46,8 +68,8 @@ commands=(probe fsck dump label "label -s 1111-2222" "undo v.undo" ls cat "extra
 # The command's exit code for a volume too small to hold a boot sector.
 too_small_code() {
 	case $1 in
-	probe|dump|label*|ls|cat|extract*|scan) echo 2 ;;
-	*) echo 8 ;;
+	probe|dump|label*|ls|cat|extract*|scan) code=2 ;;
+	*) code=8 ;;
 	esac
 }
 
@@ -69,7 +91,7 @@ changed() {
 run() {
 	local words=($1)
 	shift
-	out=$("$FATSCOPE" "${words[@]}" "$@" 2> "$dir/stderr"); rc=$?
+	capture out "$FATSCOPE" "${words[@]}" "$@" 2> "$dir/stderr"
 	IFS= read -r -d '' err < "$dir/stderr"
 	while [[ $err == *$'\n' ]]; do err=${err%$'\n'}; done
 }
@@ -134,19 +156,24 @@ for words in "${commands[@]}"; do
 		# undo does not probe: the undo file, made for another size, says no.
 		fails "$words" 8 "fatscope: v.undo: not an undo file for this volume, or damaged" empty.img "${t[@]}"
 	else
-		fails "$words" "$(too_small_code "$words")" \
+		too_small_code "$words"
+		fails "$words" "$code" \
 			"fatscope: empty.img: too small to hold a boot sector (0 bytes)" empty.img "${t[@]}"
-		fails "$words" "$(too_small_code "$words")" \
+		fails "$words" "$code" \
 			"fatscope: short.img: too small to hold a boot sector (88 bytes)" --offset 512 short.img "${t[@]}"
 	fi
 
 	# -V, --help: exit 0, the version line, the same common option lines.
-	out=$("$FATSCOPE" $name -V); rc=$?
+	capture out "$FATSCOPE" $name -V
 	if [ "$rc" = 0 ] && [ "$out" = "fatscope $name from fatscope $version (libfatscope $version)" ]; then ok
 	else bad "$name -V: $rc '$out'"; fi
-	out=$("$FATSCOPE" $name --help); rc=$?
-	common=$(grep -E '^ *(-h, --help|-V, --version|--offset BYTES|--partition N|--sector-size N) ' <<< "$out" |
-		 sed 's/  */ /g')
+	capture out "$FATSCOPE" $name --help
+	common=
+	while IFS= read -r line; do	# (the common option lines, runs of spaces made one)
+		[[ $line =~ ^\ *(-h,\ --help|-V,\ --version|--offset\ BYTES|--partition\ N|--sector-size\ N)\  ]] || continue
+		while [[ $line == *"  "* ]]; do line=${line//  / }; done
+		common+=${common:+$'\n'}$line
+	done <<< "$out"
 	want=" --offset BYTES the volume starts at this byte of the image
  --partition N the volume is partition N of a whole-disk image
  --sector-size N the device's logical sector size (default: the device's, 512 for images)

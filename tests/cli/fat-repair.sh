@@ -11,44 +11,112 @@
 # mtools with its original bytes, and mdir -/ lists the whole tree (where
 # mtools is installed).
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
+# Cheap in processes (each costs ~15 ms here): the three copies of every
+# fixture made by three cp, the -y and plain -y images compared by one
+# python3 (differing, below: only what is not a hole is read), the trees
+# mtools copies out hashed by one find -exec sha256sum, transcripts,
+# manifests and fls's lines read and matched in the shell; the relinked
+# trees' names are read from plain/'s images (the fixtures after fsck -y),
+# not from copies repaired again.
 . "$(dirname "$0")/lib.sh"
 
 prepare_fixtures
 export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in every run
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# The manifest of the populated image a fixture was made from.
-manifest_of() {
-	case "$1" in
-	fbad-fat12-*) echo "$top_srcdir/tests/fixtures/pop-fat12.manifest" ;;
-	fbad-fat16-*) echo "$top_srcdir/tests/fixtures/pop-fat16.manifest" ;;
-	*) echo "$top_srcdir/tests/fixtures/pop-fat32.manifest" ;;
-	esac
+# slurp VAR FILE: the whole file into VAR, byte for byte (no process, as
+# $(< FILE) would fork).
+slurp() { IFS= read -r -d '' "$1" < "$2" || :; }
+# differing DIR1 DIR2 FILE...: print each FILE whose bytes in DIR1 and in
+# DIR2 differ (or that cannot be read), one a line: cmp for many files in
+# one process, and one that reads only what is not a hole in either (the
+# copies of sparse images, mostly holes: reading their zeros costs more
+# than the rest of a run).  A file system without SEEK_DATA shows the whole
+# file as data, compared all the same.
+differing() {
+	"$PYTHON3" - "$@" <<'PY'
+import os, sys
+def data(fd, size):
+    off, out = 0, []
+    while off < size:
+        try:
+            start = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError:	# ENXIO: a hole to the end
+            break
+        off = os.lseek(fd, start, os.SEEK_HOLE)
+        out.append((start, off))
+    return out
+d1, d2 = sys.argv[1:3]
+for name in sys.argv[3:]:
+    try:
+        with open(os.path.join(d1, name), 'rb') as f1, open(os.path.join(d2, name), 'rb') as f2:
+            a, b = f1.fileno(), f2.fileno()
+            size = os.fstat(a).st_size
+            if os.fstat(b).st_size != size:
+                print(name)
+                continue
+            same, end = True, 0
+            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
+                start = max(start, end)
+                while start < stop and same:
+                    n = min(stop - start, 1 << 20)
+                    same = os.pread(a, n, start) == os.pread(b, n, start)
+                    start += n
+                end = max(end, stop)
+                if not same:
+                    break
+            if not same:
+                print(name)
+    except OSError as e:
+        print(name)
+PY
+}
+# first_lines N FILE: FILE's first N lines joined by |, for a message.
+first_lines() {
+	local -a l
+	mapfile -t -n "$1" l < "$2"
+	local IFS='|'
+	echo "${l[*]}|"
 }
 
+# The manifests of the populated images the fixtures were made from, read
+# once: MANIFEST_fatNN holds "PATH<TAB>SHA256" for each file.
+declare -a MANIFEST_fat12=() MANIFEST_fat16=() MANIFEST_fat32=()
+for bits in 12 16 32; do
+	declare -n m=MANIFEST_fat$bits
+	while IFS=$'\t' read -r path type size sum; do
+		[[ $path == \#* ]] && continue
+		[ "$type" = f ] && m+=("$path"$'\t'"$sum")
+	done < "$top_srcdir/tests/fixtures/pop-fat$bits.manifest"
+	unset -n m
+done
 
 # Files the findings did not name read back with the bytes they were written with
-# (the whole tree copied out by one mcopy -s, and hashed by one sha256sum;
-# a few shell tests a file, no process).
+# (the whole tree copied out by mcopy -s into trees/NAME during the loop,
+# every tree hashed by one find -exec sha256sum after it; a few shell tests
+# a file, no process).
+declare -A sums=()
 contents_kept() {	# contents_kept NAME IMG TRANSCRIPT
-	local path type size sum got n=0 tree=$SCRATCH/tree renamed line
-	local -A sums=()
-	rm -rf "$tree" && mkdir "$tree"
-	MTOOLS_SKIP_CHECK=1 mcopy -s -i "$2" ::/ "$tree/" > /dev/null 2>&1
-	while IFS= read -r line; do	# "HASH  ./PATH" (a name sha256sum escapes matches no path)
-		sums[/${line#*  ./}]=${line%% *}
-	done < <(cd "$tree" && find . -type f -exec sha256sum {} +)
+	local path sum got n=0 renamed= line entry
 	# the findings that change names: their directories' names are looked up anew
-	renamed=$(grep -E 'FAT_(SHORT_NAME|NAME_DUPLICATE|LFN_UTF16):' <<< "$3")
-	while IFS=$'\t' read -r path type size sum; do
-		[ "$type" = f ] || continue
+	while IFS= read -r line; do
+		[[ $line =~ FAT_(SHORT_NAME|NAME_DUPLICATE|LFN_UTF16): ]] && renamed+=${renamed:+$'\n'}$line
+	done <<< "$3"
+	case "$1" in
+	fbad-fat12-*) declare -n manifest=MANIFEST_fat12 ;;
+	fbad-fat16-*) declare -n manifest=MANIFEST_fat16 ;;
+	*) declare -n manifest=MANIFEST_fat32 ;;
+	esac
+	for entry in "${manifest[@]}"; do
+		path=${entry%%$'\t'*}
+		sum=${entry#*$'\t'}
 		case "$1:$path" in	# (where the repair puts a tree it links back under a new name)
 		fbad-fat32-lostdir:/deep/level2/*) path=/deep/DIR0000.CHK/${path#/deep/level2/} ;;
 		esac
 		[[ $3 == *"$path"* ]] && continue	# (named by a finding, as owner or as the other owner)
 		[[ -n $renamed && $renamed == *"${path%/*}"* ]] && continue
 		case "$path" in *[][*?]*|*[!\ -~]*) continue ;; esac	# (wildcards to mtools; names beyond ASCII under LC_ALL=C)
-		got=${sums[$path]:-}
+		got=${sums[$1$path]:-}
 		if [ -z "$got" ]; then	# (a name the host spells otherwise: an 8.3 name in lower case, say)
 			got=$(MTOOLS_SKIP_CHECK=1 mtype -i "$2" "::$path" 2> /dev/null | sha256sum)
 			got=${got%% *}
@@ -58,8 +126,7 @@ contents_kept() {	# contents_kept NAME IMG TRANSCRIPT
 			return
 		fi
 		n=$((n + 1))
-	done < <(grep -v '^#' "$(manifest_of "$1")")
-	rm -rf "$tree"
+	done
 	[ "$n" -gt 0 ] && ok || bad "$1: no file of the manifest was compared"
 }
 
@@ -67,65 +134,136 @@ have_mtools=0
 command -v mtype > /dev/null && have_mtools=1
 [ "$have_mtools" = 1 ] || echo "mtools not installed: contents are not compared"
 command -v fsck.fat > /dev/null || echo "fsck.fat (dosfstools) not installed: its verdict after the repair is not asked"
-count=0
+names=()
 for name in $(fixture_names); do
-	case "$name" in fbad-fat*) ;; *) continue ;; esac
-	count=$((count + 1))
-	cp "$WORK/img/$name.img" "$name.img"
-	cp "$WORK/img/$name.img" plain.img
-	run1=$("$FATSCOPE" fsck -y --recheck "$name.img" 2>&1; echo "exit status: $?")
-	run2=$("$FATSCOPE" fsck -y "$name.img" 2>&1; echo "exit status: $?")
+	case "$name" in fbad-fat*) names+=("$name") ;; esac
+done
+count=${#names[@]}
+# Three copies of each fixture, one cp each: y/ for -y --recheck then -y,
+# plain/ for plain -y, freed/ for -y --lost=free.  (finish removes them.)
+mkdir y plain freed trees "${names[@]/#/trees/}" || hard_error "cannot make directories in $SCRATCH"
+srcs=("${names[@]/#/$WORK/img/}")
+srcs=("${srcs[@]/%/.img}")
+for dir in y plain freed; do
+	cp "${srcs[@]}" "$dir/" || hard_error "cannot copy the fixtures to $SCRATCH/$dir"
+done
+cd y || hard_error "no $SCRATCH/y"
+tocheck=()
+declare -A RUN1=()
+for name in "${names[@]}"; do
+	"$FATSCOPE" fsck -y --recheck "$name.img" > ../run1.txt 2>&1; rc=$?
+	slurp run1 ../run1.txt
+	run1+="exit status: $rc"
+	"$FATSCOPE" fsck -y "$name.img" > ../run2.txt 2>&1; rc=$?
+	slurp run2 ../run2.txt
+	run2+="exit status: $rc"
 	golden "$name (-y)" "$EXPECTED/fat-repair/$name.txt" "$run1
 --- a second -y:
 $run2"
 	[[ $run2 == *"changes written"* ]] && bad "$name: a second -y wrote: $run2" || ok
-	"$FATSCOPE" fsck -y plain.img > /dev/null 2>&1
-	cmp -s plain.img "$name.img" && ok || bad "$name: -y and -y --recheck wrote different bytes"
-	cp "$WORK/img/$name.img" freed.img
-	"$FATSCOPE" fsck -y --lost=free freed.img > /dev/null 2>&1
-	"$FATSCOPE" fsck -n freed.img > freed.txt 2>&1
-	if [[ $run1 =~ "exit status: "[01]$ ]] && ! grep -q '^\(error\|fatal\) \|FAT_LOST_CLUSTERS' freed.txt; then ok
+	"$FATSCOPE" fsck -y "../plain/$name.img" > /dev/null 2>&1
+	"$FATSCOPE" fsck -y --lost=free "../freed/$name.img" > /dev/null 2>&1
+	"$FATSCOPE" fsck -n "../freed/$name.img" > ../freed.txt 2>&1
+	slurp freed ../freed.txt
+	if [[ $run1 =~ "exit status: "[01]$ ]] && ! [[ $'\n'$freed == *$'\n'error\ * || $'\n'$freed == *$'\n'fatal\ * || $freed == *FAT_LOST_CLUSTERS* ]]; then ok
 	elif [[ ! $run1 =~ "exit status: "[01]$ ]]; then ok
-	else bad "$name: -y --lost=free leaves: $(head -2 freed.txt | tr '\n' '|')"; fi
+	else bad "$name: -y --lost=free leaves: $(first_lines 2 ../freed.txt)"; fi
 	if [[ $run1 =~ "exit status: "[01]$ ]]; then
 		"$FATSCOPE" fsck -n "$name.img" > /dev/null 2>&1; rc=$?
 		[ "$rc" = 0 ] && ok || bad "$name: the repair said no error is left, fsck -n exits $rc"
-		if grep -q '^left  warning FAT_LABEL_MISMATCH' <<< "$run1"; then
+		if [[ $'\n'$run1 == *$'\n''left  warning FAT_LABEL_MISMATCH'* ]]; then
 			echo "$name: fsck.fat copies the root's label into the boot sector; fatscope leaves the choice (by design)"
 		elif command -v fsck.fat > /dev/null; then
-			fsck.fat -n "$name.img" > fsck-fat.log 2>&1; rc=$?
-			[ "$rc" = 0 ] && ok || bad "$name: after the repair fsck.fat -n exits $rc: $(head -3 fsck-fat.log | tr '\n' '|')"
+			fsck.fat -n "$name.img" > ../fsck-fat.log 2>&1; rc=$?
+			[ "$rc" = 0 ] && ok || bad "$name: after the repair fsck.fat -n exits $rc: $(first_lines 3 ../fsck-fat.log)"
 		fi
 		if [ "$have_mtools" = 1 ]; then
-			MTOOLS_SKIP_CHECK=1 mdir -/ -i "$name.img" :: > mdir.log 2>&1 && ok ||
-				bad "$name: mdir -/ fails after the repair: $(tail -1 mdir.log)"
-			contents_kept "$name" "$name.img" "$run1"
+			MTOOLS_SKIP_CHECK=1 mdir -/ -i "$name.img" :: > ../mdir.log 2>&1 && ok ||
+				bad "$name: mdir -/ fails after the repair: $(tail -1 ../mdir.log)"
+			MTOOLS_SKIP_CHECK=1 mcopy -s -i "$name.img" ::/ "../trees/$name/" > /dev/null 2>&1
+			tocheck+=("$name")
+			RUN1[$name]=$run1
 		fi
 	fi
-	rm -f "$name.img" plain.img freed.img
 done
 [ "$count" -eq 37 ] && ok || bad "$count FAT fixtures repaired, 37 expected"
+
+# plain -y wrote the same bytes as -y --recheck (and the second -y): one differing for all.
+differing . ../plain "${names[@]/%/.img}" > ../differ.txt; rc=$?
+declare -A differs=()
+while IFS= read -r line; do
+	differs[${line%.img}]=1
+done < ../differ.txt
+[ "$rc" = 0 ] || bad "the comparison of y/ and plain/ failed: exit $rc"
+for name in "${names[@]}"; do
+	[ -z "${differs[$name]:-}" ] && ok || bad "$name: -y and -y --recheck wrote different bytes"
+done
+
+# The trees mtools copied out: one sha256sum, then each fixture's manifest.
+if [ "${#tocheck[@]}" -gt 0 ]; then
+	cd ../trees || hard_error "no $SCRATCH/trees"
+	# (find splits the list when it is long; sha256sum by its path, not looked up in PATH each time)
+	hash sha256sum 2> /dev/null || hard_error "no sha256sum"
+	find "${tocheck[@]}" -type f -exec "${BASH_CMDS[sha256sum]}" {} + > ../sums.txt 2> /dev/null
+	while IFS= read -r line; do	# "HASH  NAME/PATH" (a name sha256sum escapes matches no path)
+		sums[${line#*  }]=${line%% *}
+	done < ../sums.txt
+	cd ../y || hard_error "no $SCRATCH/y"
+	for name in "${tocheck[@]}"; do
+		contents_kept "$name" "$name.img" "${RUN1[$name]}"
+	done
+fi
 
 # A lost directory goes back into the directory its .. names: under its own
 # long name where its deleted entry is still there (the first letter found
 # again through the long name's checksum), else as DIRnnnn.CHK; its files
-# read back through The Sleuth Kit (names beyond ASCII) and mtools.
+# read back through The Sleuth Kit (names beyond ASCII) and mtools.  The
+# images are plain/'s: the fixtures after fsck -y.  One fls a fixture, its
+# lines matched in the shell.
+# fls_paths IMG: PATHS gets "INODE<TAB>PATH" for each line of fls -r -p IMG.
+fls_paths() {
+	local line meta
+	PATHS=()
+	fls -r -p "$1" > ../fls.txt 2> /dev/null
+	while IFS= read -r line; do	# "r/r 123:<TAB>path"
+		[[ $line == *$'\t'* ]] || continue
+		meta=${line%%$'\t'*}
+		meta=${meta##* }
+		PATHS+=("${meta%:}"$'\t'"${line#*$'\t'}")
+	done < ../fls.txt
+}
 if command -v fls > /dev/null; then
-	cp "$WORK/img/fbad-fat16-lostdir.img" lostdir.img
-	"$FATSCOPE" fsck -y lostdir.img > /dev/null 2>&1
+	fls_paths ../plain/fbad-fat16-lostdir.img
+	inode=
 	# (fls shows the 8.3 name's byte for ï as ^)
-	grep -qx 'unicode/Résumé/na.*ve\.txt' <(fls -r -p lostdir.img 2> /dev/null | cut -f2) && ok ||
+	for entry in "${PATHS[@]}"; do
+		[[ ${entry#*$'\t'} =~ ^unicode/Résumé/na.*ve\.txt$ ]] && inode=${entry%%$'\t'*}
+	done
+	[ -n "$inode" ] && ok ||
 		bad "fbad-fat16-lostdir: /unicode/Résumé/naïve.txt is not back under its name"
-	inode=$(fls -r -p lostdir.img 2> /dev/null | awk -F'\t' '$2 ~ /^unicode\/Résumé\/na.*ve\.txt$/ { sub(/.* /, "", $1); sub(/:$/, "", $1); print $1 }')
-	want=$(awk -F'\t' '$1 == "/unicode/Résumé/naïve.txt" { print $4 }' "$top_srcdir/tests/fixtures/pop-fat16.manifest")
-	[ -n "$inode" ] && [ "$(icat lostdir.img "$inode" | sha256sum | cut -d' ' -f1)" = "$want" ] && ok ||
+	want=
+	for entry in "${MANIFEST_fat16[@]}"; do
+		[ "${entry%%$'\t'*}" = "/unicode/Résumé/naïve.txt" ] && want=${entry#*$'\t'}
+	done
+	got=
+	[ -n "$inode" ] && got=$(icat ../plain/fbad-fat16-lostdir.img "$inode" | sha256sum)
+	[ -n "$inode" ] && [ "${got%% *}" = "$want" ] && ok ||
 		bad "fbad-fat16-lostdir: naïve.txt does not read back with its bytes (inode '$inode')"
-	cp "$WORK/img/fbad-fat32-lostdir.img" lostdir.img
-	"$FATSCOPE" fsck -y lostdir.img > /dev/null 2>&1
-	got=$(fls -r -p lostdir.img 2> /dev/null | cut -f2 | grep '^deep/' | sort | tr '\n' ' ')
+	fls_paths ../plain/fbad-fat32-lostdir.img
+	deep=()
+	for entry in "${PATHS[@]}"; do	# (sorted as they come: a few lines)
+		entry=${entry#*$'\t'}
+		[[ $entry == deep/* ]] || continue
+		i=${#deep[@]}
+		while [ "$i" -gt 0 ] && [[ ${deep[i-1]} > $entry ]]; do
+			deep[i]=${deep[i-1]}
+			i=$((i - 1))
+		done
+		deep[i]=$entry
+	done
+	got="${deep[*]} "
 	[ "$got" = "deep/DIR0000.CHK deep/DIR0000.CHK/at-level-2.txt deep/DIR0000.CHK/level3 deep/DIR0000.CHK/level3/at-level-3.txt deep/at-level-1.txt " ] &&
 		ok || bad "fbad-fat32-lostdir: /deep after the repair: $got"
-	rm -f lostdir.img
 else
 	echo "sleuthkit (fls) not installed: the names of relinked trees are not compared"
 fi

@@ -12,46 +12,138 @@
 # fsck.exfat -n (exfatprogs, where installed), and the linux-exfat driver
 # model (fatscope probe) says it mounts.
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
+# Cheap in processes (each costs ~15 ms here): the copies made by two cp,
+# the -y and plain -y images compared by one python3 (differing, below:
+# only what is not a hole is read), the repaired images probed by one
+# fatscope probe -J (one volume each, found by its path) and one jq,
+# outputs read into the shell from files (no $(...) a run).
 . "$(dirname "$0")/lib.sh"
+
+# slurp VAR FILE: the whole file into VAR, byte for byte (no process).
+slurp() { IFS= read -r -d '' "$1" < "$2" || :; }
+# differing DIR1 DIR2 FILE...: print each FILE whose bytes in DIR1 and in
+# DIR2 differ (or that cannot be read), one a line: cmp for many files in
+# one process, and one that reads only what is not a hole in either (the
+# copies of sparse images, mostly holes: reading their zeros costs more
+# than the rest of a run).  A file system without SEEK_DATA shows the whole
+# file as data, compared all the same.
+differing() {
+	"$PYTHON3" - "$@" <<'PY'
+import os, sys
+def data(fd, size):
+    off, out = 0, []
+    while off < size:
+        try:
+            start = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError:	# ENXIO: a hole to the end
+            break
+        off = os.lseek(fd, start, os.SEEK_HOLE)
+        out.append((start, off))
+    return out
+d1, d2 = sys.argv[1:3]
+for name in sys.argv[3:]:
+    try:
+        with open(os.path.join(d1, name), 'rb') as f1, open(os.path.join(d2, name), 'rb') as f2:
+            a, b = f1.fileno(), f2.fileno()
+            size = os.fstat(a).st_size
+            if os.fstat(b).st_size != size:
+                print(name)
+                continue
+            same, end = True, 0
+            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
+                start = max(start, end)
+                while start < stop and same:
+                    n = min(stop - start, 1 << 20)
+                    same = os.pread(a, n, start) == os.pread(b, n, start)
+                    start += n
+                end = max(end, stop)
+                if not same:
+                    break
+            if not same:
+                print(name)
+    except OSError as e:
+        print(name)
+PY
+}
+# run VAR ARGS...: fatscope ARGS... in the current directory, VAR its
+# output and "exit status: N" as $(fatscope ARGS... 2>&1; echo "exit
+# status: $?") gives them, without the fork.
+run() {
+	local var=$1
+	shift
+	"$FATSCOPE" "$@" > "$SCRATCH/out.txt" 2>&1
+	local rc=$?
+	slurp "$var" "$SCRATCH/out.txt"
+	printf -v "$var" '%sexit status: %s' "${!var}" "$rc"
+}
 
 prepare_fixtures
 export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in the runs compared byte for byte
 cd "$WORK/img" || hard_error "no $WORK/img"
 names=()
 for name in $(fixture_names); do
-	case "$name" in pop-fat*) continue ;; exfat*|pop-*|bad-*) ;; *) continue ;; esac
+	case "$name" in pop-fat*) continue ;; exfat*|pop-*|bad-*) names+=("$name") ;; esac
+done
+# Two copies of each fixture: y/ for -y --recheck then -y again, plain/ for
+# plain -y.  (finish removes them.)
+mkdir "$SCRATCH/y" "$SCRATCH/plain" || hard_error "cannot make directories in $SCRATCH"
+for dir in y plain; do
+	cp "${names[@]/%/.img}" "$SCRATCH/$dir/" || hard_error "cannot copy the fixtures to $SCRATCH/$dir"
+done
+probed=()
+for name in "${names[@]}"; do
+	cd "$WORK/img" || hard_error "no $WORK/img"
 	want="$EXPECTED/fsck/$name.txt"
-	run1=$("$FATSCOPE" fsck -n "$name.img" 2>&1; echo "exit status: $?")
-	run2=$("$FATSCOPE" fsck -n "$name.img" 2>&1; echo "exit status: $?")
+	run run1 fsck -n "$name.img"
+	run run2 fsck -n "$name.img"
 	golden "$name" "$want" "$run1"
 	if [ "$run1" = "$run2" ]; then ok; else bad "$name: second run differs from the first"; fi
-	names+=("$name")
-	cp "$name.img" "$SCRATCH/$name.img"
-	cp "$name.img" "$SCRATCH/plain.img"
-	runy=$(cd "$SCRATCH" && "$FATSCOPE" fsck -y --recheck "$name.img" 2>&1; echo "exit status: $?")
+	cd "$SCRATCH/y" || hard_error "no $SCRATCH/y"
+	run runy fsck -y --recheck "$name.img"
 	golden "$name (-y)" "$EXPECTED/fsck-repair/$name.txt" "$runy"
-	# Without --recheck: the same writes, and the plan's own account gives the recheck's exit status.
-	"$FATSCOPE" fsck -y "$SCRATCH/plain.img" > "$SCRATCH/plain.txt" 2>&1; plain=$?
+	# Without --recheck: the same writes (compared after the loop), and the plan's own account gives the recheck's exit status.
+	"$FATSCOPE" fsck -y "../plain/$name.img" > ../plain.txt 2>&1; plain=$?
 	if [[ $runy == *"exit status: $plain" ]]; then ok; else bad "$name: -y exits $plain, -y --recheck: ${runy##*: }"; fi
-	if cmp -s "$SCRATCH/plain.img" "$SCRATCH/$name.img"; then ok; else bad "$name: -y and -y --recheck wrote different bytes"; fi
-	(cd "$SCRATCH" && "$FATSCOPE" fsck -y "$name.img" > "$SCRATCH/again.txt" 2>&1); again=$?
-	if [ $((again & 1)) = 0 ] && [ "$again" -lt 8 ]; then ok; else bad "$name: a second -y exits $again: $(tail -1 "$SCRATCH/again.txt")"; fi
+	"$FATSCOPE" fsck -y "$name.img" > ../again.txt 2>&1; again=$?
+	if [ $((again & 1)) = 0 ] && [ "$again" -lt 8 ]; then ok; else bad "$name: a second -y exits $again: $(tail -1 ../again.txt)"; fi
 	if [[ $runy =~ "exit status: "[01]$ ]]; then
-		"$FATSCOPE" fsck -n "$SCRATCH/$name.img" > /dev/null 2>&1; rc=$?
+		"$FATSCOPE" fsck -n "$name.img" > /dev/null 2>&1; rc=$?
 		if [ "$rc" = 0 ]; then ok; else bad "$name: the repair said no error is left, fsck -n exits $rc"; fi
 		# exfatprogs' checker agrees (CI installs it).
 		if command -v fsck.exfat > /dev/null; then
-			fsck.exfat -n "$SCRATCH/$name.img" > "$SCRATCH/fx.txt" 2>&1 < /dev/null; rc=$?
-			if [ "$rc" = 0 ]; then ok; else bad "$name: after the repair fsck.exfat -n exits $rc: $(tail -1 "$SCRATCH/fx.txt")"; fi
+			fsck.exfat -n "$name.img" > ../fx.txt 2>&1 < /dev/null; rc=$?
+			if [ "$rc" = 0 ]; then ok; else bad "$name: after the repair fsck.exfat -n exits $rc: $(tail -1 ../fx.txt)"; fi
 		fi
-		# The kernel's view: Linux 5.8 and later (the linux-exfat model) mounts what is left.
-		if command -v jq > /dev/null; then
-			mounts=$("$FATSCOPE" probe -J "$SCRATCH/$name.img" |
-				 jq -r '.volumes[0].drivers[] | select(.id == "linux-exfat") | .action')
-			if [ "$mounts" = mounts ]; then ok; else bad "$name: after the repair the linux-exfat model says '$mounts'"; fi
-		fi
+		probed+=("$name")
 	fi
-	rm -f "$SCRATCH/$name.img" "$SCRATCH/plain.img"
 done
+cd "$SCRATCH/y" || hard_error "no $SCRATCH/y"
+
+# -y and -y --recheck (then a second -y, which wrote nothing) left the same bytes: one differing for all.
+differing . ../plain "${names[@]/%/.img}" > ../differ.txt; rc=$?
+declare -A differs=()
+while IFS= read -r line; do
+	differs[${line%.img}]=1
+done < ../differ.txt
+[ "$rc" = 0 ] || bad "the comparison of y/ and plain/ failed: exit $rc"
+for name in "${names[@]}"; do
+	[ -z "${differs[$name]:-}" ] && ok || bad "$name: -y and -y --recheck wrote different bytes"
+done
+
+# The kernel's view: Linux 5.8 and later (the linux-exfat model) mounts
+# what each repair that left no error left: one probe for all the images,
+# each volume found by its path.
+if command -v jq > /dev/null && [ "${#probed[@]}" -gt 0 ]; then
+	"$FATSCOPE" probe -J "${probed[@]/%/.img}" 2> /dev/null |
+		jq -r '.volumes[] | .path + "\t" + ([.drivers[] | select(.id == "linux-exfat") | .action] | join(","))' > ../mounts.txt
+	declare -A mounts=()
+	while IFS=$'\t' read -r path action; do	# (an image's first volume, as probe on it alone gives .volumes[0])
+		[ -n "${mounts[$path]+set}" ] || mounts[$path]=$action
+	done < ../mounts.txt
+	for name in "${probed[@]}"; do
+		if [ "${mounts[$name.img]:-}" = mounts ]; then ok; else bad "$name: after the repair the linux-exfat model says '${mounts[$name.img]:-}'"; fi
+	done
+fi
+cd "$WORK/img" || hard_error "no $WORK/img"
 unchanged "${names[@]}"
 finish

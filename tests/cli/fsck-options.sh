@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # fsck-options.sh - fatscope fsck's fsck(8) surface: modes, -f, -C FD
 # progress lines, --explain, -J, the refusal of FAT and non-volumes, and
-# exit codes.
+# exit codes.  Outputs are matched in the shell (no grep/head/tail a
+# check), and the threads sweep over every exFAT fixture runs no process
+# but fatscope's a fixture.
 . "$(dirname "$0")/lib.sh"
 prepare_fixtures
 cd "$WORK/img" || hard_error "no $WORK/img"
@@ -22,8 +24,10 @@ cp exfat-dirty.img "$SCRATCH/exfat-dirty.img"
 out=$(cd "$SCRATCH" && "$FATSCOPE" fsck -a exfat-dirty.img); rc=$?
 check "preen dirty exit (cleared)" 1 "$rc"
 check "preen dirty prefix" "exfat-dirty.img: fixed warning EXFAT_BOOT_VOLUME_DIRTY: VolumeFlags has VolumeDirty set [byte 106 (VolumeFlags)]" \
-	"$(head -1 <<< "$out")"
-check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written and read back" "$(sed -n 2p <<< "$out")"
+	"${out%%$'\n'*}"
+line2=
+[[ $out == *$'\n'* ]] && { line2=${out#*$'\n'}; line2=${line2%%$'\n'*}; }
+check "preen says what it wrote" "exfat-dirty.img: 1 problem fixed, 1 change written and read back" "$line2"
 out=$("$FATSCOPE" fsck -n "$SCRATCH/exfat-dirty.img"); rc=$?
 check "dirty flag gone" "0 $SCRATCH/exfat-dirty.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$rc $out"
 # Sector 0 zeroed over a sound backup region: probe names it, -n exits 4 and
@@ -32,14 +36,16 @@ check "dirty flag gone" "0 $SCRATCH/exfat-dirty.img: 0 files, 0 directories, 4/5
 cp pop-small.img "$SCRATCH/lost.img"
 dd if=/dev/zero of="$SCRATCH/lost.img" bs=512 count=1 conv=notrunc status=none
 cp "$SCRATCH/lost.img" "$SCRATCH/lost0.img"
-"$FATSCOPE" probe "$SCRATCH/lost.img" | grep -q "error   EXFAT_MAIN_BOOT_LOST: sector 0 holds no exFAT boot sector" &&
+"$FATSCOPE" probe "$SCRATCH/lost.img" > "$SCRATCH/probe.txt"
+IFS= read -r -d '' probed < "$SCRATCH/probe.txt"
+[[ $probed == *"error   EXFAT_MAIN_BOOT_LOST: sector 0 holds no exFAT boot sector"* ]] &&
 	ok || bad "probe does not name a lost main region"
 "$FATSCOPE" fsck -n "$SCRATCH/lost.img" > /dev/null; check "lost main region -n" 4 $?
 "$FATSCOPE" fsck -p "$SCRATCH/lost.img" > /dev/null; check "lost main region -p (not preen's)" 4 $?
 cmp -s "$SCRATCH/lost.img" "$SCRATCH/lost0.img" && ok || bad "-n or -p changed a volume with a lost main region"
 out=$("$FATSCOPE" fsck -y "$SCRATCH/lost.img"); rc=$?
 check "lost main region -y" 1 "$rc"
-grep -q "^fixed error   EXFAT_MAIN_BOOT_LOST" <<< "$out" && ok || bad "-y does not say it restored the main region"
+[[ $'\n'$out == *$'\n'"fixed error   EXFAT_MAIN_BOOT_LOST"* ]] && ok || bad "-y does not say it restored the main region"
 "$FATSCOPE" fsck -n "$SCRATCH/lost.img" > /dev/null; check "restored main region -n" 0 $?
 diffs=$(cmp -l "$SCRATCH/lost.img" pop-small.img | awk '$1 != 113' | wc -l)
 check "the restored volume is the original but for PercentInUse" 0 "$diffs"
@@ -55,15 +61,22 @@ out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt.img"); rc=$?
 check "--lost-to exit" 1 "$rc"
 check "--lost-to made the directory, mode 0700" 700 "$(stat -c %a "$SCRATCH/lost-to")"
 "$FATSCOPE" fsck -n "$SCRATCH/lt.img" > /dev/null; check "--lost-to leaves a clean volume" 0 $?
-check "--lost-to files" "$(printf 'FILE%04d.CHK ' 0 1 2 3 4 5 6 7)" "$(ls "$SCRATCH/lost-to" | tr '\n' ' ')"
+# listed: the names in lost-to, each followed by a space (ls's order, in the shell)
+listed() {
+	local f
+	listed=
+	for f in "$SCRATCH"/lost-to/*; do [ -e "$f" ] && listed+="${f##*/} "; done
+}
+listed
+check "--lost-to files" "$(printf 'FILE%04d.CHK ' 0 1 2 3 4 5 6 7)" "$listed"
 # lost clusters 1498-1505 of 4096 bytes; the heap starts at sector 4096
 want=$(dd if=bad-lost-clusters.img bs=4096 skip=$(( 4096 / 8 + 1498 - 2 )) count=8 status=none | sha256sum)
 got=$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum)
 check "--lost-to bytes are the lost clusters'" "$want" "$got"
 out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
 check "--lost-to into a used directory: exit" 1 "$rc"
-check "--lost-to into a used directory: the next numbers" "$(printf 'FILE%04d.CHK ' $(seq 0 15))" \
-	"$(ls "$SCRATCH/lost-to" | tr '\n' ' ')"
+listed
+check "--lost-to into a used directory: the next numbers" "$(printf 'FILE%04d.CHK ' {0..15})" "$listed"
 check "--lost-to overwrote nothing" "$want $want" \
 	"$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum) $(cat "$SCRATCH"/lost-to/FILE00{08,09,10,11,12,13,14,15}.CHK | sha256sum)"
 cp bad-lost-clusters.img "$SCRATCH/lt0.img"
@@ -72,17 +85,21 @@ check "--lost-to whose parent is missing" "8 fatscope: $SCRATCH/lt0.img: lost cl
 cmp -s "$SCRATCH/lt0.img" bad-lost-clusters.img && ok || bad "--lost-to wrote to the volume after failing to save"
 out=$("$FATSCOPE" fsck -n --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
 check "--lost-to with -n" "16 fatscope fsck: --lost-to needs -y (or a terminal to ask on): -n writes nothing anywhere" \
-	"$rc $(head -n1 <<< "$out")"
+	"$rc ${out%%$'\n'*}"
 # -n on a dirty volume: a warning, exit 0, and it says so.
 out=$("$FATSCOPE" fsck -n exfat-dirty.img); rc=$?
 check "dirty -n exit" 0 "$rc"
 check "dirty -n says it is a warning" "exfat-dirty.img: no errors; 1 warning (advisory: the volume is usable as it is)" \
-	"$(tail -1 <<< "$out")"
+	"${out##*$'\n'}"
 # --dry-run prints the plan and writes nothing; --undo needs a repair mode.
 cp exfat-bad-checksum.img "$SCRATCH/cs.img"
 out=$("$FATSCOPE" fsck -y --dry-run "$SCRATCH/cs.img"); rc=$?
 check "dry-run exit" 4 "$rc"
-check "dry-run plan" "$SCRATCH/cs.img: 1 change planned, nothing written (--dry-run):" "$(grep 'planned, nothing written' <<< "$out")"
+planned=
+while IFS= read -r line; do
+	[[ $line == *'planned, nothing written'* ]] && planned+=${planned:+$'\n'}$line
+done <<< "$out"
+check "dry-run plan" "$SCRATCH/cs.img: 1 change planned, nothing written (--dry-run):" "$planned"
 cmp -s exfat-bad-checksum.img "$SCRATCH/cs.img" && ok || bad "--dry-run changed the image"
 if command -v jq > /dev/null; then
 	out=$("$FATSCOPE" fsck -y -J --dry-run "$SCRATCH/cs.img" |
@@ -107,8 +124,12 @@ if [ -n "$at" ]; then
 	printf '\033' | dd of="$SCRATCH/esc.img" bs=1 seek="$at" conv=notrunc status=none
 	out=$("$FATSCOPE" fsck -y --dry-run "$SCRATCH/esc.img"); rc=$?
 	check "escaped name: exit" 4 "$rc"
-	if grep -q $'\033' <<< "$out"; then bad "a raw ESC reached stdout"; else ok; fi
-	check "escaped name: in findings and plan" 4 "$(grep -c '/\\x1bEADME\.txt' <<< "$out")"
+	if [[ $out == *$'\033'* ]]; then bad "a raw ESC reached stdout"; else ok; fi
+	count=0
+	while IFS= read -r line; do
+		[[ $line == *'/\x1bEADME.txt'* ]] && count=$((count + 1))
+	done <<< "$out"
+	check "escaped name: in findings and plan" 4 "$count"
 else
 	bad "README.txt not found in bad-set-checksum.img"
 fi
@@ -122,8 +143,9 @@ if command -v script > /dev/null; then
 	}
 	cp exfat-bad-checksum.img "$SCRATCH/ask.img"
 	asked 'q\n'; check "ask: quit" 32 "$rc"
-	grep -q 'Fix? \[y/n/a/q\]' "$SCRATCH/ask.out" && ok || bad "ask: no question asked"
-	grep -q '  fix: -y recomputes the checksum into sector 11' "$SCRATCH/ask.out" && ok || bad "ask: the question does not say what the fix does"
+	IFS= read -r -d '' asked < "$SCRATCH/ask.out"
+	[[ $asked == *'Fix? [y/n/a/q]'* ]] && ok || bad "ask: no question asked"
+	[[ $asked == *'  fix: -y recomputes the checksum into sector 11'* ]] && ok || bad "ask: the question does not say what the fix does"
 	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: quit changed the image"
 	asked 'n\nn\n'; check "ask: no to each" 4 "$rc"
 	cmp -s exfat-bad-checksum.img "$SCRATCH/ask.img" && ok || bad "ask: no changed the image"
@@ -136,9 +158,14 @@ fi
 # -C FD: fsck(8) progress lines "PASS DONE TOTAL DEVICE" on the descriptor, nothing extra on stdout.
 out=$("$FATSCOPE" fsck -n -C 3 exfat.img 3> "$SCRATCH/progress.txt")
 check "progress keeps stdout" "exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous)" "$out"
-if grep -Eq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$SCRATCH/progress.txt" &&
-   ! grep -Evq '^[1-4] [0-9]+ [0-9]+ exfat\.img$' "$SCRATCH/progress.txt" &&
-   [ "$(cut -d' ' -f1 "$SCRATCH/progress.txt" | sort -u | tr -d '\n')" = 1234 ]; then
+# (every line a progress line, passes 1 to 4 each seen: in the shell)
+progress=1
+declare -A passes_seen=()
+while IFS= read -r line || [ -n "$line" ]; do
+	[[ $line =~ ^[1-4]\ [0-9]+\ [0-9]+\ exfat\.img$ ]] || progress=
+	passes_seen[${line%% *}]=1
+done < "$SCRATCH/progress.txt"
+if [ -n "$progress" ] && [ "${#passes_seen[@]}" = 4 ]; then
 	ok
 else
 	bad "progress lines: $(head -3 "$SCRATCH/progress.txt" | tr '\n' '|')"
@@ -146,17 +173,19 @@ fi
 out=$("$FATSCOPE" fsck -n -C 0 exfat.img 2> "$SCRATCH/stderr.txt"); rc=$?
 check "-C 0 off a terminal draws nothing" \
 	"0 exfat.img: 0 files, 0 directories, 4/512 clusters used (0.0% non-contiguous) stderr: " \
-	"$rc $out stderr: $(cat "$SCRATCH/stderr.txt")"
+	"$rc $out stderr: $(< "$SCRATCH/stderr.txt")"
 
 # Conflicting modes are a usage error; --explain takes an ID in any case.
 "$FATSCOPE" fsck -n -y exfat.img > /dev/null 2>&1; check "-n -y refused" 16 $?
 "$FATSCOPE" fsck -p -y exfat.img > /dev/null 2>&1; check "-p -y refused" 16 $?
-check "--explain in lower case" "EXFAT_LOST_CLUSTERS" "$("$FATSCOPE" fsck --explain exfat_lost_clusters | head -1)"
+"$FATSCOPE" fsck --explain exfat_lost_clusters > "$SCRATCH/explain.txt"
+IFS= read -r line < "$SCRATCH/explain.txt"
+check "--explain in lower case" "EXFAT_LOST_CLUSTERS" "$line"
 # --explain
 out=$("$FATSCOPE" fsck --explain EXFAT_LOST_CLUSTERS); rc=$?
 check "--explain exit" 0 "$rc"
-check "--explain head" "EXFAT_LOST_CLUSTERS" "$(head -1 <<< "$out")"
-grep -q "fsck.exfat never reports them" <<< "$out" && ok || bad "--explain lacks the explanation"
+check "--explain head" "EXFAT_LOST_CLUSTERS" "${out%%$'\n'*}"
+[[ $out == *"fsck.exfat never reports them"* ]] && ok || bad "--explain lacks the explanation"
 "$FATSCOPE" fsck --explain NO_SUCH_ID > /dev/null 2>&1; check "--explain unknown" 16 $?
 
 # JSON errors carry an error member, and nothing that looks like success.
@@ -176,7 +205,7 @@ fi
 out=$("$FATSCOPE" fsck -J exfat-upcase-bad.img); rc=$?
 check "JSON exit" 4 "$rc"
 for key in '"type": "exfat"' '"checked": true' '"id": "EXFAT_UPCASE_CHECKSUM"' '"exit_code": 4' '"clusters_total": 512'; do
-	grep -qF "$key" <<< "$out" && ok || bad "JSON lacks $key"
+	[[ $out == *"$key"* ]] && ok || bad "JSON lacks $key"
 done
 if command -v jq > /dev/null; then
 	check "JSON parses" 4 "$(jq .exit_code <<< "$out")"
@@ -198,15 +227,27 @@ check "missing" "8 fatscope: $SCRATCH/nope.img: No such file or directory" "$rc 
 # on every exFAT fixture; pop-c32m (32 MiB directory clusters) and the
 # corrupted copies of pop-small are where the second thread starts or has
 # findings to hand back.
+# (The boot signatures of all the fixtures read by one head and one od; the
+# reports written to files and read in the shell: no process but fatscope's
+# a fixture.)
+imgs=()
+for img in $(fixture_names); do imgs+=("$img.img"); done
+head -q -c 11 -- "${imgs[@]}" | od -An -v -tx1 -w11 > "$SCRATCH/sigs.txt"
+sigs=()
+while read -r line; do sigs+=("$line"); done < "$SCRATCH/sigs.txt"
+[ "${#sigs[@]}" = "${#imgs[@]}" ] || hard_error "the first 11 bytes of ${#imgs[@]} fixtures gave ${#sigs[@]} lines"
 n=0
-for img in $(fixture_names); do
-	img=$img.img
-	case $(head -c 11 "$img" | tail -c 8 | tr -d '\0') in "EXFAT   ") n=$((n + 1)) ;; *) continue ;; esac
-	a=$("$FATSCOPE" fsck -n -J "$img" 2>&1); ra=$?
-	b=$(FATSCOPE_THREADS=1 "$FATSCOPE" fsck -n -J "$img" 2>&1); rb=$?
+for i in "${!imgs[@]}"; do
+	img=${imgs[i]}
+	# bytes 3-10 "EXFAT   " (each fixture has its 11 bytes: od's lines are whole)
+	case ${sigs[i]} in ??\ ??\ ??\ "45 58 46 41 54 20 20 20") n=$((n + 1)) ;; *) continue ;; esac
+	"$FATSCOPE" fsck -n -J "$img" > "$SCRATCH/a.txt" 2>&1; ra=$?
+	FATSCOPE_THREADS=1 "$FATSCOPE" fsck -n -J "$img" > "$SCRATCH/b.txt" 2>&1; rb=$?
+	IFS= read -r -d '' a < "$SCRATCH/a.txt"
+	IFS= read -r -d '' b < "$SCRATCH/b.txt"
 	# Only a whole report is worth comparing: exit 0 or 4, and the JSON says so.
 	case $ra in
-	0|4) grep -qx "  \"exit_code\": $ra" <<< "$a" && ok || bad "$img: fsck -J report lacks \"exit_code\": $ra" ;;
+	0|4) [[ $'\n'$a == *$'\n'"  \"exit_code\": $ra"$'\n'* ]] && ok || bad "$img: fsck -J report lacks \"exit_code\": $ra" ;;
 	*) bad "$img: fsck -n -J exit $ra" ;;
 	esac
 	check "$img: one thread and two agree" "$rb $b" "$ra $a"
