@@ -135,13 +135,6 @@ skip_of() {
 	[[ $2 == scan* ]] && key=device
 	SKIP=$((${#key} + ${#1} + 12))
 }
-# slurp_raw VAR FILE: VAR is FILE's bytes (no process); false when FILE holds a NUL byte,
-# which the shell cannot hold (then cmp compares).
-slurp_raw() {
-	local -n _v=$1
-	_v=
-	! IFS= read -r -d '' _v < "$2"
-}
 # same_after FILE-A SKIP-A FILE-B SKIP-B: the two are equal after their first bytes
 # (cmp -s -i SKIP-A:SKIP-B)
 same_after() {

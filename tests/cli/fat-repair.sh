@@ -13,7 +13,7 @@
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
 # Cheap in processes (each costs ~15 ms here): the three copies of every
 # fixture made by three cp, the -y and plain -y images compared by one
-# python3 (differing, below: only what is not a hole is read), the trees
+# python3 (differing, lib.sh: only what is not a hole is read), the trees
 # mtools copies out hashed by one find -exec sha256sum, transcripts,
 # manifests and fls's lines read and matched in the shell; the relinked
 # trees' names are read from plain/'s images (the fixtures after fsck -y),
@@ -24,53 +24,6 @@ prepare_fixtures
 export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in every run
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# slurp VAR FILE: the whole file into VAR, byte for byte (no process, as
-# $(< FILE) would fork).
-slurp() { IFS= read -r -d '' "$1" < "$2" || :; }
-# differing DIR1 DIR2 FILE...: print each FILE whose bytes in DIR1 and in
-# DIR2 differ (or that cannot be read), one a line: cmp for many files in
-# one process, and one that reads only what is not a hole in either (the
-# copies of sparse images, mostly holes: reading their zeros costs more
-# than the rest of a run).  A file system without SEEK_DATA shows the whole
-# file as data, compared all the same.
-differing() {
-	"$PYTHON3" - "$@" <<'PY'
-import os, sys
-def data(fd, size):
-    off, out = 0, []
-    while off < size:
-        try:
-            start = os.lseek(fd, off, os.SEEK_DATA)
-        except OSError:	# ENXIO: a hole to the end
-            break
-        off = os.lseek(fd, start, os.SEEK_HOLE)
-        out.append((start, off))
-    return out
-d1, d2 = sys.argv[1:3]
-for name in sys.argv[3:]:
-    try:
-        with open(os.path.join(d1, name), 'rb') as f1, open(os.path.join(d2, name), 'rb') as f2:
-            a, b = f1.fileno(), f2.fileno()
-            size = os.fstat(a).st_size
-            if os.fstat(b).st_size != size:
-                print(name)
-                continue
-            same, end = True, 0
-            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
-                start = max(start, end)
-                while start < stop and same:
-                    n = min(stop - start, 1 << 20)
-                    same = os.pread(a, n, start) == os.pread(b, n, start)
-                    start += n
-                end = max(end, stop)
-                if not same:
-                    break
-            if not same:
-                print(name)
-    except OSError as e:
-        print(name)
-PY
-}
 # first_lines N FILE: FILE's first N lines joined by |, for a message.
 first_lines() {
 	local -a l
@@ -152,10 +105,10 @@ tocheck=()
 declare -A RUN1=()
 for name in "${names[@]}"; do
 	"$FATSCOPE" fsck -y --recheck "$name.img" > ../run1.txt 2>&1; rc=$?
-	slurp run1 ../run1.txt
+	slurp_raw run1 ../run1.txt
 	run1+="exit status: $rc"
 	"$FATSCOPE" fsck -y "$name.img" > ../run2.txt 2>&1; rc=$?
-	slurp run2 ../run2.txt
+	slurp_raw run2 ../run2.txt
 	run2+="exit status: $rc"
 	golden "$name (-y)" "$EXPECTED/fat-repair/$name.txt" "$run1
 --- a second -y:
@@ -164,7 +117,7 @@ $run2"
 	"$FATSCOPE" fsck -y "../plain/$name.img" > /dev/null 2>&1
 	"$FATSCOPE" fsck -y --lost=free "../freed/$name.img" > /dev/null 2>&1
 	"$FATSCOPE" fsck -n "../freed/$name.img" > ../freed.txt 2>&1
-	slurp freed ../freed.txt
+	slurp_raw freed ../freed.txt
 	if [[ $run1 =~ "exit status: "[01]$ ]] && ! [[ $'\n'$freed == *$'\n'error\ * || $'\n'$freed == *$'\n'fatal\ * || $freed == *FAT_LOST_CLUSTERS* ]]; then ok
 	elif [[ ! $run1 =~ "exit status: "[01]$ ]]; then ok
 	else bad "$name: -y --lost=free leaves: $(first_lines 2 ../freed.txt)"; fi

@@ -13,58 +13,12 @@
 # model (fatscope probe) says it mounts.
 # FSC_UPDATE_GOLDEN=1 rewrites the transcripts (review before committing).
 # Cheap in processes (each costs ~15 ms here): the copies made by two cp,
-# the -y and plain -y images compared by one python3 (differing, below:
+# the -y and plain -y images compared by one python3 (differing, lib.sh:
 # only what is not a hole is read), the repaired images probed by one
 # fatscope probe -J (one volume each, found by its path) and one jq,
 # outputs read into the shell from files (no $(...) a run).
 . "$(dirname "$0")/lib.sh"
 
-# slurp VAR FILE: the whole file into VAR, byte for byte (no process).
-slurp() { IFS= read -r -d '' "$1" < "$2" || :; }
-# differing DIR1 DIR2 FILE...: print each FILE whose bytes in DIR1 and in
-# DIR2 differ (or that cannot be read), one a line: cmp for many files in
-# one process, and one that reads only what is not a hole in either (the
-# copies of sparse images, mostly holes: reading their zeros costs more
-# than the rest of a run).  A file system without SEEK_DATA shows the whole
-# file as data, compared all the same.
-differing() {
-	"$PYTHON3" - "$@" <<'PY'
-import os, sys
-def data(fd, size):
-    off, out = 0, []
-    while off < size:
-        try:
-            start = os.lseek(fd, off, os.SEEK_DATA)
-        except OSError:	# ENXIO: a hole to the end
-            break
-        off = os.lseek(fd, start, os.SEEK_HOLE)
-        out.append((start, off))
-    return out
-d1, d2 = sys.argv[1:3]
-for name in sys.argv[3:]:
-    try:
-        with open(os.path.join(d1, name), 'rb') as f1, open(os.path.join(d2, name), 'rb') as f2:
-            a, b = f1.fileno(), f2.fileno()
-            size = os.fstat(a).st_size
-            if os.fstat(b).st_size != size:
-                print(name)
-                continue
-            same, end = True, 0
-            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
-                start = max(start, end)
-                while start < stop and same:
-                    n = min(stop - start, 1 << 20)
-                    same = os.pread(a, n, start) == os.pread(b, n, start)
-                    start += n
-                end = max(end, stop)
-                if not same:
-                    break
-            if not same:
-                print(name)
-    except OSError as e:
-        print(name)
-PY
-}
 # run VAR ARGS...: fatscope ARGS... in the current directory, VAR its
 # output and "exit status: N" as $(fatscope ARGS... 2>&1; echo "exit
 # status: $?") gives them, without the fork.
@@ -73,7 +27,7 @@ run() {
 	shift
 	"$FATSCOPE" "$@" > "$SCRATCH/out.txt" 2>&1
 	local rc=$?
-	slurp "$var" "$SCRATCH/out.txt"
+	slurp_raw "$var" "$SCRATCH/out.txt"
 	printf -v "$var" '%sexit status: %s' "${!var}" "$rc"
 }
 

@@ -179,6 +179,70 @@ slurp() {
 	while [[ $_v == *$'\n' ]]; do _v=${_v%$'\n'}; done
 }
 
+# slurp_raw VAR FILE: VAR is FILE's bytes, trailing newlines kept (no
+# process); false when FILE holds a NUL byte, which the shell cannot hold.
+slurp_raw() {
+	local -n _v=$1
+	_v=
+	! IFS= read -r -d '' _v < "$2"
+}
+# differing_pairs A1 B1 A2 B2...: print each B whose bytes differ from its
+# A's (or either cannot be read), a line each: cmp for many pairs in one
+# process, which reads only what is a hole in neither (the copies of
+# sparse images are mostly holes: reading their zeros cost more than the
+# rest of a run).  A file system without SEEK_DATA shows the whole file as
+# data, compared all the same.  differing DIR1 DIR2 FILE...: the FILEs
+# (names under both) that differ.
+differing_pairs() {
+	"$PYTHON3" - "$@" <<'PY'
+import os, sys
+def data(fd, size):
+    off, out = 0, []
+    while off < size:
+        try:
+            start = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError:	# ENXIO: a hole to the end
+            break
+        off = os.lseek(fd, start, os.SEEK_HOLE)
+        out.append((start, off))
+    return out
+args = sys.argv[1:]
+strip = ''
+if args[:1] == ['--strip']:
+    strip, args = args[1], args[2:]
+for p1, p2 in zip(args[0::2], args[1::2]):
+    name = p2[len(strip):] if strip and p2.startswith(strip) else p2
+    try:
+        with open(p1, 'rb') as f1, open(p2, 'rb') as f2:
+            a, b = f1.fileno(), f2.fileno()
+            size = os.fstat(a).st_size
+            if os.fstat(b).st_size != size:
+                print(name)
+                continue
+            same, end = True, 0
+            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
+                start = max(start, end)
+                while start < stop and same:
+                    n = min(stop - start, 1 << 20)
+                    same = os.pread(a, n, start) == os.pread(b, n, start)
+                    start += n
+                end = max(end, stop)
+                if not same:
+                    break
+            if not same:
+                print(name)
+    except OSError:
+        print(name)
+PY
+}
+differing() {
+	local d1=$1 d2=$2 f
+	local -a pairs=()
+	shift 2
+	for f; do pairs+=("$d1/$f" "$d2/$f"); done
+	differing_pairs --strip "$d2/" "${pairs[@]}"
+}
+
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }

@@ -13,7 +13,7 @@
 # fls's lines read in the shell, every tree tsk_recover writes hashed by one
 # find -exec sha256sum and every file icat reads by one sha256sum, the
 # repaired images probed by one fatscope probe -J and one jq, the images
-# compared with the fixtures by one python3 (differing, below: only what is
+# compared with the fixtures by one python3 (differing, lib.sh: only what is
 # not a hole is read).
 . "$(dirname "$0")/lib.sh"
 
@@ -22,8 +22,6 @@ prepare_fixtures
 hash sha256sum 2> /dev/null || hard_error "no sha256sum"
 SHA256SUM=${BASH_CMDS[sha256sum]}	# (find -exec runs it by its path: no search of PATH each time)
 
-# slurp VAR FILE: the whole file into VAR, byte for byte (no process).
-slurp() { IFS= read -r -d '' "$1" < "$2" || :; }
 # lines ARRAY TEXT: TEXT's lines (none empty) into ARRAY, without a read
 # from a pipe (bash reads a here-string's pipe a byte a call).
 lines() {
@@ -31,50 +29,6 @@ lines() {
 	set -f
 	eval "$1"'=($2)'
 	set +f
-}
-# differing DIR1 DIR2 FILE...: print each FILE whose bytes in DIR1 and in
-# DIR2 differ (or that cannot be read), one a line: cmp for many files in
-# one process, and one that reads only what is not a hole in either (the
-# copies of sparse images, mostly holes: reading their zeros costs more
-# than the rest of a run).  A file system without SEEK_DATA shows the whole
-# file as data, compared all the same.
-differing() {
-	"$PYTHON3" - "$@" <<'PY'
-import os, sys
-def data(fd, size):
-    off, out = 0, []
-    while off < size:
-        try:
-            start = os.lseek(fd, off, os.SEEK_DATA)
-        except OSError:	# ENXIO: a hole to the end
-            break
-        off = os.lseek(fd, start, os.SEEK_HOLE)
-        out.append((start, off))
-    return out
-d1, d2 = sys.argv[1:3]
-for name in sys.argv[3:]:
-    try:
-        with open(os.path.join(d1, name), 'rb') as f1, open(os.path.join(d2, name), 'rb') as f2:
-            a, b = f1.fileno(), f2.fileno()
-            size = os.fstat(a).st_size
-            if os.fstat(b).st_size != size:
-                print(name)
-                continue
-            same, end = True, 0
-            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
-                start = max(start, end)
-                while start < stop and same:
-                    n = min(stop - start, 1 << 20)
-                    same = os.pread(a, n, start) == os.pread(b, n, start)
-                    start += n
-                end = max(end, stop)
-                if not same:
-                    break
-            if not same:
-                print(name)
-    except OSError as e:
-        print(name)
-PY
 }
 
 # Manifests: "inode<TAB>path<TAB>sha256" of every regular file of an image,
@@ -254,7 +208,7 @@ for name in "${names[@]}"; do
 		kept+=("$name")	# (compared with the fixture after the loop: the image did not change)
 		continue
 	fi
-	slurp report report.txt
+	slurp_raw report report.txt
 	REPORT[$name]=$report
 	repaired+=("$name")
 	list_files "b.$name" "$WORK/img/$name.img"

@@ -15,7 +15,7 @@
 # all the fixtures start from made by two cp (u$j/ cut then undone, r$j/
 # cut again then repaired: the undone image, the fixture's bytes, shows
 # that r$j/'s cut starts from the bytes the undo gave back), and every
-# image compared by one python3 at the end (differing, below: only what
+# image compared by one python3 at the end (differing_pairs, lib.sh: only what
 # is not a hole is read).
 . "$(dirname "$0")/lib.sh"
 
@@ -23,49 +23,6 @@ prepare_fixtures
 export FATSCOPE_NOW=1700000000	# new entries' timestamps: the same in every run
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# differing FILE1 FILE2 [FILE1 FILE2]...: print each FILE2 whose bytes
-# differ from its FILE1's (or that cannot be read), one a line: cmp for
-# many pairs in one process, and one that reads only what is not a hole in
-# either.  A file system without SEEK_DATA shows the whole file as data,
-# compared all the same.
-differing() {
-	"$PYTHON3" - "$@" <<'PY'
-import os, sys
-def data(fd, size):
-    off, out = 0, []
-    while off < size:
-        try:
-            start = os.lseek(fd, off, os.SEEK_DATA)
-        except OSError:	# ENXIO: a hole to the end
-            break
-        off = os.lseek(fd, start, os.SEEK_HOLE)
-        out.append((start, off))
-    return out
-args = sys.argv[1:]
-for p1, p2 in zip(args[0::2], args[1::2]):
-    try:
-        with open(p1, 'rb') as f1, open(p2, 'rb') as f2:
-            a, b = f1.fileno(), f2.fileno()
-            size = os.fstat(a).st_size
-            if os.fstat(b).st_size != size:
-                print(p2)
-                continue
-            same, end = True, 0
-            for start, stop in sorted(data(a, size) + data(b, size)):	# (holes in both read as zeros in both)
-                start = max(start, end)
-                while start < stop and same:
-                    n = min(stop - start, 1 << 20)
-                    same = os.pread(a, n, start) == os.pread(b, n, start)
-                    start += n
-                end = max(end, stop)
-                if not same:
-                    break
-            if not same:
-                print(p2)
-    except OSError:
-        print(p2)
-PY
-}
 
 fixtures=0 cuts=0 skipped=0
 # cut_points N: the k to cut before, in POINTS.
@@ -151,7 +108,7 @@ done
 # repaired ones with the uncut repairs.
 declare -A differs=()
 if [ "${#pairs[@]}" -gt 0 ]; then
-	differing "${pairs[@]}" > differ.txt; rc=$?
+	differing_pairs "${pairs[@]}" > differ.txt; rc=$?
 	[ "$rc" = 0 ] || bad "the comparison of the images failed: exit $rc"
 	while IFS= read -r line; do
 		differs[$line]=1
