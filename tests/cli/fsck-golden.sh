@@ -74,15 +74,7 @@ done
 cd "$SCRATCH/y" || hard_error "no $SCRATCH/y"
 
 # -y and -y --recheck (then a second -y, which wrote nothing) left the same bytes: one differing for all.
-differing . ../plain "${names[@]/%/.img}" > ../differ.txt; rc=$?
-declare -A differs=()
-while IFS= read -r line; do
-	differs[${line%.img}]=1
-done < ../differ.txt
-[ "$rc" = 0 ] || bad "the comparison of y/ and plain/ failed: exit $rc"
-for name in "${names[@]}"; do
-	[ -z "${differs[$name]:-}" ] && ok || bad "$name: -y and -y --recheck wrote different bytes"
-done
+same_images . ../plain "-y and -y --recheck wrote different bytes" "${names[@]}"
 
 # The kernel's view: Linux 5.8 and later (the linux-exfat model) mounts
 # what each repair that left no error left: one probe for all the images,

@@ -243,6 +243,23 @@ differing() {
 	differing_pairs --strip "$d2/" "${pairs[@]}"
 }
 
+# same_images DIR1 DIR2 WHAT NAME...: one check a NAME, NAME.img the same
+# bytes in DIR1 and DIR2 (one differing for all); WHAT says what a
+# difference means.
+same_images() {
+	local d1=$1 d2=$2 what=$3 line rc name
+	local -A differs=()
+	shift 3
+	differing "$d1" "$d2" "${@/%/.img}" > "$SCRATCH/differ.txt"; rc=$?
+	while IFS= read -r line; do
+		differs[${line%.img}]=1
+	done < "$SCRATCH/differ.txt"
+	[ "$rc" = 0 ] || bad "the comparison of $d1 and $d2 failed: exit $rc"
+	for name; do
+		[ -z "${differs[$name]:-}" ] && ok || bad "$name: $what"
+	done
+}
+
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }
