@@ -49,9 +49,25 @@ mkdir -p "$WORK/img" "$SCRATCH" || hard_error "cannot make $SCRATCH"
 # Decompress every fixture once into $WORK/img (kept between runs).
 # No fixture at all is a broken tree, not a pass.  Scripts run in parallel
 # (make -j check) take turns (flock): the first decompresses, the others
-# find the images there, instead of each decompressing them all at once.
+# find the images there, instead of each decompressing them all at once;
+# the first uses two processes at a time (the others wait for it anyway).
+# A fixture just decompressed is the recorded one (xz checks its own
+# integrity): its stamp is kept with its recorded hash (see unchanged), so
+# that the first script that asks need not hash 1.6 GB of images again.
+# With FATSCOPE_LONG_TESTS=1 no stamp is kept: the first unchanged hashes
+# every image, which also proves SHA256SUMS and the .xz files agree.
+decompress_fixtures() {	# decompress_fixtures XZ...: each into $WORK/img, renamed whole; false on an error
+	local f n me=$BASHPID
+	for f; do
+		n=${f##*/}
+		n=${n%.xz}
+		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] && continue	# (done while we waited)
+		# A name of this process's own, renamed whole (rename(2)): a reader never sees half a fixture.
+		xz -dc "$f" > "$WORK/img/$n.tmp.$me" && mv -f "$WORK/img/$n.tmp.$me" "$WORK/img/$n" || return 1
+	done
+}
 prepare_fixtures() {
-	local f n stale=()
+	local f n half pid rc=0 line stale=() names=()
 	for f in "$FIXTURES"/*.img.xz; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
 		n=${f##*/}
@@ -61,14 +77,25 @@ prepare_fixtures() {
 	[ "${#stale[@]}" = 0 ] && return
 	exec 9> "$WORK/img/.lock"
 	command -v flock > /dev/null && flock 9
-	for f in "${stale[@]}"; do
-		n=${f##*/}
-		n=${n%.xz}
-		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] && continue	# (done while we waited)
-		# A name of this process's own, renamed whole (rename(2)): a reader never sees half a fixture.
-		xz -dc "$f" > "$WORK/img/$n.tmp.$$" && mv -f "$WORK/img/$n.tmp.$$" "$WORK/img/$n" ||
-			hard_error "cannot decompress $f"
-	done
+	half=$(( (${#stale[@]} + 1) / 2 ))
+	decompress_fixtures "${stale[@]:half}" &
+	pid=$!
+	decompress_fixtures "${stale[@]:0:half}" || rc=1
+	wait "$pid" || rc=1
+	[ "$rc" = 0 ] || hard_error "cannot decompress the fixtures of $FIXTURES"
+	if ! long_tests; then
+		fixture_hash "" > /dev/null
+		mkdir -p "$WORK/img/.hashed"
+		for f in "${stale[@]}"; do
+			n=${f##*/}
+			names+=("$WORK/img/${n%.xz}")
+		done
+		while IFS='|' read -r n line; do
+			n=${n##*/}
+			n=${n%.img}
+			[ -n "${FIXTURE_SUMS[$n]:-}" ] && printf '%s\n' "$line ${FIXTURE_SUMS[$n]}" > "$WORK/img/.hashed/$n"
+		done < <(stat -c '%n|%z %s %i' "${names[@]}")
+	fi
 	exec 9>&-
 }
 
