@@ -24,6 +24,8 @@
  *     (warnings allowed) by the library and, when installed, by the peer
  *     (fsck.exfat -n, fsck.fat -n) and mtools' mdir for FAT; a second
  *     repair plans nothing;
+ *   - with --tsk, the files The Sleuth Kit's tsk_recover -a reads in full
+ *     with an original file's bytes are sound too (a second reader);
  *   - the undo log of the repair restores the damaged volume byte for
  *     byte; every volume ends (SIGALRM after 60 s: a hang is a failure).
  * With --peers the peer's own repair runs on the same damage (fsck.exfat
@@ -38,8 +40,10 @@
  * table per image (volumes, sound files, lost, unfinished, by kind), and
  * exit 0 when nothing failed, 1 otherwise, 2 for usage.
  */
+#define _GNU_SOURCE 1	/* nftw */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -301,6 +305,7 @@ struct tally {
 	unsigned volumes, unusable;	/* unusable: the damage left no volume the library can walk */
 	unsigned long sound, lost, moved;
 	unsigned unfinished, peer_says, second, undo_bad, crashed;
+	unsigned long tsk_more;		/* sound files only The Sleuth Kit read in full (--tsk) */
 	/* the peer's own repair, side by side */
 	unsigned long peer_lost;
 	unsigned peer_unfinished, peer_runs;
@@ -322,7 +327,7 @@ struct run {
 	unsigned count;
 	unsigned kinds[DMG_COUNT];
 	unsigned nkinds;
-	bool peers, verbose, check_peer, quiet;
+	bool peers, verbose, check_peer, quiet, tsk;
 	struct tally family[2][DMG_COUNT];	/* exFAT, FAT: by kind */
 	const char *workdir, *keep;
 	struct peer peer_exfat, peer_fat;
@@ -379,6 +384,82 @@ static void peer_side(struct run *rn, struct image *im, const struct peer *pe, c
 	files_free(&after);
 }
 
+/* ---- The Sleuth Kit as a second reader (--tsk) ---- */
+
+static struct {
+	const struct files *orig;	/* sorted by hash */
+	struct files *sound;
+	size_t root_len, added;
+} tsk_walk;
+
+static int tsk_rm(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path) ? -1 : 0;
+}
+
+/* A file tsk_recover wrote: sound when its bytes are an original file's that the library's reader did not read. */
+static int tsk_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct file f = { 0 };
+	uint8_t buf[65536];
+	ssize_t got;
+	int fd;
+
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || (fd = open(path, O_RDONLY)) < 0)
+		return 0;
+	f.h = (struct hash2){ 0xCBF29CE484222325ull, 0x1234567ull };
+	while ((got = read(fd, buf, sizeof(buf))) > 0) {
+		hash_feed(&f.h, buf, (size_t)got);
+		f.size += (uint64_t)got;
+	}
+	close(fd);
+	if (got < 0 || !bsearch(&f, tsk_walk.orig->v, tsk_walk.orig->n, sizeof(f), files_cmp_hash))
+		return 0;
+	for (size_t k = 0; k < tsk_walk.sound->n; k++)
+		if (!files_cmp_hash(&tsk_walk.sound->v[k], &f))
+			return 0;	/* (read by the library too: a file with these bytes is sound already) */
+	if (tsk_walk.sound->n == tsk_walk.sound->cap) {
+		tsk_walk.sound->cap = tsk_walk.sound->cap ? 2 * tsk_walk.sound->cap : 256;
+		tsk_walk.sound->v = realloc(tsk_walk.sound->v, tsk_walk.sound->cap * sizeof(f));
+		if (!tsk_walk.sound->v)
+			exit(99);
+	}
+	f.path = xstrdup(path + tsk_walk.root_len);	/* "/dir/name", as the library's reader names it */
+	f.readable = true;
+	tsk_walk.sound->v[tsk_walk.sound->n++] = f;
+	tsk_walk.added++;
+	return 0;
+}
+
+/*
+ * The Sleuth Kit's tsk_recover -a on the damaged volume (in the peer's
+ * file): every file it reads in full with an original file's bytes that
+ * the library's reader did not is sound too, and must be readable after
+ * the repair.  How many it added.
+ */
+static size_t tsk_sound(struct run *rn, struct image *im, const uint8_t *dmg, struct mirror *m, struct files *sound)
+{
+	char out[4200];
+	const char *argv[] = { "tsk_recover", "-a", m->path, out, NULL };
+
+	snprintf(out, sizeof(out), "%s/%s.tsk", rn->workdir, im->name);
+	nftw(out, tsk_rm, 16, FTW_DEPTH | FTW_PHYS);
+	mirror_put(m, dmg);
+	if (mkdir(out, 0700) < 0 || run(argv, NULL) != 0) {
+		nftw(out, tsk_rm, 16, FTW_DEPTH | FTW_PHYS);
+		return 0;
+	}
+	tsk_walk.orig = &im->orig_files;
+	tsk_walk.sound = sound;
+	tsk_walk.root_len = strlen(out);
+	tsk_walk.added = 0;
+	nftw(out, tsk_file, 16, FTW_PHYS);
+	nftw(out, tsk_rm, 16, FTW_DEPTH | FTW_PHYS);
+	return tsk_walk.added;
+}
+
 static void one_volume(struct run *rn, struct image *im, unsigned i, uint8_t *dmg, uint8_t *rep, uint8_t *tmp,
 		       struct mirror *m, struct tally *t)
 {
@@ -414,6 +495,8 @@ static void one_volume(struct run *rn, struct image *im, unsigned i, uint8_t *dm
 	}
 	sound_files(&im->orig_files, &dfl, &sound);
 	files_free(&dfl);
+	if (rn->tsk)
+		t->tsk_more += tsk_sound(rn, im, dmg, m, &sound);
 	t->sound += sound.n;
 
 	in_volume = 1;
@@ -564,6 +647,7 @@ static void tally_add(struct tally *a, const struct tally *b)
 	a->second += b->second;
 	a->undo_bad += b->undo_bad;
 	a->crashed += b->crashed;
+	a->tsk_more += b->tsk_more;
 	a->peer_lost += b->peer_lost;
 	a->peer_unfinished += b->peer_unfinished;
 	a->peer_runs += b->peer_runs;
@@ -727,6 +811,7 @@ static void usage(FILE *out)
 	      "      --list FILE   the volumes FILE names, a line each: IMAGE SEED INDEX\n"
 	      "      --images DIR  where --list's IMAGE.img are (default .)\n"
 	      "      --peers       also run the peer's repair on the same damage, side by side\n"
+	      "      --tsk         files The Sleuth Kit (tsk_recover) reads in full are sound too\n"
 	      "      --no-peer-check  do not run the peer's check after fatscope's repair\n"
 	      "  -v, --verbose     a line per volume\n"
 	      "  -q, --quiet       no table per image: the families' tables and the summary\n", out);
@@ -769,6 +854,7 @@ int main(int argc, char **argv)
 		{ "kinds", required_argument, NULL, 'k' }, { "work", required_argument, NULL, 'w' },
 		{ "one", required_argument, NULL, 'o' }, { "keep", required_argument, NULL, 'K' },
 		{ "peers", no_argument, NULL, 'P' }, { "no-peer-check", no_argument, NULL, 'C' },
+		{ "tsk", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' }, { "quiet", no_argument, NULL, 'q' },
 		{ "list", required_argument, NULL, 'L' }, { "images", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
@@ -792,6 +878,7 @@ int main(int argc, char **argv)
 		case 'L': list = optarg; break;
 		case 'I': images = optarg; break;
 		case 'P': rn.peers = true; break;
+		case 'T': rn.tsk = peer_on_path("tsk_recover"); break;
 		case 'C': rn.check_peer = false; break;
 		case 'v': rn.verbose = true; break;
 		case 'q': rn.quiet = true; break;
@@ -819,12 +906,15 @@ int main(int argc, char **argv)
 	       "%u left broken for the peer, %u not idempotent, %u undo failures; %u failures\n",
 	       total.volumes, total.unusable, total.sound, total.lost, total.unfinished, total.peer_says, total.second,
 	       total.undo_bad, rn.failures);
+	if (rn.tsk)
+		printf("salvage: The Sleuth Kit read %lu sound files in full that the library's reader did not\n",
+		       total.tsk_more);
 	if (!rn.peer_exfat.present || !rn.peer_fat.present)
 		printf("salvage: peer checks skipped for %s%s (not installed)\n",
 		       rn.peer_exfat.present ? "" : "exFAT (fsck.exfat) ",
 		       rn.peer_fat.present ? "" : "FAT (fsck.fat, mdir)");
-	printf("salvage-result volumes=%u sound=%lu lost=%lu unfinished=%u peer=%u again=%u undo=%u failures=%u\n",
-	       total.volumes, total.sound, total.lost, total.unfinished, total.peer_says, total.second, total.undo_bad,
-	       rn.failures);
+	printf("salvage-result volumes=%u sound=%lu lost=%lu unfinished=%u peer=%u again=%u undo=%u failures=%u "
+	       "tsk=%s\n", total.volumes, total.sound, total.lost, total.unfinished, total.peer_says, total.second,
+	       total.undo_bad, rn.failures, rn.tsk ? "yes" : "no");
 	return rn.failures ? 1 : 0;
 }
