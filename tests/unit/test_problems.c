@@ -952,6 +952,9 @@ static int peer_check(const struct img *im)
 
 static void test_repair_every_case(void **state)
 {
+	/* The peer's check in both modes with FATSCOPE_LONG_TESTS=1; else on the images -y leaves (lost clusters saved). */
+	const char *env = getenv("FATSCOPE_LONG_TESTS");
+	bool both = env && !strcmp(env, "1");
 	unsigned n = 0, peer = 0;
 
 	(void)state;
@@ -964,7 +967,7 @@ static void test_repair_every_case(void **state)
 			repair_case(c, &im, &out);
 			n += is_repaired(cases[c].id);
 			/* every repaired case also passes fsck.exfat -n */
-			if (is_repaired(cases[c].id) && (rc = peer_check(&out)) >= 0) {
+			if (is_repaired(cases[c].id) && (both || mode == 1) && (rc = peer_check(&out)) >= 0) {
 				if (rc != 0) {
 					print_error("%s: after the repair the peer checker (-n) exits %d\n", cases[c].id, rc);
 					fail();
@@ -974,8 +977,9 @@ static void test_repair_every_case(void **state)
 			img_free(&out);
 			img_free(&im);
 		}
-	print_message("%u repaired images passed fsck.exfat -n or fsck.fat -n%s\n", peer,
-		      peer ? "" : " (not installed: not run)");
+	print_message("%u repaired images passed fsck.exfat -n or fsck.fat -n%s%s\n", peer,
+		      peer ? "" : " (not installed: not run)",
+		      both ? "" : " (those -y leaves; those -y --lost=free leaves too with FATSCOPE_LONG_TESTS=1)");
 	free_lost = true;
 	for (size_t i = 0; i < sizeof(repaired) / sizeof(repaired[0]); i++)
 		if (fsc_problem_lookup(repaired[i]) < 0) {
