@@ -24,22 +24,6 @@ comp=$top_srcdir/bash-completion/fatscope
 . "$comp" || hard_error "cannot source $comp"
 [[ $(complete -p fatscope 2> /dev/null) == *"-F _fatscope "* ]] && ok || bad "no complete -F _fatscope fatscope"
 
-# sorted NAME LINE...: NAME (an array) is the lines sorted as sort(1) in the C locale
-# (an insertion sort: the lists are short).
-sorted() {
-	local -n _s=$1
-	local x i
-	shift
-	_s=()
-	for x; do
-		i=${#_s[@]}
-		while [ "$i" -gt 0 ] && [[ ${_s[i - 1]} > $x ]]; do
-			_s[i]=${_s[i - 1]}
-			i=$((i - 1))
-		done
-		_s[i]=$x
-	done
-}
 # complete WORD...: got is the completions of the last word, one a line, sorted.
 complete_words() {
 	local -a s

@@ -196,16 +196,11 @@ if command -v fls > /dev/null; then
 		bad "fbad-fat16-lostdir: naïve.txt does not read back with its bytes (inode '$inode')"
 	fls_paths ../plain/fbad-fat32-lostdir.img
 	deep=()
-	for entry in "${PATHS[@]}"; do	# (sorted as they come: a few lines)
+	for entry in "${PATHS[@]}"; do
 		entry=${entry#*$'\t'}
-		[[ $entry == deep/* ]] || continue
-		i=${#deep[@]}
-		while [ "$i" -gt 0 ] && [[ ${deep[i-1]} > $entry ]]; do
-			deep[i]=${deep[i-1]}
-			i=$((i - 1))
-		done
-		deep[i]=$entry
+		[[ $entry == deep/* ]] && deep+=("$entry")
 	done
+	sorted deep "${deep[@]}"
 	got="${deep[*]} "
 	[ "$got" = "deep/DIR0000.CHK deep/DIR0000.CHK/at-level-2.txt deep/DIR0000.CHK/level3 deep/DIR0000.CHK/level3/at-level-3.txt deep/at-level-1.txt " ] &&
 		ok || bad "fbad-fat32-lostdir: /deep after the repair: $got"

@@ -287,6 +287,23 @@ same_images() {
 	done
 }
 
+# sorted ARRAY WORD...: ARRAY is the words in the order sort(1) gives in
+# the C locale (an insertion sort in the shell: for short lists).
+sorted() {
+	local -n _s=$1
+	local x i
+	shift
+	_s=()
+	for x; do
+		i=${#_s[@]}
+		while [ "$i" -gt 0 ] && [[ ${_s[i - 1]} > $x ]]; do
+			_s[i]=${_s[i - 1]}
+			i=$((i - 1))
+		done
+		_s[i]=$x
+	done
+}
+
 fails=0
 passes=0
 ok() { passes=$((passes + 1)); }

@@ -36,20 +36,6 @@ export TZ=UTC MTOOLS_SKIP_CHECK=1 MTOOLS_NO_VFAT=0
 prepare_fixtures
 cd "$SCRATCH" || hard_error "no $SCRATCH"
 
-# sorted VAR WORD...: VAR is the words sorted as sort(1) in the C locale, a line each (short lists)
-sorted() {
-	local -n _s=$1
-	local -a t=()
-	local x i
-	shift
-	for x; do
-		i=${#t[@]}
-		while [ "$i" -gt 0 ] && [[ ${t[i - 1]} > $x ]]; do t[i]=${t[i - 1]}; i=$((i - 1)); done
-		t[i]=$x
-	done
-	printf -v _s '%s\n' ${t[@]+"${t[@]}"}
-	_s=${_s%$'\n'}
-}
 
 # ---- 1. the populated fixtures
 # For each: fls -r, ls -R -a, ls -R -a -J and extract, each into s1/NAME.*; then s1_digest
@@ -299,7 +285,9 @@ files() {
 	shopt -s globstar dotglob nullglob
 	for f in "$1"/**; do [ -f "$f" ] && [ ! -L "$f" ] && l+=("./${f#"$1"/}"); done
 	shopt -u globstar dotglob nullglob
-	sorted FILES ${l[@]+"${l[@]}"}
+	sorted l ${l[@]+"${l[@]}"}
+	printf -v FILES '%s\n' ${l[@]+"${l[@]}"}
+	FILES=${FILES%$'\n'}
 }
 # mtimes DIR...: T[DIR/PATH] is the modification time of each file of src.list under each DIR
 # (one stat for all)
@@ -529,7 +517,7 @@ l=(hx/in/*)
 shopt -u dotglob nullglob
 sorted want '_..' '.._.._x' 'ho_[31m_st.tx' 'loop.bin'
 sorted got "${l[@]#hx/in/}"
-check "extract: the files in DIR" "$want" "$got"
+check "extract: the files in DIR" "${want[*]}" "${got[*]}"
 cmp -s hx/in/_.. hsrc/zz-dotdot.txt && ok || bad "extract: the '..' file's bytes"
 mapfile -t l < extract.log
 r1='' r2=
