@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 
 /* Every entry of problems.def, as the header sees it. */
@@ -406,7 +408,7 @@ static void test_check_ledger(void **state)
 	img_free(&im);
 }
 
-int main(void)
+int unit_api(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codes_unique),

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "base/bytes.h"
 
@@ -354,7 +356,7 @@ static void test_staging_effect(void **state)
 	img_free(&im);
 }
 
-int main(void)
+int unit_drivers(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_columns),

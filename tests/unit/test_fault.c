@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "fatscope/fatscope.h"
 
 #define MAX_EVENTS 256
@@ -287,7 +289,7 @@ static void test_fault_volatile(void **state)
 	rig_close(&g);
 }
 
-int main(void)
+int unit_fault(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fault_counts),

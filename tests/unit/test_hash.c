@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "../../cmd/hash.h"
 
 static void digests(const void *p, size_t len, size_t piece, char hex[HASH_COUNT][HASH_HEX_MAX])
@@ -169,7 +171,7 @@ static void test_host_sums(void **state)
 		skip();
 }
 
-int main(void)
+int unit_hash(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "base/bytes.h"
 
@@ -374,7 +376,7 @@ static void test_exfat_label_and_guid(void **state)
 	}
 }
 
-int main(void)
+int unit_label(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exfat_label_serial_guid),

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "base/bytes.h"
 
@@ -788,7 +790,7 @@ static void test_plan_too_big(void **state)
 	free(buf);
 }
 
-int main(void)
+int unit_plan(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_cuts),

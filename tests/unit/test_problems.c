@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "fat_patches.h"
 #include "peer.h"
@@ -1444,7 +1446,7 @@ next:
 		      both ? "" : " (lost clusters saved; freeing them too with FATSCOPE_LONG_TESTS=1)");
 }
 
-int main(void)
+int unit_problems(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),

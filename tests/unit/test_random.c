@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "fatscope/fatscope.h"
 
@@ -50,7 +52,7 @@ static void test_random_sectors(void **state)
 			 counts[FSC_TYPE_FAT32], 0);
 }
 
-int main(void)
+int unit_random(void)
 {
 	const struct CMUnitTest tests[] = { cmocka_unit_test(test_random_sectors) };
 

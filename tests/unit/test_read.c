@@ -21,6 +21,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "fatscope/fatscope.h"
 #include "base/bytes.h"
@@ -327,7 +329,7 @@ static void test_lookup(void **state)
 	close_vol(&v);
 }
 
-int main(void)
+int unit_read(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain_and_nofat),

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "fatscope/fatscope.h"
 
@@ -239,7 +241,7 @@ static void test_fixtures(void **state)
 	assert_true(files > 50 && volumes > 50);
 }
 
-int main(void)
+int unit_scan(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_placed),

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "fatscope/fatscope.h"
 #include "base/bytes.h"
@@ -231,7 +233,7 @@ static void test_after_end_many(void **state)
 	tree_free(&t);
 }
 
-int main(void)
+int unit_tree(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_after_end_places),
