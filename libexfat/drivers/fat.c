@@ -96,7 +96,13 @@ void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	else
 		verdict_set(v, FSC_MOUNTS, as, 0, "%s", fat32 ? "BPB_FATSz16 = 0: FAT32" :
 			    "BPB_FATSz16 != 0: FAT12/16 by cluster count");
-	if (fat32 && p->fat.fsinfo_read &&
+	/* (fat_fill_super reads the sector BPB_FSInfo names, wherever it is) */
+	if (fat32 && p->fat.fsinfo_lost) {
+		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "bread failed, FSINFO block (sector = %u)",
+			    p->fat.fsinfo_sector);
+		return;
+	}
+	if (fat32 && (p->fat.fsinfo_read || p->fat.fsinfo_far) &&
 	    (p->fat.fsinfo_lead != 0x41615252 || p->fat.fsinfo_struc != 0x61417272))
 		verdict_note(v->warning, sizeof(v->warning), "Invalid FSINFO signature");
 	if (s[fat32 ? 65 : 37] & 1)
@@ -182,7 +188,11 @@ static bool blkid_vfat(const struct fsc_probe *p, enum fsc_type *as, char *why, 
 		snprintf(why, len, "vfat: cluster count %u too large", count);
 		return false;
 	}
-	if (fat32 && get_le16(s, 48) && p->fat.fsinfo_read &&
+	if (fat32 && get_le16(s, 48) && p->fat.fsinfo_lost) {
+		snprintf(why, len, "vfat: FSInfo sector %u past the device", get_le16(s, 48));
+		return false;
+	}
+	if (fat32 && get_le16(s, 48) && (p->fat.fsinfo_read || p->fat.fsinfo_far) &&
 	    !(p->fat.fsinfo_lead == 0x41615252 || p->fat.fsinfo_lead == 0x41645252 || !p->fat.fsinfo_lead)) {
 		snprintf(why, len, "vfat: FSInfo signature invalid");
 		return false;

@@ -141,12 +141,27 @@ static void check_fat32(struct fsc_dev *dev, struct fsc_probe *p)
 	sec = malloc(bps);
 	if (!sec)
 		return;
-	if (b->fsinfo_sector && b->fsinfo_sector != 0xFFFF && b->fsinfo_sector < b->reserved &&
-	    fsc_dev_read(dev, (uint64_t)b->fsinfo_sector * bps, sec, bps) == 0) {
-		fat_fsinfo_decode(sec, &fi);
-		b->fsinfo_read = true;
-		b->fsinfo_lead = fi.lead_sig;
-		b->fsinfo_struc = fi.struc_sig;
+	/*
+	 * (past the reserved area: an error, and the sector is read only for
+	 * what the drivers make of it; Linux and blkid read it wherever it is)
+	 */
+	if (b->fsinfo_sector && b->fsinfo_sector != 0xFFFF) {
+		bool inside = b->fsinfo_sector < b->reserved;
+
+		if (!inside) {
+			f = ADD(FAT32_FSINFO_SECTOR, BYTE, 48, "BPB_FSInfo");
+			finding_actual(f, "%u", b->fsinfo_sector);
+			finding_expected(f, "%u", b->reserved ? b->reserved - 1u : 0);
+		}
+		if (fsc_dev_read(dev, (uint64_t)b->fsinfo_sector * bps, sec, bps) == 0) {
+			fat_fsinfo_decode(sec, &fi);
+			b->fsinfo_read = inside;
+			b->fsinfo_far = !inside;
+			b->fsinfo_lead = fi.lead_sig;
+			b->fsinfo_struc = fi.struc_sig;
+		} else {
+			b->fsinfo_lost = !inside;
+		}
 	}
 	if (b->fsinfo_read && (fi.lead_sig != 0x41615252 || fi.struc_sig != 0x61417272 ||
 			       fi.trail_sig != 0xAA550000)) {

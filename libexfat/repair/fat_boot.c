@@ -31,7 +31,7 @@ static bool boot_damaged(const struct fsc_probe *p)
 		/* (a missing signature has its own fix; a volume beyond its device, no sound backup) */
 		if (fsc_problem_info(id)->severity >= FSC_SEV_ERROR && id != FSC_PR_FAT_BOOT_SIGNATURE &&
 		    ((id >= FSC_PR_FAT_BOOT_DATA_START && id < FSC_PR_FAT_VOLUME_BEYOND_DEVICE) ||
-		     id == FSC_PR_FAT32_FSVER || id == FSC_PR_FAT32_ROOT_CLUSTER))
+		     id == FSC_PR_FAT32_FSVER || id == FSC_PR_FAT32_ROOT_CLUSTER || id == FSC_PR_FAT32_FSINFO_SECTOR))
 			return true;
 	}
 	return false;
@@ -158,6 +158,16 @@ void fr_boot_fixes(struct frp *f)
 
 	if (rp_take(&f->r, FSC_PR_FAT_BOOT_SIGNATURE))
 		rp_put(&f->r, 510, sig, 2, "the boot signature", false);
+	/* BPB_FSInfo past the reserved area and no backup to restore: sector 1 when it is an FSInfo sector */
+	if (b->bpb32 && b->reserved > 1 && rp_find(&f->r, FSC_PR_FAT32_FSINFO_SECTOR) && (sec = malloc(ss))) {
+		if (plan_view_read(f->r.dev, f->r.plan, ss, sec, ss) == 0 && get_le32(sec, 0) == 0x41615252 &&
+		    get_le32(sec, 484) == 0x61417272 && plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 &&
+		    rp_take(&f->r, FSC_PR_FAT32_FSINFO_SECTOR)) {
+			put_le16(sec, 48, 1);
+			rp_put(&f->r, 0, sec, ss, "BPB_FSInfo: sector 1, the FSInfo sector", false);
+		}
+		free(sec);
+	}
 	if (b->bpb32 && rp_take(&f->r, FSC_PR_FAT32_FSINFO_SIGNATURE)) {
 		if (b->fsinfo_sector && b->fsinfo_sector < b->reserved)
 			fsinfo_signatures(&f->r, (uint64_t)b->fsinfo_sector * ss, false);

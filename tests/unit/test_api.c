@@ -173,6 +173,7 @@ static const struct recorded {
 	{ "EXFAT_LABEL_CHARS", FSC_PR_EXFAT_LABEL_CHARS, 130 },
 	{ "FAT_LABEL_ROOT_MISSING", FSC_PR_FAT_LABEL_ROOT_MISSING, 131 },
 	{ "FAT_LFN_RESERVED", FSC_PR_FAT_LFN_RESERVED, 132 },
+	{ "FAT32_FSINFO_SECTOR", FSC_PR_FAT32_FSINFO_SECTOR, 133 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -224,7 +225,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 131);
+	assert_int_equal(NRECORDED, 132);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

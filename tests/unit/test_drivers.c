@@ -80,6 +80,17 @@ static void mk_fat32bpb_fat16count(struct img *im)
 	build_fat_custom(im, 32, 32768, 1, 32, 0, 252);
 }
 
+/*
+ * BPB_FSInfo flipped past the reserved area, to a sector that holds other
+ * bytes: Linux reads it there (and warns), blkid gives up on the volume.
+ */
+static void mk_fat32_fsinfo_far(struct img *im)
+{
+	build_fat(im, 32);
+	put_le16(im->buf, 48, 0x1001);
+	memcpy(im->buf + 0x1001 * 512, "GARBAGE!", 8);
+}
+
 static void mk_fat16_fstype32(struct img *im)
 {
 	mk_fat16(im);
@@ -326,6 +337,7 @@ static void test_verdict(void **state)
 		{ mk_fat32bpb_fat16count, "staging-5.4-vfat:wrong-driver "
 					  "linux-vfat:misreads blkid-2.38:misreads blkid:misreads" },
 		{ mk_ex_backup, "" },
+		{ mk_fat32_fsinfo_far, "staging-5.4-vfat:wrong-driver linux-vfat:accepts-corrupt" },
 	};
 	char got[1024];
 

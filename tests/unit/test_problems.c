@@ -105,6 +105,23 @@ static void p_f32_backup(struct img *im) { f32(im); im->buf[6 * 512 + 100] ^= 1;
 static void p_f32_main_lost(struct img *im) { f32(im); memset(im->buf, 0, 512); }
 static void p_f32_fsinfo(struct img *im) { f32(im); put_le32(im->buf, 512, 0); }
 static void p_f32_fsver(struct img *im) { f32(im); im->buf[42] = 1; }
+/*
+ * BPB_FSInfo into the FAT (one flipped bit of 1): sector 0 restored from
+ * the backup (sector 1's signature gone too, so that only the restore
+ * mends it); both copies so: BPB_FSInfo pointed to sector 1.
+ */
+static void p_f32_fsinfo_far(struct img *im)
+{
+	f32(im);
+	put_le16(im->buf, 48, 0x1001);
+	put_le32(im->buf, 512, 0);
+}
+static void p_f32_fsinfo_both(struct img *im)
+{
+	f32(im);
+	put_le16(im->buf, 48, 0x1001);
+	put_le16(im->buf, 6 * 512 + 48, 0x1001);
+}
 static void p_f32_root(struct img *im) { f32(im); put_le32(im->buf, 44, 0x0FFFFFF0); }
 static void p_data_start(struct img *im) { f12(im); put_le16(im->buf, 19, 20); }
 static void p_fat_size(struct img *im) { f16(im); put_le16(im->buf, 22, 10); }
@@ -275,6 +292,8 @@ static const struct {
 	{ "FAT32_MAIN_BOOT_LOST", p_f32_main_lost, "" },
 	{ "FAT32_FSINFO_SIGNATURE", p_f32_fsinfo, "" },
 	{ "FAT32_FSVER", p_f32_fsver, "FAT32_BACKUP_DIFFERS" },
+	{ "FAT32_FSINFO_SECTOR", p_f32_fsinfo_far, "FAT32_BACKUP_DIFFERS" },
+	{ "FAT32_FSINFO_SECTOR", p_f32_fsinfo_both, "" },
 	/* (the root's own cluster, 2, is lost with the root unreachable) */
 	{ "FAT32_ROOT_CLUSTER", p_f32_root, "FAT32_BACKUP_DIFFERS FAT_LOST_CLUSTERS" },
 	{ "FAT_BOOT_DATA_START", p_data_start, "" },
@@ -742,7 +761,7 @@ static const char *const repaired[] = {
 	"FAT_AFTER_END", "FAT_LABEL_ENTRY", "FAT_DOT_MISSING", "FAT_CROSS_LINK", "FAT_DIR_NO_CLUSTER",
 	"FAT_LOST_CLUSTERS", "FAT_LOST_DIRECTORY", "FAT_SHORT_NAME", "FAT_NAME_DUPLICATE", "FAT_ATTRIBUTES",
 	"FAT32_BACKUP_DIFFERS", "FAT32_FSINFO_SIGNATURE", "FAT_BOOT_SIGNATURE", "FAT32_FSVER", "FAT32_ROOT_CLUSTER",
-	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING", "FAT_LFN_RESERVED",
+	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING", "FAT_LFN_RESERVED", "FAT32_FSINFO_SECTOR",
 };
 
 /*

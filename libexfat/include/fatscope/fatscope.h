@@ -418,8 +418,10 @@ struct fsc_fat_bpb {
 	bool root_label_found;
 	char root_label[12];
 	bool geometry_ok;		/* data area inside the volume */
-	bool fsinfo_read;
-	uint32_t fsinfo_lead, fsinfo_struc;	/* FSInfo signatures at 0 and 484 */
+	bool fsinfo_read;		/* FSInfo read in the reserved area */
+	bool fsinfo_far;		/* BPB_FSInfo past the reserved area, sector read */
+	bool fsinfo_lost;		/* BPB_FSInfo past the reserved area and the device */
+	uint32_t fsinfo_lead, fsinfo_struc;	/* FSInfo signatures at 0 and 484 (read or far) */
 };
 
 struct fsc_mbr_entry {
