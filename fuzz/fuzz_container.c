@@ -24,8 +24,6 @@
 #include "fatscope/fatscope.h"
 #include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
 static char dir[64];
 static const char *const names[] = { "in.E01", "in.vhd", "in.vmdk", "in.001", "in.002", "in.003" };
 
@@ -110,7 +108,7 @@ static void probe_window(struct fsc_dev *dev)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(container)(const uint8_t *data, size_t len)
 {
 	const struct fsc_container_info *ci;
 	struct fsc_partition *parts;

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "fatscope/fatscope.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+#include "fuzz.h"
 
 struct ctx {
 	struct fsc_dev *dev;
@@ -35,7 +34,7 @@ static int entry(void *vc, const struct fsc_dirent *d)
 	return strlen(d->path) > 100000;	/* never: keeps the path read */
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(dump)(const uint8_t *data, size_t len)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;

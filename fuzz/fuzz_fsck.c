@@ -9,9 +9,7 @@
 #include "fatscope/fatscope.h"
 #include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(fsck)(const uint8_t *data, size_t len)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;

@@ -10,10 +10,9 @@
 #include <string.h>
 
 #include "fatscope/fatscope.h"
+#include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(label)(const uint8_t *data, size_t len)
 {
 	static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 	uint8_t *copy;

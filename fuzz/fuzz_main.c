@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_main.c - the driver shared by every harness (fuzz_*.c define
- * LLVMFuzzerTestOneInput).  Built three ways:
- *   - with AFL++ (CC=afl-cc, ./configure --enable-fuzz): persistent mode;
+ * fuzz_main.c - the driver shared by every harness (fuzz_*.c define their
+ * entry point, FUZZ_ENTRY in fuzz.h).  Built three ways:
+ *   - with AFL++ (CC=afl-cc, ./configure --enable-fuzz): persistent mode,
+ *     a program a harness;
  *   - with libFuzzer (-DFSC_LIBFUZZER): this file adds nothing;
- *   - otherwise as a replay program: every file named, or found in the
- *     directories named, is run once (make check does this under ASan and
- *     UBSan over fuzz/corpus and every test fixture).
+ *   - otherwise as the replay program, fuzz/replay HARNESS PATH...
+ *     (FSC_FUZZ_REPLAY: every harness in one program): every file named,
+ *     or found in the directories named, is run once (make check does
+ *     this under ASan and UBSan over fuzz/corpus and the test fixtures).
+ *     Without FSC_FUZZ_REPLAY (an --enable-fuzz build by another compiler)
+ *     it is the one harness's replay, fuzz/fuzz_NAME PATH...
  */
 #include "config.h"
 
@@ -19,8 +23,6 @@
 
 #include "fatscope/fatscope.h"
 #include "fuzz.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 void fuzz_render_findings(const struct fsc_findings *fs)
 {
@@ -46,6 +48,21 @@ int main(void)
 	return 0;
 }
 #else
+/* The harness replayed. */
+#ifdef FSC_FUZZ_REPLAY
+static const struct {
+	const char *name;
+	int (*one)(const uint8_t *data, size_t len);
+} harnesses[] = {
+	{ "probe", fuzz_one_probe }, { "fsck", fuzz_one_fsck }, { "dump", fuzz_one_dump },
+	{ "label", fuzz_one_label }, { "repair", fuzz_one_repair }, { "container", fuzz_one_container },
+};
+#define NHARNESSES (sizeof(harnesses) / sizeof(harnesses[0]))
+static int (*one)(const uint8_t *data, size_t len);
+#else
+static int (*const one)(const uint8_t *data, size_t len) = LLVMFuzzerTestOneInput;
+#endif
+
 static int run_file(const char *path, unsigned *count)
 {
 	FILE *f = fopen(path, "rb");
@@ -71,7 +88,7 @@ static int run_file(const char *path, unsigned *count)
 		len += r;
 	} while (r);
 	fclose(f);
-	LLVMFuzzerTestOneInput(data, len);
+	one(data, len);
 	free(data);
 	(*count)++;
 	return 0;
@@ -108,9 +125,22 @@ static int run_path(const char *path, unsigned *count)
 int main(int argc, char **argv)
 {
 	unsigned count = 0;
-	int bad = 0;
+	int bad = 0, i = 1;
 
-	for (int i = 1; i < argc; i++)
+#ifdef FSC_FUZZ_REPLAY
+	for (size_t h = 0; h < NHARNESSES && argc > 1; h++)
+		if (strcmp(argv[1], harnesses[h].name) == 0)
+			one = harnesses[h].one;
+	if (!one) {
+		fprintf(stderr, "usage: replay HARNESS PATH... (HARNESS:");
+		for (size_t h = 0; h < NHARNESSES; h++)
+			fprintf(stderr, " %s", harnesses[h].name);
+		fprintf(stderr, ")\n");
+		return 2;
+	}
+	i = 2;
+#endif
+	for (; i < argc; i++)
 		bad |= run_path(argv[i], &count);
 	printf("replayed %u inputs\n", count);
 	return bad;

@@ -8,9 +8,7 @@
 #include "fatscope/fatscope.h"
 #include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(probe)(const uint8_t *data, size_t len)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;

@@ -13,8 +13,6 @@
 #include "fatscope/fatscope.h"
 #include "fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
 /* Plan every repair of buf; apply it when apply is set.  The plan's size. */
 static size_t repair(uint8_t *buf, size_t len, bool apply)
 {
@@ -45,7 +43,7 @@ static size_t repair(uint8_t *buf, size_t len, bool apply)
 	return n;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+int FUZZ_ENTRY(repair)(const uint8_t *data, size_t len)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 

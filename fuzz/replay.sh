@@ -24,13 +24,13 @@ done
 # (linked -no-install: the programs themselves, no libtool wrapper script)
 bin=$top_builddir/fuzz
 for h in probe fsck dump label repair; do
-	out=$("$bin/replay_$h" "${inputs[@]}") || { echo "$out"; bad "replay_$h"; continue; }
+	out=$("$bin/replay" $h "${inputs[@]}") || { echo "$out"; bad "replay $h"; continue; }
 	echo "$h: $out"
 	ok
 done
 # The container backends read files the harness writes for each input:
 # the corpus only (its container-* inputs are EWF, VHD and VMDK files;
 # every other input becomes a split raw set), not the fixtures.
-out=$("$bin/replay_container" "$top_srcdir/fuzz/corpus") && echo "container: $out" && ok ||
-	{ echo "$out"; bad "replay_container"; }
+out=$("$bin/replay" container "$top_srcdir/fuzz/corpus") && echo "container: $out" && ok ||
+	{ echo "$out"; bad "replay container"; }
 finish
