@@ -14,9 +14,9 @@
 
 /* prog is an executable file in a directory of PATH. */
 bool peer_on_path(const char *prog);
-/* Run argv (NULL-terminated, img appended when not NULL) under timeout(1)
- * with secs seconds, stdin, stdout and stderr on /dev/null: its exit
- * status, or -1 when it did not run or was killed. */
+/* Run argv (NULL-terminated, img appended when not NULL; argv[0] looked up
+ * on PATH once) for at most secs seconds, stdin, stdout and stderr on
+ * /dev/null: its exit status, or -1 when it did not run or was killed. */
 int peer_run(const char *const *argv, const char *img, unsigned secs);
 /* Write len bytes of buf to a new file at path (its 4 KiB blocks of zeros
  * left as holes): 0, or -errno. */
