@@ -72,7 +72,7 @@ declare -A name_of=()
 for o in "${objs[@]}"; do
 	n=${o#"$bld/libexfat/"}
 	d=${n%%/*} n=${n##*/}
-	n=${n#libfatscope_la-}
+	n=${n#libfatscope_core_la-}
 	name_of[$o]=$d/${n%.o}
 done
 while read -r o t sym; do

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "exfat/exfat.h"
 #include "fat/fat.h"
 
@@ -422,7 +424,7 @@ static void test_every_member_has_field(void **state)
 	}
 }
 
-int main(void)
+int unit_fields(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_each_field),

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "report/report.h"
 
 static void test_growth_keeps_every_finding(void **state)
@@ -109,7 +111,7 @@ static void test_dropped_only(void **state)
 	assert_int_equal(fsc_findings_worst(&fs), -1);
 }
 
-int main(void)
+int unit_findings(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_growth_keeps_every_finding),

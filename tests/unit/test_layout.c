@@ -22,6 +22,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "builder.h"
 #include "exfat/exfat.h"
 #include "fat/fat.h"
@@ -454,7 +456,7 @@ static void test_public_geometry(void **state)
 	vol_close(&v);
 }
 
-int main(void)
+int unit_layout(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fat12),

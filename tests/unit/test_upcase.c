@@ -20,6 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "exfat/exfat.h"
 
 static uint8_t table[EXFAT_UPCASE_REC_BYTES + 64];
@@ -79,7 +81,7 @@ static void test_spot_mappings(void **state)
 		assert_int_equal(map[c], c >= 'a' && c <= 'z' ? c - 32 : c);
 }
 
-int main(void)
+int unit_upcase(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compressed),

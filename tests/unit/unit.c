@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * unit.c - one program for the unit tests that use only the library's
- * public interface (and the test builder): each test_*.c file is a group,
- * run in turn, or only the groups named (tests/unit/unit plan problems).
- * One program rather than one a file: linking a program through libtool
- * costs about a second of CPU here, most of what building the tests took.
- * The tests that compile library sources into themselves (test_fields,
- * test_findings, test_layout, test_upcase) stay programs of their own, so
- * that a static build never holds two copies of a function.
+ * unit.c - the unit tests, one program: each test_*.c file is a group, run
+ * in turn, or only the groups named (tests/unit/unit plan problems).  It
+ * links the library's objects (libfatscope-core), so that a test may call
+ * an internal function.  One program rather than one a file: linking a
+ * program through libtool costs about a second of CPU here, most of what
+ * building the tests took.
  *
  * Exit status as the test harness reads it: 0 every test passed, 1 some
  * failed, 99 (a hard error) a group name that does not exist.
@@ -24,9 +22,10 @@ static const struct {
 	const char *name;
 	int (*run)(void);
 } groups[] = {
-	{ "api", unit_api }, { "drivers", unit_drivers }, { "fault", unit_fault }, { "hash", unit_hash },
-	{ "label", unit_label }, { "plan", unit_plan }, { "problems", unit_problems }, { "random", unit_random },
-	{ "read", unit_read }, { "scan", unit_scan }, { "tree", unit_tree },
+	{ "api", unit_api }, { "drivers", unit_drivers }, { "fault", unit_fault }, { "fields", unit_fields },
+	{ "findings", unit_findings }, { "hash", unit_hash }, { "label", unit_label }, { "layout", unit_layout },
+	{ "plan", unit_plan }, { "problems", unit_problems }, { "random", unit_random }, { "read", unit_read },
+	{ "scan", unit_scan }, { "tree", unit_tree }, { "upcase", unit_upcase },
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
