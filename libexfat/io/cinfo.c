@@ -4,13 +4,15 @@
  * the strings it points to), their device, their messages, where the
  * files a container names are found, the chain of a differencing disk's
  * parents, and what the three libyal backends (ewf.c, vhd.c, vmdk.c) do
- * alike: read, link parents, close, say what is wrong.
+ * alike: read, link parents, close, say what is wrong, open their library
+ * when first needed (cont_dl_bind).
  *
  * Consumes: the backends' findings.  Produces: struct fsc_container_info
  * with owned strings, one-line messages.
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -255,4 +257,32 @@ const char *cont_version(char *buf, size_t len, const char *lib, const char *ver
 	if (!buf[0])
 		snprintf(buf, len, "%s %s", lib, version);
 	return buf;
+}
+
+bool cont_dl_bind(const char *soname, const char *const *names, void **const *slots, size_t n, char *why,
+		  size_t whylen)
+{
+	void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!lib) {
+		cont_why(why, whylen, "%s cannot be loaded: %s", soname, dlerror());
+		return false;
+	}
+	for (i = 0; i < n && (*slots[i] = dlsym(lib, names[i])); i++)
+		;
+	if (i == n)
+		return true;	/* (never closed: the functions stay in use) */
+	cont_why(why, whylen, "%s lacks %s", soname, names[i]);
+	while (i--)
+		*slots[i] = NULL;
+	dlclose(lib);
+	return false;
+}
+
+bool cont_dl_ready(bool bound, const char *title, const char *err, char *why, size_t whylen)
+{
+	if (!bound)
+		cont_why(why, whylen, "%s: %s", title, err);
+	return bound;
 }

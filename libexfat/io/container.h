@@ -118,6 +118,38 @@ void cont_yal_free(struct cont_yal *y);
 void cont_yal_close(struct fsc_dev *d);
 /* why from the library's error *err (freed), after prefix (cont_why_lib). */
 void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *prefix, intptr_t **err);
+/*
+ * An optional library, opened when a container first needs it (dlopen):
+ * a program that reads raw images never maps libewf, libvhdi or libvmdk.
+ * cont_dl_bind opens soname and stores the address of each of the n
+ * functions names[i] in *slots[i]: true, or false with why (dlerror's
+ * words) and no slot set.  The caller runs it once (pthread_once).
+ */
+bool cont_dl_bind(const char *soname, const char *const *names, void **const *slots, size_t n, char *why,
+		  size_t whylen);
+/*
+ * A backend's bound functions: CONT_DL_API(FUNCS) declares the static
+ * struct api (a pointer a function FUNCS lists, as F(name) F(name)...,
+ * typed as the library's header declares it; the backend's yal ops; bound
+ * and why) and api_once; the backend's api_bind (run by pthread_once) binds
+ * them with CONT_DL_NAMES and CONT_DL_SLOTS.  Written once, read-only after.
+ */
+#define CONT_DL_PTR(f) __typeof__(f) *f;
+#define CONT_DL_NAME(f) #f,
+#define CONT_DL_SLOT(f) (void **)&api.f,
+#define CONT_DL_API(FUNCS) \
+	static struct { \
+		FUNCS(CONT_DL_PTR) \
+		struct cont_yal_ops yal; \
+		bool bound; \
+		char why[160]; \
+	} api; \
+	static pthread_once_t api_once = PTHREAD_ONCE_INIT
+#define CONT_DL_NAMES(FUNCS) { FUNCS(CONT_DL_NAME) }
+#define CONT_DL_SLOTS(FUNCS) { FUNCS(CONT_DL_SLOT) }
+/* After pthread_once(&api_once, api_bind): api.bound, or false with why ("TITLE: api.why"). */
+bool cont_dl_ready(bool bound, const char *title, const char *err, char *why, size_t whylen);
+
 /* "LIB VERSION" in buf (a thread-local buffer of the caller), made once (buf empty until then). */
 const char *cont_version(char *buf, size_t len, const char *lib, const char *version);
 

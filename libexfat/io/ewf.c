@@ -2,7 +2,8 @@
 /*
  * ewf.c - Expert Witness Compression Format (EnCase .E01, .E02, ...; FTK,
  * SMART and libewf's own variants) through libewf: the segment set found
- * from any segment named (libewf_glob), read-only.
+ * from any segment named (libewf_glob), read-only.  libewf is opened when
+ * an EWF file is first met (cont_dl_bind), not when the library is loaded.
  *
  * Consumes: a path whose file starts with an EWF signature.  Produces: a
  * device over the acquired media and its acquisition metadata (case,
@@ -13,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +22,45 @@
 
 #include "io/container.h"
 
-static const struct cont_yal_ops ewf_yal = {
-	.title = "EWF", .read = libewf_handle_read_random, .sprint = libewf_error_sprint,
-	.free_error = libewf_error_free, .close = libewf_handle_close, .free = libewf_handle_free,
-};
+/* The functions of libewf used here, bound once. */
+#define EWF_FUNCS(F) \
+	F(libewf_error_free) F(libewf_error_sprint) F(libewf_get_version) F(libewf_glob) F(libewf_glob_free) \
+	F(libewf_handle_close) F(libewf_handle_free) F(libewf_handle_get_bytes_per_sector) \
+	F(libewf_handle_get_format) F(libewf_handle_get_md5_hash) F(libewf_handle_get_media_size) \
+	F(libewf_handle_get_media_type) F(libewf_handle_get_sha1_hash) F(libewf_handle_get_utf8_header_value) \
+	F(libewf_handle_get_utf8_header_value_size) F(libewf_handle_initialize) F(libewf_handle_open) \
+	F(libewf_handle_read_random) F(libewf_handle_segment_files_corrupted) \
+	F(libewf_handle_set_header_values_date_format)
+
+CONT_DL_API(EWF_FUNCS);
+
+static void api_bind(void)
+{
+	static const char *const names[] = CONT_DL_NAMES(EWF_FUNCS);
+	void **const slots[] = CONT_DL_SLOTS(EWF_FUNCS);
+
+	api.bound = cont_dl_bind(LIBEWF_SONAME, names, slots, sizeof(names) / sizeof(names[0]), api.why,
+				 sizeof(api.why));
+	api.yal = (struct cont_yal_ops){
+		.title = "EWF", .read = api.libewf_handle_read_random, .sprint = api.libewf_error_sprint,
+		.free_error = api.libewf_error_free, .close = api.libewf_handle_close, .free = api.libewf_handle_free,
+	};
+}
+
+/* libewf bound: true, or false with why. */
+static bool bound(char *why, size_t whylen)
+{
+	pthread_once(&api_once, api_bind);
+	return cont_dl_ready(api.bound, "EWF", api.why, why, whylen);
+}
 
 const char *ewf_library(void)
 {
-	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
+	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	return cont_version(v, sizeof(v), "libewf", libewf_get_version());
+	if (!bound(v, sizeof(v)))
+		return v;
+	return cont_version(v, sizeof(v), "libewf", api.libewf_get_version());
 }
 
 static const struct dev_ops ewf_ops = {
@@ -46,10 +77,10 @@ static const char *header(struct cont_yal *e, const char *id)
 	uint8_t *val;
 	const char *kept = NULL;
 
-	if (libewf_handle_get_utf8_header_value_size(e->h[0], (const uint8_t *)id, strlen(id), &size, NULL) != 1 ||
+	if (api.libewf_handle_get_utf8_header_value_size(e->h[0], (const uint8_t *)id, strlen(id), &size, NULL) != 1 ||
 	    size <= 1 || size > (1u << 20) || !(val = malloc(size)))
 		return NULL;
-	if (libewf_handle_get_utf8_header_value(e->h[0], (const uint8_t *)id, strlen(id), val, size, NULL) == 1)
+	if (api.libewf_handle_get_utf8_header_value(e->h[0], (const uint8_t *)id, strlen(id), val, size, NULL) == 1)
 		kept = cinfo_str(&e->c, (const char *)val, strnlen((const char *)val, size));
 	free(val);
 	return kept;
@@ -90,22 +121,22 @@ static int describe(struct cont_yal *e, char *why, size_t whylen)
 
 	libewf_handle_t *h = e->h[0];
 
-	libewf_handle_get_format(h, &fmt, NULL);
-	libewf_handle_get_media_type(h, &media, NULL);
+	api.libewf_handle_get_format(h, &fmt, NULL);
+	api.libewf_handle_get_media_type(h, &media, NULL);
 	if ((fmt >= LIBEWF_FORMAT_LOGICAL_ENCASE5 && fmt <= LIBEWF_FORMAT_LOGICAL_ENCASE7) ||
 	    media == LIBEWF_MEDIA_TYPE_SINGLE_FILES) {
 		cont_why(why, whylen, "logical evidence (L01): it holds files, not a disk");
 		return -EINVAL;
 	}
-	if (libewf_handle_get_media_size(h, &size, NULL) != 1) {
+	if (api.libewf_handle_get_media_size(h, &size, NULL) != 1) {
 		cont_why(why, whylen, "EWF: no media size");
 		return -EINVAL;
 	}
-	libewf_handle_get_bytes_per_sector(h, &bps, NULL);
+	api.libewf_handle_get_bytes_per_sector(h, &bps, NULL);
 	*in = (struct fsc_container_info){ .format = FSC_CONTAINER_EWF, .variant = format_name(fmt),
 					   .disk_type = media_name(media), .media_size = size,
 					   .bytes_per_sector = bps, .files = in->files, .nfiles = in->nfiles };
-	libewf_handle_set_header_values_date_format(h, LIBEWF_DATE_FORMAT_ISO8601, NULL);
+	api.libewf_handle_set_header_values_date_format(h, LIBEWF_DATE_FORMAT_ISO8601, NULL);
 	in->case_number = header(e, "case_number");
 	in->evidence_number = header(e, "evidence_number");
 	in->examiner = header(e, "examiner_name");
@@ -114,8 +145,8 @@ static int describe(struct cont_yal *e, char *why, size_t whylen)
 	in->acquired = header(e, "acquiry_date");
 	in->acquired_os = header(e, "acquiry_operating_system");
 	in->acquired_software = header(e, "acquiry_software_version");
-	in->has_md5 = libewf_handle_get_md5_hash(h, in->md5, sizeof(in->md5), NULL) == 1;
-	in->has_sha1 = libewf_handle_get_sha1_hash(h, in->sha1, sizeof(in->sha1), NULL) == 1;
+	in->has_md5 = api.libewf_handle_get_md5_hash(h, in->md5, sizeof(in->md5), NULL) == 1;
+	in->has_sha1 = api.libewf_handle_get_sha1_hash(h, in->sha1, sizeof(in->sha1), NULL) == 1;
 	return 0;
 }
 
@@ -124,18 +155,18 @@ static int open_set(struct cont_yal *e, char **names, int n, char *why, size_t w
 {
 	libewf_error_t *err = NULL;
 
-	if (libewf_handle_initialize(&e->h[0], &err) != 1) {
+	if (api.libewf_handle_initialize(&e->h[0], &err) != 1) {
 		cont_yal_why(e, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libewf_handle_open(e->h[0], names, n, LIBEWF_OPEN_READ, &err) != 1) {
+	if (api.libewf_handle_open(e->h[0], names, n, LIBEWF_OPEN_READ, &err) != 1) {
 		cont_yal_why(e, why, whylen, NULL, &err);
-		libewf_handle_free(&e->h[0], NULL);
+		api.libewf_handle_free(&e->h[0], NULL);
 		return -EIO;
 	}
 	e->nh = 1;
 	/* A set cut short (a segment missing from the end, or truncated) reads as zeros: refuse it. */
-	if (libewf_handle_segment_files_corrupted(e->h[0], NULL) != 0) {
+	if (api.libewf_handle_segment_files_corrupted(e->h[0], NULL) != 0) {
 		cont_why(why, whylen, "EWF segment set incomplete or damaged (%d file%s, %s to %s): %s", n,
 			 n == 1 ? "" : "s", names[0], names[n - 1], "a segment is missing or truncated");
 		return -EIO;
@@ -148,21 +179,23 @@ static int open_set(struct cont_yal *e, char **names, int n, char *why, size_t w
 
 int ewf_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 {
-	struct cont_yal *e = calloc(1, sizeof(*e));
+	struct cont_yal *e;
 	libewf_error_t *err = NULL;
 	char **names = NULL;
 	int n = 0, r;
 
-	if (!e)
+	if (!bound(why, whylen))
+		return -ENOTSUP;
+	if (!(e = calloc(1, sizeof(*e))))
 		return -ENOMEM;
-	cont_yal_init(e, &ewf_yal);
-	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names, &n, &err) != 1 || n < 1) {
+	cont_yal_init(e, &api.yal);
+	if (api.libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names, &n, &err) != 1 || n < 1) {
 		cont_yal_why(e, why, whylen, "segments", &err);
 		cont_yal_close(&(struct fsc_dev){ .priv = e });
 		return -ENOENT;
 	}
 	r = open_set(e, names, n, why, whylen);
-	libewf_glob_free(names, n, NULL);
+	api.libewf_glob_free(names, n, NULL);
 	if (r == 0)
 		r = describe(e, why, whylen);
 	if (r == 0 && !(*out = cont_dev_new(&ewf_ops, e, &e->c)))

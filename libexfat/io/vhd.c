@@ -9,10 +9,12 @@
  * and size.  The VHD footer (VHD specification 1.0, "Hard Disk Footer
  * Format") is checked here first, cookie and checksum, since libvhdi
  * reads a damaged one without a word; VHDX's own checksums are libvhdi's.
+ * libvhdi is opened when a VHD is first met (cont_dl_bind).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,25 +28,53 @@
 #define VHD_FOOTER 512
 #define VHD_CHECKSUM 64			/* footer offset of the checksum */
 
+/* The functions of libvhdi used here, bound once. */
+#define VHD_FUNCS(F) \
+	F(libvhdi_error_free) F(libvhdi_error_sprint) F(libvhdi_file_close) F(libvhdi_file_free) \
+	F(libvhdi_file_get_bytes_per_sector) F(libvhdi_file_get_disk_type) F(libvhdi_file_get_file_type) \
+	F(libvhdi_file_get_identifier) F(libvhdi_file_get_media_size) F(libvhdi_file_get_parent_identifier) \
+	F(libvhdi_file_get_utf8_parent_filename) F(libvhdi_file_get_utf8_parent_filename_size) \
+	F(libvhdi_file_initialize) F(libvhdi_file_open) F(libvhdi_file_read_buffer_at_offset) \
+	F(libvhdi_file_set_parent_file) F(libvhdi_get_version)
+
+CONT_DL_API(VHD_FUNCS);
+
 static bool made_from(libvhdi_file_t *f, libvhdi_file_t *parent)
 {
 	uint8_t want[16], got[16];
 
-	return libvhdi_file_get_parent_identifier(f, want, sizeof(want), NULL) == 1 &&
-	       libvhdi_file_get_identifier(parent, got, sizeof(got), NULL) == 1 && memcmp(want, got, 16) == 0;
+	return api.libvhdi_file_get_parent_identifier(f, want, sizeof(want), NULL) == 1 &&
+	       api.libvhdi_file_get_identifier(parent, got, sizeof(got), NULL) == 1 && memcmp(want, got, 16) == 0;
 }
 
-static const struct cont_yal_ops vhd_yal = {
-	.title = "VHD", .read = libvhdi_file_read_buffer_at_offset, .sprint = libvhdi_error_sprint,
-	.free_error = libvhdi_error_free, .close = libvhdi_file_close, .free = libvhdi_file_free,
-	.set_parent = libvhdi_file_set_parent_file, .made_from = made_from,
-};
+static void api_bind(void)
+{
+	static const char *const names[] = CONT_DL_NAMES(VHD_FUNCS);
+	void **const slots[] = CONT_DL_SLOTS(VHD_FUNCS);
+
+	api.bound = cont_dl_bind(LIBVHDI_SONAME, names, slots, sizeof(names) / sizeof(names[0]), api.why,
+				 sizeof(api.why));
+	api.yal = (struct cont_yal_ops){
+		.title = "VHD", .read = api.libvhdi_file_read_buffer_at_offset, .sprint = api.libvhdi_error_sprint,
+		.free_error = api.libvhdi_error_free, .close = api.libvhdi_file_close, .free = api.libvhdi_file_free,
+		.set_parent = api.libvhdi_file_set_parent_file, .made_from = made_from,
+	};
+}
+
+/* libvhdi bound: true, or false with why. */
+static bool bound(char *why, size_t whylen)
+{
+	pthread_once(&api_once, api_bind);
+	return cont_dl_ready(api.bound, "VHD", api.why, why, whylen);
+}
 
 const char *vhd_library(void)
 {
-	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
+	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	return cont_version(v, sizeof(v), "libvhdi", libvhdi_get_version());
+	if (!bound(v, sizeof(v)))
+		return v;
+	return cont_version(v, sizeof(v), "libvhdi", api.libvhdi_get_version());
 }
 
 /* The VHD footer of the file at path sound (a VHDX: not checked here): 0, or -EINVAL with why. */
@@ -89,13 +119,13 @@ static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 
 	if (r < 0)
 		return r;
-	if (libvhdi_file_initialize(&v->h[v->nh], &err) != 1) {
+	if (api.libvhdi_file_initialize(&v->h[v->nh], &err) != 1) {
 		cont_yal_why(v, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libvhdi_file_open(v->h[v->nh], path, LIBVHDI_OPEN_READ, &err) != 1) {
+	if (api.libvhdi_file_open(v->h[v->nh], path, LIBVHDI_OPEN_READ, &err) != 1) {
 		cont_yal_why(v, why, whylen, NULL, &err);
-		libvhdi_file_free(&v->h[v->nh], NULL);
+		api.libvhdi_file_free(&v->h[v->nh], NULL);
 		return -EIO;
 	}
 	v->layer[v->nh] = path;		/* one of c's files: kept until close */
@@ -111,12 +141,12 @@ static int layer_parent(void *ctx, char **name)
 	uint32_t type = 0;
 	size_t size = 0;
 
-	if (libvhdi_file_get_disk_type(f, &type, NULL) != 1 || type != LIBVHDI_DISK_TYPE_DIFFERENTIAL)
+	if (api.libvhdi_file_get_disk_type(f, &type, NULL) != 1 || type != LIBVHDI_DISK_TYPE_DIFFERENTIAL)
 		return 0;
-	if (libvhdi_file_get_utf8_parent_filename_size(f, &size, NULL) != 1 || size <= 1 || size > 65536)
+	if (api.libvhdi_file_get_utf8_parent_filename_size(f, &size, NULL) != 1 || size <= 1 || size > 65536)
 		*name = strdup("(no parent name)");
 	else if ((*name = malloc(size)) &&
-		 libvhdi_file_get_utf8_parent_filename(f, (uint8_t *)*name, size, NULL) != 1)
+		 api.libvhdi_file_get_utf8_parent_filename(f, (uint8_t *)*name, size, NULL) != 1)
 		(*name)[0] = '\0';
 	return *name ? 1 : -ENOMEM;
 }
@@ -138,13 +168,13 @@ static int describe(struct cont_yal *v, char *why, size_t whylen)
 	uint32_t type = 0, bps = 0;
 	int ftype = 0;
 
-	if (libvhdi_file_get_media_size(v->h[0], &size, NULL) != 1) {
+	if (api.libvhdi_file_get_media_size(v->h[0], &size, NULL) != 1) {
 		cont_why(why, whylen, "VHD: no media size");
 		return -EINVAL;
 	}
-	libvhdi_file_get_disk_type(v->h[0], &type, NULL);
-	libvhdi_file_get_file_type(v->h[0], &ftype, NULL);
-	libvhdi_file_get_bytes_per_sector(v->h[0], &bps, NULL);
+	api.libvhdi_file_get_disk_type(v->h[0], &type, NULL);
+	api.libvhdi_file_get_file_type(v->h[0], &ftype, NULL);
+	api.libvhdi_file_get_bytes_per_sector(v->h[0], &bps, NULL);
 	in->format = FSC_CONTAINER_VHD;
 	in->variant = ftype == LIBVHDI_FILE_TYPE_VHDX ? "vhdx" : "vhd";
 	in->disk_type = type == LIBVHDI_DISK_TYPE_FIXED ? "fixed" : type == LIBVHDI_DISK_TYPE_DYNAMIC ? "dynamic" :
@@ -156,12 +186,14 @@ static int describe(struct cont_yal *v, char *why, size_t whylen)
 
 int vhd_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 {
-	struct cont_yal *v = calloc(1, sizeof(*v));
+	struct cont_yal *v;
 	int r;
 
-	if (!v)
+	if (!bound(why, whylen))
+		return -ENOTSUP;
+	if (!(v = calloc(1, sizeof(*v))))
 		return -ENOMEM;
-	cont_yal_init(v, &vhd_yal);
+	cont_yal_init(v, &api.yal);
 	r = cont_chain(&v->c, v, &vhd_chain, path, "VHD", why, whylen);
 	if (r >= 0)
 		r = cont_yal_link(v, why, whylen);

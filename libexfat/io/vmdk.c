@@ -9,11 +9,13 @@
  * Consumes: a path whose file starts with "KDMV", "COWD" or "# Disk
  * DescriptorFile".  Produces: a device over the virtual disk, its
  * createType and size; one line naming an extent or parent that is
- * missing.
+ * missing.  libvmdk and libbfio are opened when a VMDK is first met
+ * (cont_dl_bind).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,26 +30,63 @@ struct vmdk {
 	libbfio_pool_t *pool[CONT_MAX_PARENTS + 2];	/* each handle's extent files */
 };
 
+/* The functions of libvmdk and libbfio used here, bound once. */
+#define VMDK_FUNCS(F) \
+	F(libvmdk_error_free) F(libvmdk_error_sprint) F(libvmdk_extent_descriptor_free) \
+	F(libvmdk_extent_descriptor_get_type) F(libvmdk_extent_descriptor_get_utf8_filename) \
+	F(libvmdk_extent_descriptor_get_utf8_filename_size) F(libvmdk_get_version) F(libvmdk_handle_close) \
+	F(libvmdk_handle_free) F(libvmdk_handle_get_content_identifier) F(libvmdk_handle_get_disk_type) \
+	F(libvmdk_handle_get_extent_descriptor) F(libvmdk_handle_get_media_size) \
+	F(libvmdk_handle_get_number_of_extents) F(libvmdk_handle_get_parent_content_identifier) \
+	F(libvmdk_handle_get_utf8_parent_filename) F(libvmdk_handle_get_utf8_parent_filename_size) \
+	F(libvmdk_handle_initialize) F(libvmdk_handle_open) F(libvmdk_handle_open_extent_data_files_file_io_pool) \
+	F(libvmdk_handle_read_buffer_at_offset) F(libvmdk_handle_set_parent_handle)
+#define BFIO_FUNCS(F) \
+	F(libbfio_file_initialize) F(libbfio_file_set_name) F(libbfio_handle_free) F(libbfio_pool_append_handle) \
+	F(libbfio_pool_free) F(libbfio_pool_initialize)
+#define ALL_FUNCS(F) VMDK_FUNCS(F) BFIO_FUNCS(F)
+
+CONT_DL_API(ALL_FUNCS);
+
 /* The parent's content ID is the one the delta disk recorded: the parent has not changed since. */
 static bool made_from(libvmdk_handle_t *h, libvmdk_handle_t *parent)
 {
 	uint32_t want = 0, got = 0;
 
-	return libvmdk_handle_get_parent_content_identifier(h, &want, NULL) == 1 &&
-	       libvmdk_handle_get_content_identifier(parent, &got, NULL) == 1 && want == got;
+	return api.libvmdk_handle_get_parent_content_identifier(h, &want, NULL) == 1 &&
+	       api.libvmdk_handle_get_content_identifier(parent, &got, NULL) == 1 && want == got;
 }
 
-static const struct cont_yal_ops vmdk_yal = {
-	.title = "VMDK", .read = libvmdk_handle_read_buffer_at_offset, .sprint = libvmdk_error_sprint,
-	.free_error = libvmdk_error_free, .close = libvmdk_handle_close, .free = libvmdk_handle_free,
-	.set_parent = libvmdk_handle_set_parent_handle, .made_from = made_from,
-};
+static void api_bind(void)
+{
+	static const char *const vnames[] = CONT_DL_NAMES(VMDK_FUNCS), *const bnames[] = CONT_DL_NAMES(BFIO_FUNCS);
+	void **const vslots[] = CONT_DL_SLOTS(VMDK_FUNCS), **const bslots[] = CONT_DL_SLOTS(BFIO_FUNCS);
+
+	api.bound = cont_dl_bind(LIBBFIO_SONAME, bnames, bslots, sizeof(bnames) / sizeof(bnames[0]), api.why,
+				 sizeof(api.why)) &&
+		    cont_dl_bind(LIBVMDK_SONAME, vnames, vslots, sizeof(vnames) / sizeof(vnames[0]), api.why,
+				 sizeof(api.why));
+	api.yal = (struct cont_yal_ops){
+		.title = "VMDK", .read = api.libvmdk_handle_read_buffer_at_offset, .sprint = api.libvmdk_error_sprint,
+		.free_error = api.libvmdk_error_free, .close = api.libvmdk_handle_close, .free = api.libvmdk_handle_free,
+		.set_parent = api.libvmdk_handle_set_parent_handle, .made_from = made_from,
+	};
+}
+
+/* libvmdk and libbfio bound: true, or false with why. */
+static bool bound(char *why, size_t whylen)
+{
+	pthread_once(&api_once, api_bind);
+	return cont_dl_ready(api.bound, "VMDK", api.why, why, whylen);
+}
 
 const char *vmdk_library(void)
 {
-	static _Thread_local char v[48];	/* (one a thread: nothing shared) */
+	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	return cont_version(v, sizeof(v), "libvmdk", libvmdk_get_version());
+	if (!bound(v, sizeof(v)))
+		return v;
+	return cont_version(v, sizeof(v), "libvmdk", api.libvmdk_get_version());
 }
 
 /* Is the file at path a sparse extent itself (a descriptor embedded in it)? */
@@ -71,11 +110,11 @@ static int extent_file(libvmdk_handle_t *h, int i, int n, const char *path, char
 	int type = 0, r = 0;
 
 	*file = NULL;
-	if (libvmdk_handle_get_extent_descriptor(h, i, &e, NULL) != 1)
+	if (api.libvmdk_handle_get_extent_descriptor(h, i, &e, NULL) != 1)
 		return -EIO;
-	libvmdk_extent_descriptor_get_type(e, &type, NULL);
-	if (libvmdk_extent_descriptor_get_utf8_filename_size(e, &size, NULL) == 1 && size > 1 && size <= 65536 &&
-	    (name = malloc(size)) && libvmdk_extent_descriptor_get_utf8_filename(e, (uint8_t *)name, size, NULL) == 1) {
+	api.libvmdk_extent_descriptor_get_type(e, &type, NULL);
+	if (api.libvmdk_extent_descriptor_get_utf8_filename_size(e, &size, NULL) == 1 && size > 1 && size <= 65536 &&
+	    (name = malloc(size)) && api.libvmdk_extent_descriptor_get_utf8_filename(e, (uint8_t *)name, size, NULL) == 1) {
 		*file = cont_beside(path, name);
 		if (*file && access(*file, F_OK) != 0) {
 			free(*file);
@@ -90,7 +129,7 @@ static int extent_file(libvmdk_handle_t *h, int i, int n, const char *path, char
 		r = r || *file ? r : -ENOMEM;
 	}
 	free(name);
-	libvmdk_extent_descriptor_free(&e, NULL);
+	api.libvmdk_extent_descriptor_free(&e, NULL);
 	return r;
 }
 
@@ -103,8 +142,8 @@ static int open_extents(struct vmdk *v, const char *path, char *why, size_t whyl
 	libbfio_handle_t *fh = NULL;
 	int n = 0, r = 0;
 
-	if (libvmdk_handle_get_number_of_extents(h, &n, NULL) != 1 || n < 1 ||
-	    libbfio_pool_initialize(pool, 0, 64, NULL) != 1)
+	if (api.libvmdk_handle_get_number_of_extents(h, &n, NULL) != 1 || n < 1 ||
+	    api.libbfio_pool_initialize(pool, 0, 64, NULL) != 1)
 		return -EIO;
 	for (int i = 0; i < n && !r; i++) {
 		char *file;
@@ -114,11 +153,11 @@ static int open_extents(struct vmdk *v, const char *path, char *why, size_t whyl
 		if (!file) {
 			cont_why(why, whylen, "VMDK: extent %d has no file", i + 1);
 			r = -EINVAL;
-		} else if (libbfio_file_initialize(&fh, NULL) != 1 ||
-			   libbfio_file_set_name(fh, file, strlen(file), NULL) != 1 ||
-			   libbfio_pool_append_handle(*pool, &(int){ 0 }, fh, LIBBFIO_OPEN_READ, NULL) != 1) {
+		} else if (api.libbfio_file_initialize(&fh, NULL) != 1 ||
+			   api.libbfio_file_set_name(fh, file, strlen(file), NULL) != 1 ||
+			   api.libbfio_pool_append_handle(*pool, &(int){ 0 }, fh, LIBBFIO_OPEN_READ, NULL) != 1) {
 			if (fh)
-				libbfio_handle_free(&fh, NULL);
+				api.libbfio_handle_free(&fh, NULL);
 			r = -ENOMEM;
 		} else if (strcmp(file, path) != 0) {
 			r = cinfo_file(&v->y.c, file);
@@ -126,7 +165,7 @@ static int open_extents(struct vmdk *v, const char *path, char *why, size_t whyl
 		fh = NULL;		/* the pool's now */
 		free(file);
 	}
-	if (!r && libvmdk_handle_open_extent_data_files_file_io_pool(h, *pool, &err) != 1) {
+	if (!r && api.libvmdk_handle_open_extent_data_files_file_io_pool(h, *pool, &err) != 1) {
 		cont_yal_why(&v->y, why, whylen, NULL, &err);
 		r = -EIO;
 	}
@@ -139,13 +178,13 @@ static int layer_open(void *ctx, const char *path, char *why, size_t whylen)
 	struct cont_yal *y = &v->y;
 	libvmdk_error_t *err = NULL;
 
-	if (libvmdk_handle_initialize(&y->h[y->nh], &err) != 1) {
+	if (api.libvmdk_handle_initialize(&y->h[y->nh], &err) != 1) {
 		cont_yal_why(y, why, whylen, NULL, &err);
 		return -ENOMEM;
 	}
-	if (libvmdk_handle_open(y->h[y->nh], path, LIBVMDK_OPEN_READ, &err) != 1) {
+	if (api.libvmdk_handle_open(y->h[y->nh], path, LIBVMDK_OPEN_READ, &err) != 1) {
 		cont_yal_why(y, why, whylen, NULL, &err);
-		libvmdk_handle_free(&y->h[y->nh], NULL);
+		api.libvmdk_handle_free(&y->h[y->nh], NULL);
 		return -EIO;
 	}
 	y->layer[y->nh] = path;		/* one of c's files: kept until close */
@@ -159,11 +198,11 @@ static int layer_parent(void *ctx, char **name)
 	struct cont_yal *y = &((struct vmdk *)ctx)->y;
 	size_t size = 0;
 
-	if (libvmdk_handle_get_utf8_parent_filename_size(y->h[y->nh - 1], &size, NULL) != 1 || size <= 1 ||
+	if (api.libvmdk_handle_get_utf8_parent_filename_size(y->h[y->nh - 1], &size, NULL) != 1 || size <= 1 ||
 	    size > 65536)
 		return 0;
 	*name = malloc(size);
-	if (*name && libvmdk_handle_get_utf8_parent_filename(y->h[y->nh - 1], (uint8_t *)*name, size, NULL) != 1)
+	if (*name && api.libvmdk_handle_get_utf8_parent_filename(y->h[y->nh - 1], (uint8_t *)*name, size, NULL) != 1)
 		(*name)[0] = '\0';
 	return *name ? 1 : -ENOMEM;
 }
@@ -177,7 +216,7 @@ static void vmdk_close(struct fsc_dev *d)
 	cont_yal_free(&v->y);		/* the handles before the pools they read */
 	for (int i = 0; i < CONT_MAX_PARENTS + 2; i++)
 		if (v->pool[i])
-			libbfio_pool_free(&v->pool[i], NULL);
+			api.libbfio_pool_free(&v->pool[i], NULL);
 	free(v);
 }
 
@@ -214,11 +253,11 @@ static int describe(struct cont_yal *y, char *why, size_t whylen)
 	size64_t size = 0;
 	int type = 0;
 
-	if (libvmdk_handle_get_media_size(y->h[0], &size, NULL) != 1) {
+	if (api.libvmdk_handle_get_media_size(y->h[0], &size, NULL) != 1) {
 		cont_why(why, whylen, "VMDK: no media size");
 		return -EINVAL;
 	}
-	libvmdk_handle_get_disk_type(y->h[0], &type, NULL);
+	api.libvmdk_handle_get_disk_type(y->h[0], &type, NULL);
 	in->format = FSC_CONTAINER_VMDK;
 	in->disk_type = disk_type_name(type);
 	in->media_size = size;
@@ -227,12 +266,14 @@ static int describe(struct cont_yal *y, char *why, size_t whylen)
 
 int vmdk_open(const char *path, struct fsc_dev **out, char *why, size_t whylen)
 {
-	struct vmdk *v = calloc(1, sizeof(*v));
+	struct vmdk *v;
 	int r;
 
-	if (!v)
+	if (!bound(why, whylen))
+		return -ENOTSUP;
+	if (!(v = calloc(1, sizeof(*v))))
 		return -ENOMEM;
-	cont_yal_init(&v->y, &vmdk_yal);
+	cont_yal_init(&v->y, &api.yal);
 	r = cont_chain(&v->y.c, v, &vmdk_chain, path, "VMDK", why, whylen);
 	if (r >= 0)
 		r = cont_yal_link(&v->y, why, whylen);
