@@ -280,9 +280,11 @@ bool cont_dl_bind(const char *soname, const char *const *names, void **const *sl
 	return false;
 }
 
-bool cont_dl_ready(bool bound, const char *title, const char *err, char *why, size_t whylen)
+bool cont_dl_bound(pthread_once_t *once, void (*bind)(void), const bool *bound, const char *title, const char *err,
+		   char *why, size_t whylen)
 {
-	if (!bound)
+	pthread_once(once, bind);
+	if (!*bound)
 		cont_why(why, whylen, "%s: %s", title, err);
-	return bound;
+	return *bound;
 }

@@ -147,8 +147,9 @@ bool cont_dl_bind(const char *soname, const char *const *names, void **const *sl
 	static pthread_once_t api_once = PTHREAD_ONCE_INIT
 #define CONT_DL_NAMES(FUNCS) { FUNCS(CONT_DL_NAME) }
 #define CONT_DL_SLOTS(FUNCS) { FUNCS(CONT_DL_SLOT) }
-/* After pthread_once(&api_once, api_bind): api.bound, or false with why ("TITLE: api.why"). */
-bool cont_dl_ready(bool bound, const char *title, const char *err, char *why, size_t whylen);
+/* pthread_once(once, bind), then *bound, or false with why ("TITLE: err"). */
+bool cont_dl_bound(pthread_once_t *once, void (*bind)(void), const bool *bound, const char *title, const char *err,
+		   char *why, size_t whylen);
 
 /* "LIB VERSION" in buf (a thread-local buffer of the caller), made once (buf empty until then). */
 const char *cont_version(char *buf, size_t len, const char *lib, const char *version);

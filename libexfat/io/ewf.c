@@ -50,17 +50,14 @@ static void api_bind(void)
 /* libewf bound: true, or false with why. */
 static bool bound(char *why, size_t whylen)
 {
-	pthread_once(&api_once, api_bind);
-	return cont_dl_ready(api.bound, "EWF", api.why, why, whylen);
+	return cont_dl_bound(&api_once, api_bind, &api.bound, "EWF", api.why, why, whylen);
 }
 
 const char *ewf_library(void)
 {
 	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	if (!bound(v, sizeof(v)))
-		return v;
-	return cont_version(v, sizeof(v), "libewf", api.libewf_get_version());
+	return bound(v, sizeof(v)) ? cont_version(v, sizeof(v), "libewf", api.libewf_get_version()) : v;
 }
 
 static const struct dev_ops ewf_ops = {

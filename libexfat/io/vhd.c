@@ -64,17 +64,14 @@ static void api_bind(void)
 /* libvhdi bound: true, or false with why. */
 static bool bound(char *why, size_t whylen)
 {
-	pthread_once(&api_once, api_bind);
-	return cont_dl_ready(api.bound, "VHD", api.why, why, whylen);
+	return cont_dl_bound(&api_once, api_bind, &api.bound, "VHD", api.why, why, whylen);
 }
 
 const char *vhd_library(void)
 {
 	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	if (!bound(v, sizeof(v)))
-		return v;
-	return cont_version(v, sizeof(v), "libvhdi", api.libvhdi_get_version());
+	return bound(v, sizeof(v)) ? cont_version(v, sizeof(v), "libvhdi", api.libvhdi_get_version()) : v;
 }
 
 /* The VHD footer of the file at path sound (a VHDX: not checked here): 0, or -EINVAL with why. */

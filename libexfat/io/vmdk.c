@@ -76,17 +76,14 @@ static void api_bind(void)
 /* libvmdk and libbfio bound: true, or false with why. */
 static bool bound(char *why, size_t whylen)
 {
-	pthread_once(&api_once, api_bind);
-	return cont_dl_ready(api.bound, "VMDK", api.why, why, whylen);
+	return cont_dl_bound(&api_once, api_bind, &api.bound, "VMDK", api.why, why, whylen);
 }
 
 const char *vmdk_library(void)
 {
 	static _Thread_local char v[200];	/* (one a thread: nothing shared) */
 
-	if (!bound(v, sizeof(v)))
-		return v;
-	return cont_version(v, sizeof(v), "libvmdk", api.libvmdk_get_version());
+	return bound(v, sizeof(v)) ? cont_version(v, sizeof(v), "libvmdk", api.libvmdk_get_version()) : v;
 }
 
 /* Is the file at path a sparse extent itself (a descriptor embedded in it)? */
