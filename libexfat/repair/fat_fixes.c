@@ -301,7 +301,7 @@ void fr_fix_chain(struct frp *f, struct fsc_finding *x)
 {
 	uint64_t off = 0, cb = f->lay.cluster_bytes;
 	bool root = !fr_entry_of(f, x, &off), dir;
-	uint8_t e[32], before[32];
+	uint8_t e[32] = { 0 }, before[32];	/* (the root has no entry: e stays zeros) */
 	uint32_t first;
 
 	if (crossed(f, x) || (root && (f->lay.fat_bits != 32 || !x->path || strcmp(x->path, "/ (root directory)"))))

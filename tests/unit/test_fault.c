@@ -79,7 +79,7 @@ static const uint8_t *fill(uint8_t *buf, uint8_t v, size_t len)
 static void test_fault_counts(void **state)
 {
 	struct fsc_fault_config cfg;
-	struct fsc_fault_stats st;
+	struct fsc_fault_stats st = { 0 };
 	struct rig g;
 	uint8_t b[512];
 	const uint8_t *m;
@@ -144,7 +144,7 @@ static void test_fault_window(void **state)
 static void test_fault_fail_one(void **state)
 {
 	struct fsc_fault_config cfg;
-	struct fsc_fault_stats st;
+	struct fsc_fault_stats st = { 0 };
 	struct rig g;
 	uint8_t b[64];
 	const uint8_t *m;
@@ -186,7 +186,7 @@ static void test_fault_fail_one(void **state)
 static void test_fault_cut(void **state)
 {
 	struct fsc_fault_config cfg;
-	struct fsc_fault_stats st;
+	struct fsc_fault_stats st = { 0 };
 	struct rig g;
 	uint8_t b[512];
 
@@ -231,7 +231,7 @@ static void test_fault_cut(void **state)
 static void test_fault_volatile(void **state)
 {
 	struct fsc_fault_config cfg;
-	struct fsc_fault_stats st;
+	struct fsc_fault_stats st = { 0 };
 	struct rig g;
 	uint8_t b[512];
 
