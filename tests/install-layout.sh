@@ -166,9 +166,9 @@ if [ ! -L "$sbin/fsck.exfat" ] || [ ! -L "$sbin/fsck.vfat" ]; then
 	ln -sf "$fatscope" "$helpers/fsck.vfat"
 	echo "no exfat and vfat helpers configured: fsck(8) runs links in $helpers"
 fi
-xz -dc "$FIXTURES/bad-name-hash.img.xz" > "$SCRATCH/damaged.img" || hard_error "cannot decompress a fixture"
-xz -dc "$FIXTURES/exfat-dirty.img.xz" > "$SCRATCH/dirty.img" || hard_error "cannot decompress a fixture"
-xz -dc "$FIXTURES/fat32.img.xz" > "$SCRATCH/fat32.img" || hard_error "cannot decompress a fixture"
+zstd -q -dc "$FIXTURES/bad-name-hash.img.zst" > "$SCRATCH/damaged.img" || hard_error "cannot decompress a fixture"
+zstd -q -dc "$FIXTURES/exfat-dirty.img.zst" > "$SCRATCH/dirty.img" || hard_error "cannot decompress a fixture"
+zstd -q -dc "$FIXTURES/fat32.img.zst" > "$SCRATCH/fat32.img" || hard_error "cannot decompress a fixture"
 img=$SCRATCH
 
 want=$("$fatscope" fsck "$img/damaged.img" 2>&1); want_rc=$?

@@ -66,7 +66,7 @@ nclass[other]=$left
 
 # ---------------------------------------------------------------- tools
 
-command -v xz >/dev/null || die "xz not found (apt-get install -y xz-utils)"
+command -v zstd >/dev/null || die "zstd not found (apt-get install -y zstd)"
 command -v "$BLKID" >/dev/null || die "blkid not found (apt-get install -y util-linux)"
 BLKID=$(command -v "$BLKID")
 
@@ -91,7 +91,7 @@ stamp_want() {
 		# Rebuild when a fixture changes.
 		for c in "${classes[@]}"; do
 			for m in ${members[$c]}; do
-				printf '%s\n' "$m.img.xz"
+				printf '%s\n' "$m.img.zst"
 			done
 		done | sort -u | (cd -- "$fixtures" && xargs sha256sum --)
 	}
@@ -102,7 +102,7 @@ build_cache() {
 	local -a list mm
 	for c in "${classes[@]}"; do
 		for m in ${members[$c]}; do
-			[[ -f $fixtures/$m.img.xz ]] || die "missing fixture $fixtures/$m.img.xz"
+			[[ -f $fixtures/$m.img.zst ]] || die "missing fixture $fixtures/$m.img.zst"
 		done
 	done
 	mkdir -p -- "$cache"
@@ -115,7 +115,7 @@ build_cache() {
 		for m in ${members[$c]}; do
 			[[ -e $base/$m.img ]] && continue
 			tmp=$base/$m.tmp
-			xz -dc -- "$fixtures/$m.img.xz" > "$tmp"
+			zstd -q -dc -- "$fixtures/$m.img.zst" > "$tmp"
 			cp --sparse=always -- "$tmp" "$base/$m.img"
 			rm -f -- "$tmp"
 		done

@@ -32,7 +32,7 @@ keep=${BENCH_KEEP:-}
 
 need() { command -v "$1" >/dev/null || die "$1 not found ($2)"; }
 need python3 "apt-get install -y python3"
-need xz "apt-get install -y xz-utils"
+need zstd "apt-get install -y zstd"
 need timeout "coreutils"
 need fls "apt-get install -y sleuthkit"
 need icat "apt-get install -y sleuthkit"
@@ -46,12 +46,12 @@ fixdir=$root/tests/fixtures/img
 fixtures=()
 if [[ $# -gt 0 ]]; then
 	for pat in "$@"; do
-		for f in "$fixdir"/$pat.img.xz; do [[ -e $f ]] && fixtures+=("$f"); done
+		for f in "$fixdir"/$pat.img.zst; do [[ -e $f ]] && fixtures+=("$f"); done
 	done
 else
 	# Corrupt exFAT fixtures only: bad-* and exfat-* (not the healthy
 	# exfat.img, the pop-* ones, FAT, disk images or non-volumes).
-	for f in "$fixdir"/bad-*.img.xz "$fixdir"/exfat-*.img.xz; do [[ -e $f ]] && fixtures+=("$f"); done
+	for f in "$fixdir"/bad-*.img.zst "$fixdir"/exfat-*.img.zst; do [[ -e $f ]] && fixtures+=("$f"); done
 fi
 [[ ${#fixtures[@]} -gt 0 ]] || die "no fixture found in $fixdir"
 
@@ -215,11 +215,11 @@ printf "$hdr" "" "fsck.exfat -y" "" "" "" "-n:" "" "fatscope fsck -y" "" "" "" "
 # shellcheck disable=SC2059
 printf "$hdr" "fixture (files)" "exit" "k/c/g/r" "+add" "bytes" "fx" "fs" "exit" "k/c/g/r" "+add" "bytes" "fx" "fs"
 
-for xzf in "${fixtures[@]}"; do
-	name=$(basename -- "$xzf" .img.xz)
+for zf in "${fixtures[@]}"; do
+	name=$(basename -- "$zf" .img.zst)
 	d=$tmpd/$name
 	mkdir -p -- "$d"
-	xz -dc -- "$xzf" > "$d/orig.img" || die "cannot decompress $xzf"
+	zstd -q -dc -- "$zf" > "$d/orig.img" || die "cannot decompress $zf"
 	cp --sparse=always -- "$d/orig.img" "$d/fx.img"
 	cp --sparse=always -- "$d/orig.img" "$d/fs.img"
 	run_tool "$d/fx.repair.out" "$FSCK_EXFAT" -y "$d/fx.img"; rc[fx]=$_rc

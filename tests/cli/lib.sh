@@ -51,27 +51,27 @@ mkdir -p "$WORK/img" "$SCRATCH" || hard_error "cannot make $SCRATCH"
 # (make -j check) take turns (flock): the first decompresses, the others
 # find the images there, instead of each decompressing them all at once;
 # the first uses two processes at a time (the others wait for it anyway).
-# A fixture just decompressed is the recorded one (xz checks its own
+# A fixture just decompressed is the recorded one (zstd checks its own
 # integrity): its stamp is kept with its recorded hash (see unchanged), so
 # that the first script that asks need not hash 1.6 GB of images again.
 # With FATSCOPE_LONG_TESTS=1 no stamp is kept: the first unchanged hashes
-# every image, which also proves SHA256SUMS and the .xz files agree.
+# every image, which also proves SHA256SUMS and the .zst files agree.
 decompress_fixtures() {	# decompress_fixtures XZ...: each into $WORK/img, renamed whole; false on an error
 	local f n me=$BASHPID
 	for f; do
 		n=${f##*/}
-		n=${n%.xz}
+		n=${n%.zst}
 		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] && continue	# (done while we waited)
 		# A name of this process's own, renamed whole (rename(2)): a reader never sees half a fixture.
-		xz -dc "$f" > "$WORK/img/$n.tmp.$me" && mv -f "$WORK/img/$n.tmp.$me" "$WORK/img/$n" || return 1
+		zstd -q -d -f -o "$WORK/img/$n.tmp.$me" "$f" && mv -f "$WORK/img/$n.tmp.$me" "$WORK/img/$n" || return 1
 	done
 }
 prepare_fixtures() {
 	local f n half pid rc=0 line stale=() names=()
-	for f in "$FIXTURES"/*.img.xz; do
+	for f in "$FIXTURES"/*.img.zst; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
 		n=${f##*/}
-		n=${n%.xz}	# no basename(1): a process per fixture adds up
+		n=${n%.zst}	# no basename(1): a process per fixture adds up
 		[ -f "$WORK/img/$n" ] && [ ! "$f" -nt "$WORK/img/$n" ] || stale+=("$f")
 	done
 	[ "${#stale[@]}" = 0 ] && return
@@ -88,7 +88,7 @@ prepare_fixtures() {
 		mkdir -p "$WORK/img/.hashed"
 		for f in "${stale[@]}"; do
 			n=${f##*/}
-			names+=("$WORK/img/${n%.xz}")
+			names+=("$WORK/img/${n%.zst}")
 		done
 		while IFS='|' read -r n line; do
 			n=${n##*/}
@@ -101,16 +101,16 @@ prepare_fixtures() {
 
 fixture_names() {
 	local f
-	for f in "$FIXTURES"/*.img.xz; do
+	for f in "$FIXTURES"/*.img.zst; do
 		[ -f "$f" ] || hard_error "no fixtures in $FIXTURES"
 		f=${f##*/}
-		echo "${f%.img.xz}"
+		echo "${f%.img.zst}"
 	done
 }
 
 # has_fixture NAME: the fixture is in the source tree and decompressed
 # (a copy left in $WORK/img from an older tree does not count).
-has_fixture() { [ -f "$FIXTURES/$1.img.xz" ] && [ -f "$WORK/img/$1.img" ]; }
+has_fixture() { [ -f "$FIXTURES/$1.img.zst" ] && [ -f "$WORK/img/$1.img" ]; }
 
 # The recorded sha256 of an uncompressed fixture (SHA256SUMS read once, no
 # process a call).

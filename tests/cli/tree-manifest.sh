@@ -25,7 +25,7 @@ for name in $manifested; do
 		continue
 	fi
 	if ! has_fixture "$name"; then
-		bad "$name: no fixture $name.img.xz"
+		bad "$name: no fixture $name.img.zst"
 		continue
 	fi
 	want=$(grep -v '^#' "$m" | awk -F'\t' '{ print $1 "\t" $2 "\t" $3 }' | LC_ALL=C sort)

@@ -187,19 +187,19 @@ static bool expected_at(const char *name, uint64_t off)
 	return off == 0;
 }
 
-/* tests/work/img/NAME, decompressed from tests/fixtures/img/NAME.xz unless it is there already. */
-static bool fixture_path(const char *src, const char *bld, const char *xzname, char *path, size_t len)
+/* tests/work/img/NAME, decompressed from tests/fixtures/img/NAME.zst unless it is there already. */
+static bool fixture_path(const char *src, const char *bld, const char *zname, char *path, size_t len)
 {
 	char cmd[6 * 4096 + 256];
 	struct stat a, b;
-	size_t nl = strlen(xzname) - 3;
+	size_t nl = strlen(zname) - 4;
 
-	snprintf(path, len, "%s/tests/work/img/%.*s", bld, (int)nl, xzname);
-	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/img/%s", src, xzname);
+	snprintf(path, len, "%s/tests/work/img/%.*s", bld, (int)nl, zname);
+	snprintf(cmd, sizeof(cmd), "%s/tests/fixtures/img/%s", src, zname);
 	if (stat(cmd, &a) == 0 && stat(path, &b) == 0 && b.st_mtime >= a.st_mtime)
 		return true;
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tests/work/img' && xz -dc '%s/tests/fixtures/img/%s' > '%s.tmp.%d' && "
-		 "mv -f '%s.tmp.%d' '%s'", bld, src, xzname, path, (int)getpid(), path, (int)getpid(), path);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/tests/work/img' && zstd -q -d -f -o '%s.tmp.%d' '%s/tests/fixtures/img/%s' && "
+		 "mv -f '%s.tmp.%d' '%s'", bld, path, (int)getpid(), src, zname, path, (int)getpid(), path);
 	return system(cmd) == 0;
 }
 
@@ -221,7 +221,7 @@ static void test_fixtures(void **state)
 		struct fsc_scan_hit *hits;
 		size_t n, l = strlen(de->d_name);
 
-		if (l < 8 || strcmp(de->d_name + l - 7, ".img.xz") != 0)
+		if (l < 9 || strcmp(de->d_name + l - 8, ".img.zst") != 0)
 			continue;
 		assert_true(fixture_path(src, bld, de->d_name, path, sizeof(path)));
 		assert_int_equal(fsc_dev_open(path, 0, &dev), 0);
