@@ -128,25 +128,35 @@ void cont_yal_why(const struct cont_yal *y, char *why, size_t len, const char *p
 bool cont_dl_bind(const char *soname, const char *const *names, void **const *slots, size_t n, char *why,
 		  size_t whylen);
 /*
- * A backend's bound functions: CONT_DL_API(FUNCS) declares the static
- * struct api (a pointer a function FUNCS lists, as F(name) F(name)...,
- * typed as the library's header declares it; the backend's yal ops; bound
- * and why) and api_once; the backend's api_bind (run by pthread_once) binds
- * them with CONT_DL_NAMES and CONT_DL_SLOTS.  Written once, read-only after.
+ * A backend's bound functions: CONT_DL_API(FUNCS, TITLE) declares the
+ * static struct api (a pointer a function FUNCS lists, as F(name)
+ * F(name)..., typed as the library's header declares it; the backend's yal
+ * ops; bound and why), api_once, and bound(why, whylen): the functions
+ * bound (once, by the backend's own api_bind, which binds them with
+ * CONT_DL_BIND and fills api.yal), or false with why.
+ * Written once, read-only after.
  */
 #define CONT_DL_PTR(f) __typeof__(f) *f;
 #define CONT_DL_NAME(f) #f,
 #define CONT_DL_SLOT(f) (void **)&api.f,
-#define CONT_DL_API(FUNCS) \
+#define CONT_DL_API(FUNCS, TITLE) \
 	static struct { \
 		FUNCS(CONT_DL_PTR) \
 		struct cont_yal_ops yal; \
 		bool bound; \
 		char why[160]; \
 	} api; \
-	static pthread_once_t api_once = PTHREAD_ONCE_INIT
-#define CONT_DL_NAMES(FUNCS) { FUNCS(CONT_DL_NAME) }
-#define CONT_DL_SLOTS(FUNCS) { FUNCS(CONT_DL_SLOT) }
+	static pthread_once_t api_once = PTHREAD_ONCE_INIT; \
+	static void api_bind(void); \
+	static bool bound(char *why, size_t whylen) \
+	{ \
+		return cont_dl_bound(&api_once, api_bind, &api.bound, TITLE, api.why, why, whylen); \
+	}
+/* cont_dl_bind of soname's functions FUNCS into api (its why the message). */
+#define CONT_DL_BIND(soname, FUNCS) \
+	cont_dl_bind(soname, (const char *const[]){ FUNCS(CONT_DL_NAME) }, (void **const[]){ FUNCS(CONT_DL_SLOT) }, \
+		     sizeof((const char *const[]){ FUNCS(CONT_DL_NAME) }) / sizeof(const char *), api.why, \
+		     sizeof(api.why))
 /* pthread_once(once, bind), then *bound, or false with why ("TITLE: err"). */
 bool cont_dl_bound(pthread_once_t *once, void (*bind)(void), const bool *bound, const char *title, const char *err,
 		   char *why, size_t whylen);

@@ -32,25 +32,15 @@
 	F(libewf_handle_read_random) F(libewf_handle_segment_files_corrupted) \
 	F(libewf_handle_set_header_values_date_format)
 
-CONT_DL_API(EWF_FUNCS);
+CONT_DL_API(EWF_FUNCS, "EWF")
 
 static void api_bind(void)
 {
-	static const char *const names[] = CONT_DL_NAMES(EWF_FUNCS);
-	void **const slots[] = CONT_DL_SLOTS(EWF_FUNCS);
-
-	api.bound = cont_dl_bind(LIBEWF_SONAME, names, slots, sizeof(names) / sizeof(names[0]), api.why,
-				 sizeof(api.why));
+	api.bound = CONT_DL_BIND(LIBEWF_SONAME, EWF_FUNCS);
 	api.yal = (struct cont_yal_ops){
 		.title = "EWF", .read = api.libewf_handle_read_random, .sprint = api.libewf_error_sprint,
 		.free_error = api.libewf_error_free, .close = api.libewf_handle_close, .free = api.libewf_handle_free,
 	};
-}
-
-/* libewf bound: true, or false with why. */
-static bool bound(char *why, size_t whylen)
-{
-	return cont_dl_bound(&api_once, api_bind, &api.bound, "EWF", api.why, why, whylen);
 }
 
 const char *ewf_library(void)

@@ -37,7 +37,7 @@
 	F(libvhdi_file_initialize) F(libvhdi_file_open) F(libvhdi_file_read_buffer_at_offset) \
 	F(libvhdi_file_set_parent_file) F(libvhdi_get_version)
 
-CONT_DL_API(VHD_FUNCS);
+CONT_DL_API(VHD_FUNCS, "VHD")
 
 static bool made_from(libvhdi_file_t *f, libvhdi_file_t *parent)
 {
@@ -49,22 +49,12 @@ static bool made_from(libvhdi_file_t *f, libvhdi_file_t *parent)
 
 static void api_bind(void)
 {
-	static const char *const names[] = CONT_DL_NAMES(VHD_FUNCS);
-	void **const slots[] = CONT_DL_SLOTS(VHD_FUNCS);
-
-	api.bound = cont_dl_bind(LIBVHDI_SONAME, names, slots, sizeof(names) / sizeof(names[0]), api.why,
-				 sizeof(api.why));
+	api.bound = CONT_DL_BIND(LIBVHDI_SONAME, VHD_FUNCS);
 	api.yal = (struct cont_yal_ops){
 		.title = "VHD", .read = api.libvhdi_file_read_buffer_at_offset, .sprint = api.libvhdi_error_sprint,
 		.free_error = api.libvhdi_error_free, .close = api.libvhdi_file_close, .free = api.libvhdi_file_free,
 		.set_parent = api.libvhdi_file_set_parent_file, .made_from = made_from,
 	};
-}
-
-/* libvhdi bound: true, or false with why. */
-static bool bound(char *why, size_t whylen)
-{
-	return cont_dl_bound(&api_once, api_bind, &api.bound, "VHD", api.why, why, whylen);
 }
 
 const char *vhd_library(void)

@@ -46,7 +46,7 @@ struct vmdk {
 	F(libbfio_pool_free) F(libbfio_pool_initialize)
 #define ALL_FUNCS(F) VMDK_FUNCS(F) BFIO_FUNCS(F)
 
-CONT_DL_API(ALL_FUNCS);
+CONT_DL_API(ALL_FUNCS, "VMDK")
 
 /* The parent's content ID is the one the delta disk recorded: the parent has not changed since. */
 static bool made_from(libvmdk_handle_t *h, libvmdk_handle_t *parent)
@@ -59,24 +59,12 @@ static bool made_from(libvmdk_handle_t *h, libvmdk_handle_t *parent)
 
 static void api_bind(void)
 {
-	static const char *const vnames[] = CONT_DL_NAMES(VMDK_FUNCS), *const bnames[] = CONT_DL_NAMES(BFIO_FUNCS);
-	void **const vslots[] = CONT_DL_SLOTS(VMDK_FUNCS), **const bslots[] = CONT_DL_SLOTS(BFIO_FUNCS);
-
-	api.bound = cont_dl_bind(LIBBFIO_SONAME, bnames, bslots, sizeof(bnames) / sizeof(bnames[0]), api.why,
-				 sizeof(api.why)) &&
-		    cont_dl_bind(LIBVMDK_SONAME, vnames, vslots, sizeof(vnames) / sizeof(vnames[0]), api.why,
-				 sizeof(api.why));
+	api.bound = CONT_DL_BIND(LIBBFIO_SONAME, BFIO_FUNCS) && CONT_DL_BIND(LIBVMDK_SONAME, VMDK_FUNCS);
 	api.yal = (struct cont_yal_ops){
 		.title = "VMDK", .read = api.libvmdk_handle_read_buffer_at_offset, .sprint = api.libvmdk_error_sprint,
 		.free_error = api.libvmdk_error_free, .close = api.libvmdk_handle_close, .free = api.libvmdk_handle_free,
 		.set_parent = api.libvmdk_handle_set_parent_handle, .made_from = made_from,
 	};
-}
-
-/* libvmdk and libbfio bound: true, or false with why. */
-static bool bound(char *why, size_t whylen)
-{
-	return cont_dl_bound(&api_once, api_bind, &api.bound, "VMDK", api.why, why, whylen);
 }
 
 const char *vmdk_library(void)
