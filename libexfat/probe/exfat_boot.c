@@ -156,11 +156,11 @@ static void check_device(struct fsc_probe *p)
 
 static uint32_t region_stored_checksum(const uint8_t *region, size_t ss, bool *uniform)
 {
-	uint32_t first = get_le32(region, 11 * ss);
+	uint32_t first = get_le32(region, EXFAT_BOOT_CHECKSUM_SECTOR * ss);
 
 	*uniform = true;
 	for (size_t i = 4; i < ss; i += 4)
-		if (get_le32(region, 11 * ss + i) != first)
+		if (get_le32(region, EXFAT_BOOT_CHECKSUM_SECTOR * ss + i) != first)
 			*uniform = false;
 	return first;
 }
@@ -180,7 +180,7 @@ static void check_main_region(struct fsc_probe *p, const uint8_t *r, size_t ss)
 		finding_expected(f, "0x%08x", p->ex.checksum_computed);
 	}
 	for (unsigned s = 1; s <= 8; s++) {
-		if (get_le32(r, s * ss + ss - 4) != 0xAA550000u) {
+		if (get_le32(r, s * ss + EXFAT_EXTENDED_BOOT_SIGNATURE_AT(ss)) != EXFAT_EXTENDED_BOOT_SIGNATURE) {
 			f = ADD(EXFAT_BOOT_EXT_SIGNATURE, SECTOR, s, "ExtendedBootSignature");
 			finding_detail(f, "%u", s);
 		}

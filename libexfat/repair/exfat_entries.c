@@ -94,12 +94,13 @@ void repair_label_length(struct rp *r, struct xvol *v)
 	uint64_t off;
 	uint8_t e[32], n = 0;
 
-	if (!rp_find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = rp_root_entry_of(r, v, EXFAT_T_LABEL)) ||
 	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_LENGTH))
 		return;
-	while (n < 11 && get_le16(e, 2 + 2 * n))
+	while (n < 11 && exfat_label_unit(e, n))
 		n++;
-	rp_put(r, off + 1, &n, 1, n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
+	rp_put(r, off + EXFAT_LABEL_CHARACTER_COUNT, &n, 1,
+	       n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
 	    false);
 }
 
@@ -109,12 +110,13 @@ void repair_label_chars(struct rp *r, struct xvol *v)
 	uint8_t e[32];
 	uint64_t off;
 
-	if (!rp_find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = rp_root_entry_of(r, v, EXFAT_T_LABEL)) ||
 	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_CHARS))
 		return;
-	for (unsigned i = 0; i < e[1] && i < 11; i++)
-		if (!exfat_name_char_ok(get_le16(e, 2 + 2 * i)))
-			put_le16(e, 2 + 2 * i, '_');
-	rp_put(r, off + 2, e + 2, 22, "volume label: '_' for each forbidden character", false);
+	for (unsigned i = 0; i < e[EXFAT_LABEL_CHARACTER_COUNT] && i < EXFAT_LABEL_MAX_UNITS; i++)
+		if (!exfat_name_char_ok(exfat_label_unit(e, i)))
+			exfat_label_put_unit(e, i, '_');
+	rp_put(r, off + EXFAT_LABEL_VOLUME_LABEL, e + EXFAT_LABEL_VOLUME_LABEL, 2 * EXFAT_LABEL_MAX_UNITS,
+	       "volume label: '_' for each forbidden character", false);
 }
 

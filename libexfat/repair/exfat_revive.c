@@ -37,7 +37,7 @@ static unsigned proven_count(uint8_t *set, unsigned k)
 
 	for (unsigned sc = 2; sc <= k; sc++) {
 		set[1] = (uint8_t)sc;
-		if (fsc_exfat_set_checksum(set, sc + 1) == get_le16(set, 2)) {
+		if (fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set)) {
 			set[1] = keep;
 			return sc;
 		}
@@ -83,7 +83,7 @@ static void claim_file(struct xvol *v, const uint8_t *set, unsigned n, const cha
  */
 static unsigned structural_count(uint8_t *set, unsigned room)
 {
-	unsigned names = (set[32 + 3] + 14u) / 15u, sc = 1;
+	unsigned names = (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] + 14u) / 15u, sc = 1;
 
 	if (!names)
 		return 0;
@@ -173,7 +173,7 @@ static bool replaceable(const uint8_t *e)
  */
 static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 {
-	unsigned nl = set[32 + 3], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
 	uint8_t keep[256 * 32];
 
 	if (!names || set[1] != sc || sc + 1 > room || (set[32 * sc] != EXFAT_T_NAME && k < sc))
@@ -187,7 +187,7 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 			set[32 * i] = EXFAT_T_NAME;
 			fixed++;
 		}
-	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == get_le16(set, 2))
+	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set))
 		return fixed ? sc : 0;
 	memcpy(set, keep, 32ull * (sc + 1));
 	for (unsigned i = 2; i <= sc; i++) {
@@ -198,7 +198,7 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 		memset(e, 0, 32);
 		e[0] = EXFAT_T_NAME;
 		for (unsigned u = 0; u < 15 && 15 * (i - 2) + u < nl; u++)
-			put_le16(e, 2 + 2 * u, '_');
+			exfat_name_put_unit(e, u, '_');
 	}
 	return sc;
 }
@@ -206,9 +206,9 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 /* Is a name entry of the set damaged where NameLength and SecondaryCount agree (rebuilt_names' case)? */
 bool xr_revive_names_damaged(const uint8_t *set, unsigned count)
 {
-	unsigned names = (set[32 + 3] + 14u) / 15u;
+	unsigned names = (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] + 14u) / 15u;
 
-	if (!names || set[1] != 1u + names || count != set[1] + 1u || set[32] != EXFAT_T_STREAM)
+	if (!names || set[1] != 1u + names || count != set[1] + 1u || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
 	for (unsigned i = 2; i < count; i++)
 		if (set[32 * i] != EXFAT_T_NAME)
@@ -229,8 +229,8 @@ static unsigned shortened_name(uint8_t *set, unsigned k)
 		names++;
 	if (!names)
 		return 0;
-	if (set[32 + 3] > 15 * names)
-		set[32 + 3] = (uint8_t)(15 * names);
+	if (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] > 15 * names)
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)(15 * names);
 	return names + 1;
 }
 
@@ -240,12 +240,12 @@ static unsigned shortened_name(uint8_t *set, unsigned k)
  */
 void xr_zero_name_tail(uint8_t *set, unsigned n)
 {
-	unsigned nl = set[32 + 3];
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH];
 
 	for (unsigned k = 2; k < n && set[32 * k] == EXFAT_T_NAME; k++)
 		for (unsigned u = 0; u < 15; u++)
 			if (15 * (k - 2) + u >= nl)
-				put_le16(set, 32 * k + 2 + 2 * u, 0);
+				exfat_name_put_unit(set + EXFAT_ENTRY_SIZE * k, u, 0);
 }
 
 /* NameHash and SetChecksum of a set of sc secondaries (the hash only when the names can be up-cased). */
@@ -263,8 +263,8 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
 	for (unsigned i = 0; i < d.nl; i++)
 		ascii &= d.name[i] < 0x80;
 	if (v->upcase_ok || ascii)
-		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
-	put_le16(set, 2, fsc_exfat_set_checksum(set, sc + 1));
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, sc + 1));
 }
 
 /*
@@ -305,7 +305,7 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 	memcpy(was, set, 32ull * (room < 19 ? room : 19));
 	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
 		k++;
-	if (k < 1 || set[32] != EXFAT_T_STREAM) {
+	if (k < 1 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM) {
 		if (f->id == FSC_PR_EXFAT_SET_COUNT)
 			set_aside(r, set, k, &sp);
 		f->planned = f->id == FSC_PR_EXFAT_SET_COUNT;
@@ -334,7 +334,7 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		reseal(v, set, sc);
 		put_span(r, &sp, set, 0, sc + 1, why);
 	}
-	if (!(get_le16(set, 4) & 0x10)) {
+	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY)) {
 		claim_file(v, set, sc + 1, "a revived file");	/* (it may add findings: f moves) */
 		f = &r->out->v[at];
 		r->allocated = true;	/* its clusters may be free in the bitmap */
@@ -359,18 +359,19 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 	uint8_t set[256 * 32], keep;
 	struct span sp;
 
-	if (!read_here(r, v, f, set, &sp) || (n = set[1] + 1u) < 3 || n > sp.room || set[32] == EXFAT_T_STREAM ||
+	if (!read_here(r, v, f, set, &sp) || (n = set[1] + 1u) < 3 || n > sp.room || set[EXFAT_SET_STREAM_AT] == EXFAT_T_STREAM ||
 	    !rp_wanted(r, f))
 		return;
-	keep = set[32];
-	set[32] = EXFAT_T_STREAM;
-	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
-		rp_put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
+	keep = set[EXFAT_SET_STREAM_AT];
+	set[EXFAT_SET_STREAM_AT] = EXFAT_T_STREAM;
+	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY) &&
+	    fsc_exfat_set_checksum(set, n) == exfat_primary_set_checksum(set)) {
+		rp_put(r, sp.pos[1], EXFAT_STREAM_OF(set), 1, "a stream extension again, as the set's checksum proves", false);
 		claim_file(v, set, n, "a revived file");	/* (it may add findings: f moves) */
 		f = &r->out->v[at];
 		r->allocated = true;
 	} else {
-		set[32] = keep;
+		set[EXFAT_SET_STREAM_AT] = keep;
 		for (unsigned i = 0; i < n; i++)
 			set[32 * i] &= 0x7F;
 		put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
@@ -387,12 +388,12 @@ static bool sound_set(const uint8_t *s, unsigned e, unsigned n)
 {
 	unsigned sc = s[1];
 
-	if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || s[32] != EXFAT_T_STREAM)
+	if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || s[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
 	for (unsigned k = 1; k <= sc; k++)
 		if ((s[32 * k] & 0xC0) != 0xC0)
 			return false;
-	return fsc_exfat_set_checksum(s, sc + 1) == get_le16(s, 2);
+	return fsc_exfat_set_checksum(s, sc + 1) == exfat_primary_set_checksum(s);
 }
 
 /* Entries [from, n) of the cluster in d: is one of them a sound file set? */
@@ -498,7 +499,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 		for (unsigned e = f->entry; e <= last; e++) {
 			if (!sound_set(d + 32ull * e, e, n))
 				continue;
-			if (get_le16(d + 32ull * e, 4) & 0x10)
+			if (exfat_file_attributes(d + 32ull * e) & EXFAT_ATTR_DIRECTORY)
 				r->defer_lost = true;	/* its tree is walked next round */
 			else
 				claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");

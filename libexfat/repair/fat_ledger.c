@@ -36,9 +36,7 @@ uint64_t fr_entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w)
 /* Entry c from the bytes fr_entry_off gives for it (raw, 12, 16 or 32 bits as stored). */
 static uint32_t entry_value(const struct frp *f, const uint8_t *e, uint32_t c)
 {
-	if (f->lay.fat_bits == 12)
-		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
-	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+	return layout_cell_get(e, f->lay.fat_bits, c);
 }
 
 uint32_t fr_fat_get(struct frp *f, uint32_t c)
@@ -61,13 +59,7 @@ static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, cons
 		f->r.err = -EIO;
 		return;
 	}
-	if (f->lay.fat_bits == 12)
-		put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
-						  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
-	else if (f->lay.fat_bits == 16)
-		put_le16(e, 0, (uint16_t)v);
-	else
-		put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+	layout_cell_put(e, f->lay.fat_bits, c, v);
 	rp_put(&f->r, off, e, w, why, false);
 }
 
