@@ -44,7 +44,8 @@
 #define EXFAT_BOOT_PERCENT_IN_USE		112	/* 1 */
 #define EXFAT_BOOT_RESERVED			113	/* 7 */
 #define EXFAT_BOOT_BOOT_CODE			120	/* 390 */
-#define EXFAT_BOOT_BOOT_SIGNATURE		510	/* 2: 0xAA55 */
+#define EXFAT_BOOT_BOOT_SIGNATURE		510	/* 2 */
+#define EXFAT_BOOT_SIGNATURE_VALUE		0xAA55
 #define EXFAT_BOOT_SECTOR_SIZE			512	/* (the fields; a sector may be larger) */
 
 /* VolumeFlags (EXSPEC 3.1.13.1-4). */

@@ -115,11 +115,12 @@
 #define FAT_ATTR_LONG_NAME	0x0F	/* READ_ONLY | HIDDEN | SYSTEM | VOLUME_ID */
 #define FAT_ATTR_LONG_NAME_MASK	0x3F
 #define FAT_ATTR_RESERVED	0xC0	/* the two high bits: zero */
+#define FAT_ATTR_DIR_LABEL	(FAT_ATTR_DIRECTORY | FAT_ATTR_VOLUME_ID)	/* both: neither a file nor a label */
 
 /* DIR_NTRes: Windows NT's lower-case flags, the rest reserved. */
 #define FAT_NT_RES_LOWER_BASE	0x08
 #define FAT_NT_RES_LOWER_EXT	0x10
-#define FAT_NT_RES_UNKNOWN	0x38	/* the bits only some systems know (cleared by repair) */
+#define FAT_NT_RES_NO_SFN	0x20	/* Linux patches: a long name alone, no 8.3 name of its own */
 
 /* ---- The long-name entry (section 7): 32 bytes, 13 UTF-16 units. */
 #define FAT_LDIR_ORD		0	/* 1 */
@@ -134,6 +135,24 @@
 
 #define FAT_LAST_LONG_ENTRY	0x40	/* LDIR_Ord of the name's last part (stored first) */
 #define FAT_LDIR_ORD_MASK	0x1F	/* the part's number, 1 .. 20 */
+
+/* Byte offset in a long-name entry of its unit i (0 .. 12): Name1, Name2, Name3 in turn. */
+static inline size_t fat_ldir_unit_at(unsigned i)
+{
+	return i < 5 ? FAT_LDIR_NAME1 + 2 * i : i < 11 ? FAT_LDIR_NAME2 + 2 * (i - 5) : FAT_LDIR_NAME3 + 2 * (i - 11);
+}
+
+/* BPB_TotSec16, or BPB_TotSec32 when it is 0: the volume's sectors. */
+static inline uint32_t fat_bpb_tot_sec(const uint8_t *s)
+{
+	return get_le16(s, FAT_BPB_TOT_SEC16) ? get_le16(s, FAT_BPB_TOT_SEC16) : get_le32(s, FAT_BPB_TOT_SEC32);
+}
+
+/* Is e a long-name entry (LDIR_Attr ATTR_LONG_NAME under ATTR_LONG_NAME_MASK)? */
+static inline bool fat_is_long_name(const uint8_t *e)
+{
+	return (e[FAT_LDIR_ATTR] & FAT_ATTR_LONG_NAME_MASK) == FAT_ATTR_LONG_NAME;
+}
 
 /* ---- Accessors: e is one 32-byte 8.3 entry. */
 static inline uint32_t fat_dirent_file_size(const uint8_t *e)
