@@ -373,7 +373,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 {
 	const uint8_t *s = w->as.set;
 	const struct exfat_set *d = &fi->d;
-	unsigned sc = s[1], names = (d->name_length + 14u) / 15u;
+	unsigned sc = exfat_secondary_count(s), names = (d->name_length + 14u) / 15u;
 	struct fsc_finding *f;
 
 	if (sc < 2) {
@@ -392,7 +392,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 		finding_detail(f, "the set has %u", d->name_entries);
 	}
 	for (unsigned i = 1 + d->name_entries; i < sc; i++) {	/* secondaries after the names */
-		uint8_t t = s[32 * (i + 1)];
+		uint8_t t = s[EXFAT_ENTRY_AT(i + 1)];
 
 		if ((t & 0x20) == 0 && t != EXFAT_T_NAME && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
 			finding_actual(f, "%02x", t);
@@ -492,7 +492,7 @@ static void finish_file_set(struct walk *w)
 {
 	struct xvol *v = w->v;
 	const uint8_t *set = w->as.set;
-	unsigned sc = set[1];
+	unsigned sc = exfat_secondary_count(set);
 	uint16_t stored = exfat_primary_set_checksum(set), sum = fsc_exfat_set_checksum(set, sc + 1);
 	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
@@ -602,7 +602,7 @@ static void cut_short(struct walk *w)
 	struct fsc_finding *f;
 
 	if (w->as.set[0] == EXFAT_T_FILE && (f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
-		finding_detail(f, "has SecondaryCount %u but is cut short by %s", w->as.set[1],
+		finding_detail(f, "has SecondaryCount %u but is cut short by %s", exfat_secondary_count(w->as.set),
 			       exfat_cut_name(w->as.cut_by));
 }
 
@@ -648,7 +648,7 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
 	uint32_t i = dt_first_used(d, n);
 
 	if (i < n) {
-		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[32 * i]);
+		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[EXFAT_ENTRY_AT(i)]);
 		w->after_end_told = true;
 	}
 }

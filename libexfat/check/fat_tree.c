@@ -116,7 +116,7 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 		t->lfn_on = true;
 		t->lfn_next = seq - 1;
 		t->lfn_parts = 1;
-		t->lfn_sum = e[13];
+		t->lfn_sum = e[FAT_LDIR_CHKSUM];
 		t->lfn_at = here(t, NULL);
 	} else if (!t->lfn_on) {
 		if (!t->lfn_skip)
@@ -450,7 +450,7 @@ static uint8_t lost_part_byte(const struct ftree *t, const uint8_t *e, uint8_t s
 		       !part && fat_sfn_checksum(e) == sum ? 1u : 0u;
 
 	if (seq < 1 || seq > 20)
-		return 0xE5;
+		return FAT_DIR_FREE;
 	/* the last part of its name (0x40) unless a part of the same name came before it */
 	return (uint8_t)(seq | (t->prev_seq == (int)seq + 1 && t->prev_sum == sum ? 0 : 0x40));
 }
@@ -462,7 +462,7 @@ static void past_end(struct ftree *t, const uint8_t *e)
 
 	t->zlfn = SIZE_MAX;
 	if (z != SIZE_MAX)
-		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : 0xE5;
+		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : FAT_DIR_FREE;
 	if (!e[0]) {
 		if (hooked(t) && grow((void **)&t->zeros, &t->capzeros, t->nzeros + 1, sizeof(*t->zeros)) &&
 		    grow((void **)&t->zfirst, &t->capzfirst, t->nzeros + 1, 1)) {
@@ -477,14 +477,14 @@ static void past_end(struct ftree *t, const uint8_t *e)
 		t->prev_seq = -1;
 		return;
 	}
-	t->prev_seq = (e[11] & 0x3F) == 0x0F && e[0] != 0xE5 ? e[0] & 0x1F : -1;
-	t->prev_sum = e[13];
+	t->prev_seq = fat_is_long_name(e) && e[FAT_LDIR_ORD] != FAT_DIR_FREE ? e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK : -1;
+	t->prev_sum = e[FAT_LDIR_CHKSUM];
 	if (!t->after_end++)
 		t->after_at = here(t, NULL);
 	t->zeros_kept = t->nzeros;
 	t->revive_bad |= !plausible(e);
 	t->plausible_files += fat_entry_kind(e) == FAT_E_FILE && plausible(e);
-	if (e[0] != 0xE5 && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
+	if (e[FAT_DIR_NAME] != FAT_DIR_FREE && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
 	    grow((void **)&t->uzero, &t->capuzero, t->nused + 1, 1)) {
 		t->uzero[t->nused] = 0x00;
 		t->used[t->nused++] = cur_byte(t);

@@ -79,12 +79,15 @@ static inline void exfat_fat_cell_put(uint8_t *cell, uint32_t v)
 /* ---- Directory entries (EXSPEC 6): 32 bytes each. */
 #define EXFAT_ENTRY_SIZE	32
 #define EXFAT_ENTRY_TYPE	0	/* 1: EntryType */
+#define EXFAT_ENTRY_AT(k)	((size_t)EXFAT_ENTRY_SIZE * (k))	/* byte of entry k of a run of entries */
 
 /* EntryType's bits (EXSPEC 6.2.1). */
 #define EXFAT_TYPE_IN_USE	0x80
 #define EXFAT_TYPE_SECONDARY	0x40	/* TypeCategory: a secondary entry */
 #define EXFAT_TYPE_IMPORTANCE	0x20	/* TypeImportance: benign */
 #define EXFAT_TYPE_CODE_MASK	0x1F
+#define EXFAT_TYPE_IN_USE_SECONDARY	(EXFAT_TYPE_IN_USE | EXFAT_TYPE_SECONDARY)	/* 0xC0 */
+#define EXFAT_TYPE_BENIGN_SECONDARY	(EXFAT_TYPE_IN_USE_SECONDARY | EXFAT_TYPE_IMPORTANCE)	/* 0xE0 */
 
 /* Every primary entry of a set (EXSPEC 6.3): the file, volume GUID entries. */
 #define EXFAT_PRIMARY_SECONDARY_COUNT	1	/* 1 */
@@ -195,6 +198,12 @@ static inline uint16_t exfat_primary_set_checksum(const uint8_t *e)
 static inline void exfat_primary_put_set_checksum(uint8_t *e, uint16_t v)
 {
 	put_le16(e, EXFAT_PRIMARY_SET_CHECKSUM, v);
+}
+
+/* A primary entry's SecondaryCount. */
+static inline unsigned exfat_secondary_count(const uint8_t *e)
+{
+	return e[EXFAT_PRIMARY_SECONDARY_COUNT];
 }
 
 /* A primary entry's GeneralPrimaryFlags. */

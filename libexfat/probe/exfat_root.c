@@ -123,7 +123,7 @@ static void fuse_fail(struct scan *st, const char *fmt, ...)
 static void fuse_check_set(struct scan *st)
 {
 	const uint8_t *s = st->as.set;
-	unsigned sc = s[1], names;
+	unsigned sc = exfat_secondary_count(s), names;
 	uint8_t flags = EXFAT_STREAM_OF(s)[EXFAT_STREAM_FLAGS], nl = EXFAT_STREAM_OF(s)[EXFAT_STREAM_NAME_LENGTH];
 
 	if (sc < 2) {

@@ -90,7 +90,7 @@ static bool read_set(struct rp *r, struct xvol *v, const struct exfat_where *at,
 		if (plan_view_read(r->dev, r->plan, w.offset, a->set + 32 * i, 32) < 0)
 			return false;
 		if (i == 0)
-			n = a->set[1] + 1u;
+			n = exfat_secondary_count(a->set) + 1u;
 		a->pos[i] = w;
 	}
 	a->count = n;

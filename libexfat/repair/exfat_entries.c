@@ -61,7 +61,7 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
 		if (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && after_cut_set(r, f))
 			continue;
-		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & 0x80))
+		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & EXFAT_TYPE_IN_USE))
 			continue;
 		/*
 		 * An unknown critical primary goes with its secondaries (in its
@@ -70,19 +70,19 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 		 * use ends them (its count may be damaged: what follows may be
 		 * sound sets).  One inside a file set is left.
 		 */
-		if (k >= 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
+		if (k >= 3 && ((e[0] & EXFAT_TYPE_SECONDARY) || e[0] == EXFAT_T_FILE))
 			continue;
-		if (k >= 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
+		if (k >= 3 && (n = 1u + exfat_secondary_count(e)) > v->cb / 32 - f->entry)
 			n = v->cb / 32 - f->entry;
 		if (n > 1 && plan_view_read(r->dev, r->plan, off, e, 32ull * n) < 0)
 			continue;
 		for (unsigned j = 1; j < n; j++)
-			if ((e[32 * j] & 0xC0) != 0xC0) {
+			if ((e[EXFAT_ENTRY_AT(j)] & EXFAT_TYPE_IN_USE_SECONDARY) != EXFAT_TYPE_IN_USE_SECONDARY) {
 				n = j;
 				break;
 			}
 		for (unsigned j = 0; j < n; j++)
-			e[32 * j] &= 0x7F;
+			e[EXFAT_ENTRY_AT(j)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
 		rp_put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}

@@ -557,7 +557,7 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 
 		if (!f || !rp_wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
 			continue;
-		n = set[1] + 1u;
+		n = exfat_secondary_count(set) + 1u;
 		if (set[0] != EXFAT_T_FILE || n < 3 || u->entry + n > v->cb / 32 ||
 		    plan_view_read(r->dev, r->plan, at.offset, set, 32ull * n) < 0 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 			continue;

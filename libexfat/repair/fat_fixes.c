@@ -290,7 +290,8 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x)
 
 	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !fr_entry_of(f, x, &off) ||
 	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
-	    (e[0] && e[0] != 0xE5) || (both && e[32] && e[32] != 0xE5))
+	    (e[FAT_DIR_NAME] && e[FAT_DIR_NAME] != FAT_DIR_FREE) ||
+	    (both && e[FAT_DIR_ENTRY_SIZE] && e[FAT_DIR_ENTRY_SIZE] != FAT_DIR_FREE))
 		return;
 	if (both || x->entry == 0)
 		fr_dot_entry(f, e, false, (uint32_t)x->loc);
@@ -499,7 +500,8 @@ size_t fr_set_aside(struct frp *f)
 
 		if ((x->id != FSC_PR_FAT_SHORT_NAME && x->id != FSC_PR_FAT_ATTRIBUTES && x->id != FSC_PR_FAT_CHAIN_RANGE &&
 		     x->id != FSC_PR_FAT_DIR_SIZE && x->id != FSC_PR_FAT_DOT_MISSING) || !fr_entry_of(f, x, &off) ||
-		    !fr_read_entry(f, off, e) || e[0] == 0xE5 || e[0] == 0x00 || (e[11] & 0x3F) == 0x0F)
+		    !fr_read_entry(f, off, e) || e[FAT_DIR_NAME] == FAT_DIR_FREE || e[FAT_DIR_NAME] == FAT_DIR_LAST_FREE ||
+		    fat_is_long_name(e))
 			continue;
 		/* where . or .. belongs, one field no file could have is enough */
 		dot = dot_slot(f, x);
@@ -510,7 +512,7 @@ size_t fr_set_aside(struct frp *f)
 			rp_put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
 			    false);
 		} else {
-			e[0] = 0xE5;
+			e[FAT_DIR_NAME] = FAT_DIR_FREE;
 			rp_put(&f->r, off, e, 32, "set aside an entry that is no file (marked deleted; its bytes stay)", false);
 		}
 		x->planned = true;

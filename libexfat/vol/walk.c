@@ -222,7 +222,7 @@ static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 	struct fsc_dirent d;
 	unsigned n = 0, sn;
 	const uint16_t *lfn;
-	bool deleted = e[0] == 0xE5, found = false;
+	bool deleted = e[FAT_DIR_NAME] == FAT_DIR_FREE, found = false;
 
 	memcpy(raw, e + FAT_DIR_NAME, FAT_DIR_NAME_LEN);
 	if (raw[0] == 0x05)
