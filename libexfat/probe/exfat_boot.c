@@ -44,8 +44,9 @@ static void check_fixed_fields(struct fsc_probe *p)
 		finding_actual(f, "%u", ex->mbz_first);
 	}
 	if (ex->signature != 0xAA55) {
-		f = ADD(EXFAT_BOOT_SIGNATURE, BYTE, 510, "BootSignature");
-		finding_actual(f, "%02X %02X", p->sector0[510], p->sector0[511]);
+		f = ADD(EXFAT_BOOT_SIGNATURE, BYTE, EXFAT_BOOT_BOOT_SIGNATURE, "BootSignature");
+		finding_actual(f, "%02X %02X", p->sector0[EXFAT_BOOT_BOOT_SIGNATURE],
+			       p->sector0[EXFAT_BOOT_BOOT_SIGNATURE + 1]);
 	}
 	if (ex->num_fats == 0 || ex->num_fats > 2) {
 		f = ADD(EXFAT_BOOT_NUM_FATS, BYTE, 110, "NumberOfFats");
@@ -242,8 +243,10 @@ static void check_regions(struct fsc_dev *dev, struct fsc_probe *p)
 static void set_identity(struct fsc_probe *p)
 {
 	const uint8_t *s = p->sector0;
+	uint32_t serial;
 
-	snprintf(p->serial, sizeof(p->serial), "%02X%02X-%02X%02X", s[103], s[102], s[101], s[100]);
+	serial = get_le32(s, EXFAT_BOOT_VOLUME_SERIAL_NUMBER);
+	snprintf(p->serial, sizeof(p->serial), "%04X-%04X", (unsigned)(serial >> 16), (unsigned)(serial & 0xFFFF));
 	p->has_serial = true;
 	if (p->root.label_found && p->root.label_chars > 0) {
 		snprintf(p->label, sizeof(p->label), "%s", p->root.label);

@@ -158,10 +158,10 @@ static void fuse_check_set(struct scan *st)
 
 static void note_label(struct fsc_exfat_root *r, const uint8_t *e)
 {
-	unsigned n = e[1];
+	unsigned n = e[EXFAT_LABEL_CHARACTER_COUNT];
 
 	r->label_found = true;
-	r->label_chars = e[1];
+	r->label_chars = e[EXFAT_LABEL_CHARACTER_COUNT];
 	utf16le_to_utf8(e + 2, n > 11 ? 11 : n, r->label, sizeof(r->label));
 	/*
 	 * EXSPEC 7.3.2: a file name's characters (7.7.3).  With a count past
@@ -188,7 +188,7 @@ static void scan_primary(struct scan *st, const uint8_t *e)
 
 	switch (e[0]) {
 	case EXFAT_T_BITMAP:
-		if (!r->bitmap_found && !(e[1] & 1)) {
+		if (!r->bitmap_found && !(e[EXFAT_BITMAP_FLAGS] & 1)) {
 			r->bitmap_found = true;
 			r->bitmap_after_end = st->end_in_cluster;
 			r->bitmap_cluster = get_le32(e, EXFAT_BITMAP_FIRST_CLUSTER);

@@ -202,7 +202,8 @@ static void lost_main_region(struct fsc_dev *dev, struct fsc_probe *p)
 	for (unsigned ss = 512; b && ss <= 4096; ss *= 2) {
 		/* the name first (one sector), the whole region only then */
 		if (fsc_dev_size(dev) < 24ull * ss || fsc_dev_read(dev, 12ull * ss, b, 512) < 0 ||
-		    memcmp(b + 3, "EXFAT   ", 8) != 0 || fsc_dev_read(dev, 12ull * ss, b, 12ull * ss) < 0 ||
+		    memcmp(b + EXFAT_BOOT_FILE_SYSTEM_NAME, "EXFAT   ", 8) != 0 ||
+		    fsc_dev_read(dev, 12ull * ss, b, 12ull * ss) < 0 ||
 		    !exfat_region_sound(b, ss))
 			continue;
 		f = finding_add(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 12, NULL);

@@ -101,12 +101,13 @@ static bool boot_fat0(struct fsc_dev *dev, const uint8_t *s, enum fsc_type t, ui
  */
 static size_t hypotheses(struct scan_ctx *c, uint64_t at, const uint8_t *s, enum fsc_type t, struct hyp *h)
 {
-	size_t ss = (size_t)1 << (s[108] & 15);
+	size_t ss = (size_t)1 << (s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] & 15);
 	struct fsc_fat_bpb b;
 	uint64_t back;
 
 	if (t == FSC_TYPE_EXFAT) {
-		if (s[108] < 9 || s[108] > 12 || fsc_dev_read(c->dev, at, c->region, 12 * ss) < 0 ||
+		if (s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] < 9 || s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] > 12 ||
+		    fsc_dev_read(c->dev, at, c->region, 12 * ss) < 0 ||
 		    !exfat_region_sound(c->region, (unsigned)ss))
 			return 0;
 		back = 12 * ss;

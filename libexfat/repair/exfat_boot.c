@@ -181,7 +181,7 @@ void xr_fix_boot_checksum(struct rp *r, unsigned ss)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (plan_view_read(r->dev, r->plan, 0, s, 11ull * ss) < 0) {
+	if (plan_view_read(r->dev, r->plan, 0, s, EXFAT_BOOT_CHECKSUM_SECTOR * (uint64_t)ss) < 0) {
 		r->err = -EIO;
 	} else {
 		uint32_t sum = fsc_exfat_boot_checksum(s, ss);
