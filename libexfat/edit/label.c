@@ -238,7 +238,7 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	if (!r && p->ex.percent_in_use <= 100 && cc) {
 		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
 
-		r = plan_put(dev, plan, 112, &piu, 1, "update PercentInUse", false);
+		r = plan_put(dev, plan, EXFAT_BOOT_PERCENT_IN_USE, &piu, 1, "update PercentInUse", false);
 	}
 	exfat_fat_cell_put(e, c);
 	if (!r)

@@ -160,7 +160,7 @@ bool xr_fix_revision(struct rp *r)
 	if (!rp_find(r, FSC_PR_EXFAT_BOOT_REVISION) || rp_find(r, FSC_PR_EXFAT_BOOT_REVISION)->planned ||
 	    !rp_take(r, FSC_PR_EXFAT_BOOT_REVISION))
 		return false;
-	rp_put(r, 104, rev, 2, "FileSystemRevision 1.00", false);
+	rp_put(r, EXFAT_BOOT_FILE_SYSTEM_REVISION, rev, 2, "FileSystemRevision 1.00", false);
 	return true;
 }
 

@@ -479,12 +479,12 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 	uint8_t e[4];
 
 	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY0)) {
-		exfat_fat_cell_put(e, 0xFFFFFFF8);
-		rp_put(r, v->fat_byte, e, 4, "FAT entry 0", false);
+		exfat_fat_cell_put(e, EXFAT_FAT_ENTRY0);
+		rp_put(r, v->fat_byte, e, EXFAT_FAT_ENTRY_SIZE, "FAT entry 0", false);
 	}
 	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY1)) {
-		exfat_fat_cell_put(e, 0xFFFFFFFF);
-		rp_put(r, v->fat_byte + 4, e, 4, "FAT entry 1", false);
+		exfat_fat_cell_put(e, EXFAT_FAT_ENTRY1);
+		rp_put(r, v->fat_byte + EXFAT_FAT_ENTRY_SIZE, e, EXFAT_FAT_ENTRY_SIZE, "FAT entry 1", false);
 	}
 }
 

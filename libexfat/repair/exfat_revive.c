@@ -330,7 +330,7 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		return;	/* nothing to mend after all */
 	set[EXFAT_FILE_SECONDARY_COUNT] = (uint8_t)sc;
 	if (proven) {
-		rp_put(r, sp.pos[0] + 1, set + 1, 1, why, false);
+		rp_put(r, sp.pos[0] + EXFAT_FILE_SECONDARY_COUNT, set + EXFAT_FILE_SECONDARY_COUNT, 1, why, false);
 	} else {
 		reseal(v, set, sc);
 		put_span(r, &sp, set, 0, sc + 1, why);

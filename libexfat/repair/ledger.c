@@ -260,5 +260,5 @@ void rp_put_percent_in_use(struct rp *r, uint64_t marked)
 	if (xv_percent_fits(r->p->ex.percent_in_use, marked, r->p->ex.cluster_count, &lo))
 		return;
 	want = (uint8_t)lo;
-	rp_put(r, 112, &want, 1, "PercentInUse", false);
+	rp_put(r, EXFAT_BOOT_PERCENT_IN_USE, &want, 1, "PercentInUse", false);
 }
