@@ -15,6 +15,13 @@
 #      and cmd/;
 #   5. no unsynchronised state: the library's writable statics are only
 #      the two listed below, each made thread-safe (objdump on the objects).
+#   6. named on-disk offsets: outside exfat/, fat/ (which name every field
+#      in their ondisk.h), io/ (container headers), report/fields.c (the
+#      field tables) and base/bytes.h (the readers), no get_le16/32/64( or
+#      put_le16/32/64( call takes an offset that is a numeric literal or
+#      adds one ("32 + 24", "2 + 2 * i", "len - 4"); a factor ("2 * i") is
+#      an index.  A line may say why it needs one with "ondisk: REASON" in a
+#      comment (none does today).
 #
 # Environment: top_srcdir, top_builddir (automake sets both).  Exit status:
 # 0 pass, 1 a rule broken (each one listed), 99 cannot run (no nm, no objects).
@@ -143,6 +150,42 @@ if command -v objdump > /dev/null; then
 else
 	echo "layering: objdump not found: the library's writable statics are not looked at"
 fi
+
+# ---- 6. named on-disk offsets (one awk over the files: "FILE:LINE: text")
+mapfile -t ondisk_files < <(cd "$lib" && ls ./*/*.[ch] | grep -vE '^\./(exfat|fat|io)/|^\./report/fields\.c$|^\./base/bytes\.h$')
+checks=$((checks + ${#ondisk_files[@]}))
+while IFS= read -r hit; do
+	fail "${hit#./}  (name the offset: exfat/ondisk.h, fat/ondisk.h)"
+done < <(cd "$lib" && awk '
+	function strip(s) {	# nested parentheses out: only the terms of the offset itself count
+		while (match(s, /\([^()]*\)/))
+			s = substr(s, 1, RSTART - 1) "_" substr(s, RSTART + RLENGTH)
+		return s
+	}
+	/ondisk: / { next }
+	{
+		rest = $0
+		while (match(rest, /(get|put)_le(16|32|64)\(/)) {
+			rest = substr(rest, RSTART + RLENGTH)
+			depth = 0; arg = 0; off = ""
+			for (i = 1; i <= length(rest); i++) {	# the second argument, up to its comma
+				c = substr(rest, i, 1)
+				if (c == "(") depth++
+				else if (c == ")") { if (depth == 0) break; depth-- }
+				else if (c == "," && depth == 0) { if (++arg == 2) break; continue }
+				if (arg == 1) off = off c
+			}
+			n = split(strip(off), term, /[-+]/)
+			for (k = 1; k <= n; k++) {
+				t = term[k]; gsub(/^[ \t]+|[ \t]+$/, "", t)
+				if (t ~ /^(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*$/) {
+					sub(/^[ \t]+/, "")
+					printf "libexfat/%s:%d: %s\n", substr(FILENAME, 3), FNR, $0
+					next
+				}
+			}
+		}
+	}' "${ondisk_files[@]}")
 
 if (( checks == 0 )); then
 	echo "layering: nothing was checked"

@@ -57,6 +57,26 @@ static inline void put_le64(uint8_t *b, size_t off, uint64_t v)
 	put_le32(b, off + 4, (uint32_t)(v >> 32));
 }
 
+/*
+ * An unsigned little-endian integer of len bytes (1, 2 or 4) at b: a field
+ * whose width is known only at run time, or one FAT cell read into its own
+ * buffer.
+ */
+static inline uint32_t get_le_n(const uint8_t *b, size_t len)
+{
+	return len == 1 ? b[0] : len == 2 ? get_le16(b, 0) : get_le32(b, 0);
+}
+
+static inline void put_le_n(uint8_t *b, size_t len, uint32_t v)
+{
+	if (len == 1)
+		b[0] = (uint8_t)v;
+	else if (len == 2)
+		put_le16(b, 0, (uint16_t)v);
+	else
+		put_le32(b, 0, v);
+}
+
 /* True when every byte of b[off .. off+len) equals val. */
 static inline int bytes_all(const uint8_t *b, size_t off, size_t len, uint8_t val)
 {

@@ -67,7 +67,7 @@ uint32_t dt_first_used(const uint8_t *d, uint32_t n)
 			break;
 	}
 	for (; i < n; i++)
-		if (d[32 * i])
+		if (d[EXFAT_ENTRY_AT(i)])
 			return i;
 	return n;
 }
@@ -102,7 +102,7 @@ static void scan_range(struct dirtail *t, const struct dt_range *r, uint8_t *buf
 
 			at_r.entry += (uint32_t)(at / 32);
 			pthread_mutex_lock(&t->lock);
-			add_hit(t, &at_r, i, buf[32 * i]);
+			add_hit(t, &at_r, i, buf[EXFAT_ENTRY_AT(i)]);
 			pthread_mutex_unlock(&t->lock);
 			return;		/* the first one of the range is enough */
 		}

@@ -51,10 +51,12 @@ int xv_load_fat(struct xvol *v)
 		return r;
 	}
 	fatreader_init(&v->fr, &v->lay);
-	if (get_le32(head, 0) != 0xFFFFFFF8u && (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY0, FSC_LOC_BYTE, off, "FatEntry[0]")))
-		finding_actual(f, "0x%08x", get_le32(head, 0));
-	if (get_le32(head, 4) != 0xFFFFFFFFu && (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY1, FSC_LOC_BYTE, off + 4, "FatEntry[1]")))
-		finding_actual(f, "0x%08x", get_le32(head, 4));
+	if (exfat_fat_entry(head, 0) != EXFAT_FAT_ENTRY0 &&
+	    (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY0, FSC_LOC_BYTE, off, "FatEntry[0]")))
+		finding_actual(f, "0x%08x", exfat_fat_entry(head, 0));
+	if (exfat_fat_entry(head, 1) != EXFAT_FAT_ENTRY1 &&
+	    (f = ck_add(&v->ck, FSC_PR_EXFAT_FAT_ENTRY1, FSC_LOC_BYTE, off + EXFAT_FAT_ENTRY_SIZE, "FatEntry[1]")))
+		finding_actual(f, "0x%08x", exfat_fat_entry(head, 1));
 	return 0;
 }
 

@@ -373,7 +373,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 {
 	const uint8_t *s = w->as.set;
 	const struct exfat_set *d = &fi->d;
-	unsigned sc = s[1], names = (d->name_length + 14u) / 15u;
+	unsigned sc = exfat_secondary_count(s), names = (d->name_length + 14u) / 15u;
 	struct fsc_finding *f;
 
 	if (sc < 2) {
@@ -381,9 +381,9 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 			finding_detail(f, "has SecondaryCount %u, at least 2 needed", sc);
 		return false;
 	}
-	if (s[32] != EXFAT_T_STREAM) {
+	if (s[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM) {
 		if ((f = AT_SET(w, EXFAT_STREAM_MISSING, NULL)))
-			finding_actual(f, "%02x", s[32]);
+			finding_actual(f, "%02x", s[EXFAT_SET_STREAM_AT]);
 		return false;
 	}
 	if (d->name_entries < names && (f = AT_SET(w, EXFAT_NAME_ENTRIES, NULL))) {
@@ -392,7 +392,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 		finding_detail(f, "the set has %u", d->name_entries);
 	}
 	for (unsigned i = 1 + d->name_entries; i < sc; i++) {	/* secondaries after the names */
-		uint8_t t = s[32 * (i + 1)];
+		uint8_t t = s[EXFAT_ENTRY_AT(i + 1)];
 
 		if ((t & 0x20) == 0 && t != EXFAT_T_NAME && (f = AT_SET(w, EXFAT_UNKNOWN_CRITICAL, fname(fi))))
 			finding_actual(f, "%02x", t);
@@ -403,7 +403,7 @@ static bool set_structure(struct walk *w, struct fileinfo *fi)
 static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 {
 	struct fsc_finding *f;
-	bool dir = fi->d.attr & 0x10;
+	bool dir = fi->d.attr & EXFAT_ATTR_DIRECTORY;
 
 	if (fi->d.nl == 0)
 		AT_SET(w, EXFAT_NAME_LENGTH, NULL);
@@ -471,7 +471,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 
 	if (!w->v->fix || w->v->ck.owners_pass || (!bad_length && fi->d.nl == 0))
 		return;
-	if (sum == get_le16(w->as.set, 2) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
+	if (sum == exfat_primary_set_checksum(w->as.set) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
 	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
@@ -492,8 +492,8 @@ static void finish_file_set(struct walk *w)
 {
 	struct xvol *v = w->v;
 	const uint8_t *set = w->as.set;
-	unsigned sc = set[1];
-	uint16_t stored = get_le16(set, 2), sum = fsc_exfat_set_checksum(set, sc + 1);
+	unsigned sc = exfat_secondary_count(set);
+	uint16_t stored = exfat_primary_set_checksum(set), sum = fsc_exfat_set_checksum(set, sc + 1);
 	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
 	bool usable;
@@ -510,7 +510,7 @@ static void finish_file_set(struct walk *w)
 	w->want_hash = -1;
 	w->bad_name = false;
 	set_fields(w, fi, fi->d.name_hash);
-	if (fi->d.attr & 0x10) {
+	if (fi->d.attr & EXFAT_ATTR_DIRECTORY) {
 		offer_set(w, fi, sum, NULL);
 		v->ck.sum->dirs++;
 		/*
@@ -552,17 +552,17 @@ static void root_entry(struct walk *w, const uint8_t *e)
 {
 	static const char *const what[] = { "allocation bitmap", "up-case table", "volume label" };
 	struct fsc_finding *f;
-	unsigned *count = e[0] == 0x81 ? &w->n_bitmap : e[0] == 0x82 ? &w->n_upcase :
-			  e[0] == 0x83 ? &w->n_label : &w->n_guid;
-	unsigned max = e[0] == 0x81 ? (w->v->p->ex.num_fats == 2 ? 2 : 1) : 1;
+	unsigned *count = e[0] == EXFAT_T_BITMAP ? &w->n_bitmap : e[0] == EXFAT_T_UPCASE ? &w->n_upcase :
+			  e[0] == EXFAT_T_LABEL ? &w->n_label : &w->n_guid;
+	unsigned max = e[0] == EXFAT_T_BITMAP ? (w->v->p->ex.num_fats == 2 ? 2 : 1) : 1;
 
 	if (++*count > max && (f = AT_ENTRY(w, EXFAT_DUPLICATE_ROOT_ENTRY)))
-		finding_detail(f, "%s", e[0] == 0xA0 ? "volume GUID" : what[e[0] - 0x81]);
-	if (e[0] == 0xA0 && *count == 1) {
-		const char *bad = e[1] != 0 ? "SecondaryCount is not 0" :
-				  (get_le16(e, 4) & 1) ? "AllocationPossible is set" :
-				  bytes_all(e, 6, 16, 0) ? "the GUID is null" :
-				  fsc_exfat_set_checksum(e, 1) != get_le16(e, 2) ? "checksum mismatch" : NULL;
+		finding_detail(f, "%s", e[0] == EXFAT_T_GUID ? "volume GUID" : what[e[0] - EXFAT_T_BITMAP]);
+	if (e[0] == EXFAT_T_GUID && *count == 1) {
+		const char *bad = e[EXFAT_GUID_SECONDARY_COUNT] != 0 ? "SecondaryCount is not 0" :
+				  (exfat_primary_flags(e) & EXFAT_PRIMARY_FLAG_ALLOC_POSSIBLE) ? "AllocationPossible is set" :
+				  bytes_all(e, EXFAT_GUID_VOLUME_GUID, 16, 0) ? "the GUID is null" :
+				  fsc_exfat_set_checksum(e, 1) != exfat_primary_set_checksum(e) ? "checksum mismatch" : NULL;
 
 		if (bad && (f = AT_ENTRY(w, EXFAT_GUID_ENTRY)))
 			finding_detail(f, "%s", bad);
@@ -602,7 +602,7 @@ static void cut_short(struct walk *w)
 	struct fsc_finding *f;
 
 	if (w->as.set[0] == EXFAT_T_FILE && (f = AT_SET(w, EXFAT_SET_COUNT, NULL)))
-		finding_detail(f, "has SecondaryCount %u but is cut short by %s", w->as.set[1],
+		finding_detail(f, "has SecondaryCount %u but is cut short by %s", exfat_secondary_count(w->as.set),
 			       exfat_cut_name(w->as.cut_by));
 }
 
@@ -648,7 +648,7 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
 	uint32_t i = dt_first_used(d, n);
 
 	if (i < n) {
-		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[32 * i]);
+		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[EXFAT_ENTRY_AT(i)]);
 		w->after_end_told = true;
 	}
 }

@@ -89,17 +89,17 @@ void fv_sfn_text(const uint8_t raw[11], char out[40])
 /* The long name of whole parts e[0..n) (last part first) into u: its length, or 0. */
 static unsigned lfn_units(const uint8_t (*e)[32], unsigned n, uint16_t *u)
 {
-	static const uint8_t pos[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
 	unsigned len = 0;
 
-	if (!n || n > 20 || !(e[0][0] & 0x40))
+	if (!n || n > 20 || !(e[0][FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY))
 		return 0;
 	for (unsigned i = 0; i < n; i++)
-		if ((e[i][0] & 0x1F) != n - i || (e[i][11] & 0x3F) != 0x0F)
+		if ((e[i][FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) != n - i ||
+		    !fat_is_long_name(e[i]))
 			return 0;
 	for (unsigned p = n; p-- > 0;)		/* part 1 (the last read) holds units 0..12 */
-		for (unsigned k = 0; k < 13; k++) {
-			uint16_t x = get_le16(e[p], pos[k]);
+		for (unsigned k = 0; k < FAT_LDIR_UNITS; k++) {
+			uint16_t x = get_le16(e[p], fat_ldir_unit_at(k));
 
 			if (x == 0x0000 || x == 0xFFFF)
 				return len;

@@ -88,16 +88,18 @@ static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
 
 static void lfn_part(struct ftree *t, const uint8_t *e)
 {
-	unsigned seq = e[0] & 0x1F;
+	unsigned seq = e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK;
 	struct fsc_finding *f;
+	uint8_t type = e[FAT_LDIR_TYPE];
+	uint16_t clus = get_le16(e, FAT_LDIR_FST_CLUS_LO);
 
-	if ((e[12] || get_le16(e, 26)) && (f = at_entry(t, FSC_PR_FAT_LFN_RESERVED, NULL))) {
-		finding_actual(f, e[12] ? "%02x" : "%04x", e[12] ? e[12] : get_le16(e, 26));
-		finding_detail(f, "%s", e[12] ? "type byte (12)" : "cluster field (26-27)");
+	if ((type || clus) && (f = at_entry(t, FSC_PR_FAT_LFN_RESERVED, NULL))) {
+		finding_actual(f, type ? "%02x" : "%04x", type ? type : clus);
+		finding_detail(f, "%s", type ? "type byte (12)" : "cluster field (26-27)");
 	}
 	/* (Linux and fsck.fat take a long-name part only with attributes 0x0F exactly: an 8.3 entry otherwise) */
-	if (e[11] != 0x0F && (f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, NULL))) {
-		finding_actual(f, "%02x", e[11]);
+	if (e[FAT_LDIR_ATTR] != FAT_ATTR_LONG_NAME && (f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, NULL))) {
+		finding_actual(f, "%02x", e[FAT_LDIR_ATTR]);
 		finding_detail(f, "%s", "reserved bits set in a long-name part");
 	}
 
@@ -114,13 +116,13 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 		t->lfn_on = true;
 		t->lfn_next = seq - 1;
 		t->lfn_parts = 1;
-		t->lfn_sum = e[13];
+		t->lfn_sum = e[FAT_LDIR_CHKSUM];
 		t->lfn_at = here(t, NULL);
 	} else if (!t->lfn_on) {
 		if (!t->lfn_skip)
 			lfn_broken(t, seq, "no last part (0x%02x) before it", 0x40 | seq);
 		return;
-	} else if (seq != t->lfn_next || e[13] != t->lfn_sum) {
+	} else if (seq != t->lfn_next || e[FAT_LDIR_CHKSUM] != t->lfn_sum) {
 		if (seq != t->lfn_next)
 			return lfn_broken(t, seq, "part %u was expected", t->lfn_next);
 		return lfn_broken(t, seq, "its checksum differs from the name's last part (0x%02x)", t->lfn_sum);
@@ -188,8 +190,8 @@ static void dot_entry(struct ftree *t, const uint8_t *e)
 				       placed ? "with a malformed name" : "where it does not belong");
 		return;
 	}
-	if ((got != want || !(e[11] & 0x10)) && (f = at_entry(t, FSC_PR_FAT_DOT_CLUSTER, NULL))) {
-		finding_actual(f, "%u%s", got, e[11] & 0x10 ? "" : " (not a directory)");
+	if ((got != want || !(e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY)) && (f = at_entry(t, FSC_PR_FAT_DOT_CLUSTER, NULL))) {
+		finding_actual(f, "%u%s", got, e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY ? "" : " (not a directory)");
 		finding_expected(f, "%u", want);
 		finding_detail(f, "%s", dotdot ? "the .." : "the .");
 	}
@@ -199,7 +201,7 @@ static void label_entry(struct ftree *t, const uint8_t *e)
 {
 	struct fsc_finding *f;
 	const char *why = !t->is_root ? "outside the root directory" : t->labels++ ? "after the first one" :
-			  first_cluster(t->v, e) || get_le32(e, 28) ? "with a cluster or a size" : NULL;
+			  first_cluster(t->v, e) || fat_dirent_file_size(e) ? "with a cluster or a size" : NULL;
 	char root[12], boot[12];
 
 	if (why) {
@@ -239,8 +241,9 @@ static void root_label_missing(struct ftree *t)
 static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 {
 	static const struct { unsigned off; bool date; const char *what; } ts[] = {
-		{ 24, true, "write date" }, { 22, false, "write time" }, { 16, true, "creation date" },
-		{ 14, false, "creation time" }, { 18, true, "access date" },
+		{ FAT_DIR_WRT_DATE, true, "write date" }, { FAT_DIR_WRT_TIME, false, "write time" },
+		{ FAT_DIR_CRT_DATE, true, "creation date" }, { FAT_DIR_CRT_TIME, false, "creation time" },
+		{ FAT_DIR_LST_ACC_DATE, true, "access date" },
 	};
 	struct fsc_finding *f;
 
@@ -270,11 +273,12 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, boo
 	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
 	enum fsc_problem id = bad ? FSC_PR_FAT_SHORT_NAME : FSC_PR_FAT_SHORT_NAME_UNUSUAL;
 	struct fsc_finding *f;
+	uint8_t attr = e[FAT_DIR_ATTR];
 	char sfn[40];
 
 	*bad_finding = SIZE_MAX;
 	*same = false;
-	if (!bad && !lfn && (e[12] & 0x20)) {
+	if (!bad && !lfn && (e[FAT_DIR_NT_RES] & FAT_NT_RES_NO_SFN)) {
 		bad = "byte 12 says it has none (0x20), and no long name comes before it";
 		id = FSC_PR_FAT_SHORT_NAME;
 		*same = true;
@@ -286,13 +290,13 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, boo
 		if (bad)
 			*bad_finding = (size_t)(f - t->v->ck.out->v);
 	}
-	if ((e[11] & 0x18) == 0x18 || (e[11] & 0xC0)) {
+	if ((attr & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL || (attr & FAT_ATTR_RESERVED)) {
 		if ((f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, name))) {
-			finding_actual(f, "%02x", e[11]);
-			finding_detail(f, "%s", (e[11] & 0x18) == 0x18 ? "a directory and a volume label at once" :
-				       "reserved bits set");
+			finding_actual(f, "%02x", attr);
+			finding_detail(f, "%s", (attr & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL ?
+				       "a directory and a volume label at once" : "reserved bits set");
 		}
-		return (e[11] & 0x18) != 0x18;
+		return (attr & FAT_ATTR_DIR_LABEL) != FAT_ATTR_DIR_LABEL;
 	}
 	return true;
 }
@@ -384,13 +388,13 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	uint16_t su[12];
 	uint8_t le[510];
 	char name[766];
-	bool dir = e[11] & 0x10;
-	uint32_t first = first_cluster(t->v, e), size = get_le32(e, 28);
+	bool dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
+	uint32_t first = first_cluster(t->v, e), size = fat_dirent_file_size(e);
 	bool lfn = n > 0, file, same;
 	size_t bad;
 
 	if (!n) {
-		n = fat_sfn_units(e, e[12], su);
+		n = fat_sfn_units(e, e[FAT_DIR_NT_RES], su);
 		lu = su;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -429,7 +433,8 @@ static bool plausible(const uint8_t *e)
 
 	if (k == FAT_E_LFN || k == FAT_E_LFN_DELETED || k == FAT_E_DELETED)
 		return true;
-	return k == FAT_E_FILE && !fv_sfn_invalid(e) && !(e[11] & 0xC0) && (e[11] & 0x18) != 0x18;
+	return k == FAT_E_FILE && !fv_sfn_invalid(e) && !(e[FAT_DIR_ATTR] & FAT_ATTR_RESERVED) &&
+	       (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) != FAT_ATTR_DIR_LABEL;
 }
 
 /*
@@ -439,11 +444,13 @@ static bool plausible(const uint8_t *e)
  */
 static uint8_t lost_part_byte(const struct ftree *t, const uint8_t *e, uint8_t sum)
 {
-	unsigned seq = (e[11] & 0x3F) == 0x0F && e[0] != 0xE5 && e[13] == sum && !(e[0] & 0x40) ? (e[0] & 0x1F) + 1u :
-		       (e[11] & 0x3F) != 0x0F && fat_sfn_checksum(e) == sum ? 1u : 0u;
+	bool part = fat_is_long_name(e);
+	unsigned seq = part && e[FAT_LDIR_ORD] != FAT_DIR_FREE && e[FAT_LDIR_CHKSUM] == sum &&
+		       !(e[FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY) ? (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) + 1u :
+		       !part && fat_sfn_checksum(e) == sum ? 1u : 0u;
 
 	if (seq < 1 || seq > 20)
-		return 0xE5;
+		return FAT_DIR_FREE;
 	/* the last part of its name (0x40) unless a part of the same name came before it */
 	return (uint8_t)(seq | (t->prev_seq == (int)seq + 1 && t->prev_sum == sum ? 0 : 0x40));
 }
@@ -455,27 +462,29 @@ static void past_end(struct ftree *t, const uint8_t *e)
 
 	t->zlfn = SIZE_MAX;
 	if (z != SIZE_MAX)
-		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : 0xE5;
+		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : FAT_DIR_FREE;
 	if (!e[0]) {
 		if (hooked(t) && grow((void **)&t->zeros, &t->capzeros, t->nzeros + 1, sizeof(*t->zeros)) &&
 		    grow((void **)&t->zfirst, &t->capzfirst, t->nzeros + 1, 1)) {
-			bool body = (e[11] & 0x3F) == 0x0F && !bytes_all(e, 1, 31, 0);
+			bool body = fat_is_long_name(e) &&
+				    !bytes_all(e, FAT_LDIR_NAME1, FAT_DIR_ENTRY_SIZE - FAT_LDIR_NAME1, 0);
 
-			t->zfirst[t->nzeros] = body ? e[13] : 0xE5;	/* (the checksum, until the next entry says) */
+			/* (the checksum, until the next entry says) */
+			t->zfirst[t->nzeros] = body ? e[FAT_LDIR_CHKSUM] : FAT_DIR_FREE;
 			t->zlfn = body ? t->nzeros : SIZE_MAX;
 			t->zeros[t->nzeros++] = cur_byte(t);
 		}
 		t->prev_seq = -1;
 		return;
 	}
-	t->prev_seq = (e[11] & 0x3F) == 0x0F && e[0] != 0xE5 ? e[0] & 0x1F : -1;
-	t->prev_sum = e[13];
+	t->prev_seq = fat_is_long_name(e) && e[FAT_LDIR_ORD] != FAT_DIR_FREE ? e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK : -1;
+	t->prev_sum = e[FAT_LDIR_CHKSUM];
 	if (!t->after_end++)
 		t->after_at = here(t, NULL);
 	t->zeros_kept = t->nzeros;
 	t->revive_bad |= !plausible(e);
 	t->plausible_files += fat_entry_kind(e) == FAT_E_FILE && plausible(e);
-	if (e[0] != 0xE5 && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
+	if (e[FAT_DIR_NAME] != FAT_DIR_FREE && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
 	    grow((void **)&t->uzero, &t->capuzero, t->nused + 1, 1)) {
 		t->uzero[t->nused] = 0x00;
 		t->used[t->nused++] = cur_byte(t);

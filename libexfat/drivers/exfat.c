@@ -23,20 +23,21 @@
 static void staging_fat(const struct fsc_probe *p, struct fsc_verdict *v)
 {
 	const uint8_t *s = p->sector0;
-	uint32_t ds = p->dev_sector_size, spc = s[13];
-	bool fat16 = get_le16(s, 22) != 0;
+	uint32_t ds = p->dev_sector_size, spc = s[FAT_BPB_SEC_PER_CLUS];
+	bool fat16 = get_le16(s, FAT_BPB_FAT_SZ16) != 0;
 	enum fsc_type as = FSC_TYPE_FAT32;
 	const char *path = fat16 ? "fat16_mount" : "fat32_mount";
 
-	if (s[16] == 0) {
+	if (s[FAT_BPB_NUM_FATS] == 0) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO,
 			    "bytes 11..63 are not zero, so %s; BPB_NumFATs (byte 16) is 0", path);
 		return;
 	}
 	if (fat16) {
-		uint32_t rds = (get_le16(s, 17) * 32u + ds - 1) / ds;
-		uint64_t data = get_le16(s, 14) + (uint64_t)s[16] * get_le16(s, 22) + rds;
-		uint32_t total = get_le16(s, 19) ? get_le16(s, 19) : get_le32(s, 32);
+		uint32_t rds = (get_le16(s, FAT_BPB_ROOT_ENT_CNT) * 32u + ds - 1) / ds;
+		uint64_t data = get_le16(s, FAT_BPB_RSVD_SEC_CNT) +
+				(uint64_t)s[FAT_BPB_NUM_FATS] * get_le16(s, FAT_BPB_FAT_SZ16) + rds;
+		uint32_t total = fat_bpb_tot_sec(s);
 		uint64_t n = total >= data && spc ? ((total - data) >> ilog2_u32(spc)) + 2 : 0;
 
 		as = n < 4087 ? FSC_TYPE_FAT12 : FSC_TYPE_FAT16;
@@ -44,7 +45,7 @@ static void staging_fat(const struct fsc_probe *p, struct fsc_verdict *v)
 	if (!fsc_type_is_fat(p->type)) {
 		verdict_set(v, FSC_MISREADS, as, 0,
 			    "%s takes %s for a FAT boot sector (byte 16 = 0x%02x) and mounts it as %s "
-			    "with geometry from bytes that are not a BPB", path, drv_vol_name(p), s[16],
+			    "with geometry from bytes that are not a BPB", path, drv_vol_name(p), s[FAT_BPB_NUM_FATS],
 			    fsc_type_name(as));
 	} else if (!is_pow2_u32(spc) || p->fat.bytes_per_sector != ds) {
 		verdict_set(v, FSC_MISREADS, as, 0,
@@ -64,9 +65,10 @@ static void staging_exfat(const struct fsc_probe *p, struct fsc_verdict *v)
 	const uint8_t *s = p->sector0;
 	const struct fsc_exfat_root *r = &p->root_dev;
 	unsigned dev_shift = ilog2_u32(p->dev_sector_size);
-	uint16_t flags = get_le16(s, 108 - 2);
+	uint16_t flags = get_le16(s, EXFAT_BOOT_VOLUME_FLAGS);
+	unsigned shift = s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT];
 
-	if (s[110] == 0) {
+	if (s[EXFAT_BOOT_NUMBER_OF_FATS] == 0) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO,
 			    "bytes 11..63 are zero, so exfat_mount; NumberOfFats (byte 110) is 0");
 		return;
@@ -79,10 +81,10 @@ static void staging_exfat(const struct fsc_probe *p, struct fsc_verdict *v)
 	if (p->type != FSC_TYPE_EXFAT)
 		verdict_set(v, FSC_MISREADS, FSC_TYPE_EXFAT, 0,
 			    "exfat_mount takes %s for an exFAT boot sector", drv_vol_name(p));
-	else if (s[108] != dev_shift)
+	else if (shift != dev_shift)
 		verdict_set(v, FSC_MISREADS, FSC_TYPE_EXFAT, 0,
 			    "it ignores BytesPerSectorShift (%u-byte sectors) and reads the volume in "
-			    "the device's %u-byte sectors", s[108] < 32 ? 1u << s[108] : 0,
+			    "the device's %u-byte sectors", shift < 32 ? 1u << shift : 0,
 			    p->dev_sector_size);
 	else
 		verdict_set(v, FSC_MOUNTS, FSC_TYPE_EXFAT, 0, "exfat_mount checks only NumberOfFats != 0");
@@ -104,11 +106,11 @@ void judge_staging(const struct fsc_probe *p, struct fsc_verdict *v, int variant
 {
 	const uint8_t *s = p->sector0;
 
-	if (get_le16(s, 510) != 0xAA55) {
+	if (get_le16(s, EXFAT_BOOT_BOOT_SIGNATURE) != EXFAT_BOOT_SIGNATURE_VALUE) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "no 0xAA55 at byte 510");
 		return;
 	}
-	if (!bytes_all(s, 11, 53, 0)) {
+	if (!bytes_all(s, EXFAT_BOOT_MUST_BE_ZERO, 53, 0)) {
 		if (variant == STAGING_FAT_PATH) {
 			staging_fat(p, v);
 			return;
@@ -211,10 +213,10 @@ static void exfat_upcase_note(const struct fsc_probe *p, struct fsc_verdict *v)
 void judge_exfat57(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 {
 	const uint8_t *s = p->sector0;
-	unsigned bps = s[108];
+	unsigned bps = s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT];
 
 	(void)variant;	/* one configuration */
-	if (get_le16(s, 510) != 0xAA55) {
+	if (get_le16(s, EXFAT_BOOT_BOOT_SIGNATURE) != EXFAT_BOOT_SIGNATURE_VALUE) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "invalid boot record signature");
 		return;
 	}
@@ -226,11 +228,11 @@ void judge_exfat57(const struct fsc_probe *p, struct fsc_verdict *v, int variant
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "logical sector size too small for device");
 		return;
 	}
-	if (!bytes_all(s, 11, 53, 0)) {
+	if (!bytes_all(s, EXFAT_BOOT_MUST_BE_ZERO, 53, 0)) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bytes 11..63 (MustBeZero) are not zero");
 		return;
 	}
-	if (s[110] == 0) {
+	if (s[EXFAT_BOOT_NUMBER_OF_FATS] == 0) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus number of FAT structure");
 		return;
 	}
@@ -253,19 +255,19 @@ static bool exfat_boot_steps(const struct fsc_probe *p, struct fsc_verdict *v)
 {
 	const uint8_t *s = p->sector0;
 	const struct fsc_exfat_boot *ex = &p->ex;
-	unsigned bps = s[108];
+	unsigned bps = s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT];
 
-	if (get_le16(s, 510) != 0xAA55)
+	if (get_le16(s, EXFAT_BOOT_BOOT_SIGNATURE) != EXFAT_BOOT_SIGNATURE_VALUE)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "invalid boot record signature");
 	else if (memcmp(s + 3, "EXFAT   ", 8) != 0)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "invalid fs_name");
-	else if (!bytes_all(s, 11, 53, 0))
+	else if (!bytes_all(s, EXFAT_BOOT_MUST_BE_ZERO, 53, 0))
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bytes 11..63 (MustBeZero) are not zero");
-	else if (s[110] != 1 && s[110] != 2)
+	else if (s[EXFAT_BOOT_NUMBER_OF_FATS] != 1 && s[EXFAT_BOOT_NUMBER_OF_FATS] != 2)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus number of FAT structure");
 	else if (bps < 9 || bps > 12)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus sector size bits");
-	else if (s[109] > 25 - bps)
+	else if (s[EXFAT_BOOT_SECTORS_PER_CLUSTER_SHIFT] > 25 - bps)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus sectors bits per cluster");
 	else if (((uint64_t)ex->fat_length << bps) < ((uint64_t)ex->cluster_count + 2) * 4)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus fat length");
@@ -302,7 +304,7 @@ static bool fuse_boot_steps(const struct fsc_probe *p, struct fsc_verdict *v)
 {
 	const uint8_t *s = p->sector0;
 	const struct fsc_exfat_boot *ex = &p->ex;
-	unsigned bps = s[108], spc = s[109];
+	unsigned bps = s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT], spc = s[EXFAT_BOOT_SECTORS_PER_CLUSTER_SHIFT];
 
 	if (memcmp(s + 3, "EXFAT   ", 8) != 0)
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EIO, "exFAT file system is not found");

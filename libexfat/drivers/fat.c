@@ -26,22 +26,22 @@ static bool media_valid(uint8_t m)
 /* fat_read_bpb's field rules (mount-rules 3 step 2); NULL when they pass. */
 static const char *vfat_bpb_error(const uint8_t *s, char *buf, size_t len)
 {
-	uint16_t bps = get_le16(s, 11);
+	uint16_t bps = get_le16(s, FAT_BPB_BYTS_PER_SEC);
 
-	if (get_le16(s, 14) == 0)
+	if (get_le16(s, FAT_BPB_RSVD_SEC_CNT) == 0)
 		return "bogus number of reserved sectors";
-	if (s[16] == 0)
+	if (s[FAT_BPB_NUM_FATS] == 0)
 		return "bogus number of FAT structure";
-	if (!media_valid(s[21])) {
-		snprintf(buf, len, "invalid media value (0x%02x)", s[21]);
+	if (!media_valid(s[FAT_BPB_MEDIA])) {
+		snprintf(buf, len, "invalid media value (0x%02x)", s[FAT_BPB_MEDIA]);
 		return buf;
 	}
 	if (bps < 512 || bps > 4096 || !is_pow2_u32(bps)) {
 		snprintf(buf, len, "bogus logical sector size %u", bps);
 		return buf;
 	}
-	if (!is_pow2_u32(s[13])) {
-		snprintf(buf, len, "bogus sectors per cluster %u", s[13]);
+	if (!is_pow2_u32(s[FAT_BPB_SEC_PER_CLUS])) {
+		snprintf(buf, len, "bogus sectors per cluster %u", s[FAT_BPB_SEC_PER_CLUS]);
 		return buf;
 	}
 	return NULL;
@@ -52,8 +52,9 @@ void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 	const uint8_t *s = p->sector0;
 	char buf[64];
 	const char *e = vfat_bpb_error(s, buf, sizeof(buf));
-	uint32_t bps = get_le16(s, 11), spc = s[13], fatlen = get_le16(s, 22);
-	bool fat32 = fatlen == 0 && get_le32(s, 36) != 0;
+	uint32_t bps = get_le16(s, FAT_BPB_BYTS_PER_SEC), spc = s[FAT_BPB_SEC_PER_CLUS];
+	uint32_t fatlen = get_le16(s, FAT_BPB_FAT_SZ16);
+	bool fat32 = fatlen == 0 && get_le32(s, FAT32_BPB_FAT_SZ32) != 0;
 	uint64_t total, data, clusters, fat_clusters, max;
 	unsigned bits;
 	enum fsc_type as;
@@ -68,14 +69,15 @@ void judge_vfat(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 		return;
 	}
 	if (fat32)
-		fatlen = get_le32(s, 36);
-	if (!fat32 && get_le16(s, 17) % (bps / 32)) {
+		fatlen = get_le32(s, FAT32_BPB_FAT_SZ32);
+	if (!fat32 && get_le16(s, FAT_BPB_ROOT_ENT_CNT) % (bps / 32)) {
 		verdict_set(v, FSC_REFUSES, FSC_TYPE_UNKNOWN, EINVAL, "bogus number of directory entries (%u)",
-			    get_le16(s, 17));
+			    get_le16(s, FAT_BPB_ROOT_ENT_CNT));
 		return;
 	}
-	total = get_le16(s, 19) ? get_le16(s, 19) : get_le32(s, 32);
-	data = get_le16(s, 14) + (uint64_t)s[16] * fatlen + get_le16(s, 17) * 32u / bps;
+	total = fat_bpb_tot_sec(s);
+	data = get_le16(s, FAT_BPB_RSVD_SEC_CNT) + (uint64_t)s[FAT_BPB_NUM_FATS] * fatlen +
+	       get_le16(s, FAT_BPB_ROOT_ENT_CNT) * 32u / bps;
 	clusters = total >= data ? (total - data) / spc : UINT64_MAX / spc;
 	bits = fat32 ? 32 : clusters > 4084 ? 16 : 12;
 	fat_clusters = (uint64_t)fatlen * bps * 8 / bits;
@@ -117,7 +119,7 @@ static bool blkid_exfat(const struct fsc_probe *p, bool modern, char *why, size_
 {
 	const uint8_t *s = p->sector0;
 	const struct fsc_exfat_boot *ex = &p->ex;
-	unsigned bps = s[108], spc = s[109];
+	unsigned bps = s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT], spc = s[EXFAT_BOOT_SECTORS_PER_CLUSTER_SHIFT];
 
 	if (memcmp(s + 3, "EXFAT   ", 8) != 0)
 		return false;
@@ -128,7 +130,8 @@ static bool blkid_exfat(const struct fsc_probe *p, bool modern, char *why, size_
 		}
 		return true;
 	}
-	if (get_le16(s, 510) != 0xAA55 || memcmp(s, "\xEB\x76\x90", 3) != 0 || !bytes_all(s, 11, 53, 0))
+	if (get_le16(s, EXFAT_BOOT_BOOT_SIGNATURE) != EXFAT_BOOT_SIGNATURE_VALUE || memcmp(s, "\xEB\x76\x90", 3) != 0 ||
+	    !bytes_all(s, EXFAT_BOOT_MUST_BE_ZERO, 53, 0))
 		snprintf(why, len, "exfat: signature, jump or MustBeZero check fails");
 	else if (ex->num_fats < 1 || ex->num_fats > 2 || bps < 9 || bps > 12 || spc > 25 - bps ||
 		 ex->fat_offset < 24 ||
@@ -165,34 +168,37 @@ static bool blkid_vfat(const struct fsc_probe *p, enum fsc_type *as, char *why, 
 {
 	const uint8_t *s = p->sector0;
 	bool byte_magic;
-	uint32_t bps = get_le16(s, 11), spc = s[13], fatlen = get_le16(s, 22);
-	uint32_t total = get_le16(s, 19) ? get_le16(s, 19) : get_le32(s, 32), meta, count, max;
-	bool fat32 = fatlen == 0 && get_le32(s, 36) != 0;
+	uint32_t bps = get_le16(s, FAT_BPB_BYTS_PER_SEC), spc = s[FAT_BPB_SEC_PER_CLUS];
+	uint32_t fatlen = get_le16(s, FAT_BPB_FAT_SZ16), total = fat_bpb_tot_sec(s), meta, count, max;
+	bool fat32 = fatlen == 0 && get_le32(s, FAT32_BPB_FAT_SZ32) != 0;
 
 	if (!vfat_magic(s, &byte_magic))
 		return false;
-	if (byte_magic && (get_le16(s, 510) != 0xAA55 || memcmp(s + 0x36, "JFS     ", 8) == 0 ||
-			   memcmp(s + 0x36, "HPFS    ", 8) == 0))
+	if (byte_magic && (get_le16(s, FAT_BS_SIGNATURE) != FAT_BS_SIGNATURE_VALUE ||
+			   memcmp(s + FAT16_BS_FIL_SYS_TYPE, "JFS     ", 8) == 0 ||
+			   memcmp(s + FAT16_BS_FIL_SYS_TYPE, "HPFS    ", 8) == 0))
 		return false;
-	if (!s[16] || !get_le16(s, 14) || !media_valid(s[21]) || !is_pow2_u32(spc) ||
+	if (!s[FAT_BPB_NUM_FATS] || !get_le16(s, FAT_BPB_RSVD_SEC_CNT) || !media_valid(s[FAT_BPB_MEDIA]) ||
+	    !is_pow2_u32(spc) ||
 	    bps < 512 || bps > 4096 || !is_pow2_u32(bps) || memcmp(s + 3, "-FVE-FS-", 8) == 0) {
 		snprintf(why, len, "vfat: BPB fields invalid");
 		return false;
 	}
 	if (fat32)
-		fatlen = get_le32(s, 36);
-	meta = get_le16(s, 14) + s[16] * fatlen + (get_le16(s, 17) * 32 + bps - 1) / bps;
+		fatlen = get_le32(s, FAT32_BPB_FAT_SZ32);
+	meta = get_le16(s, FAT_BPB_RSVD_SEC_CNT) + s[FAT_BPB_NUM_FATS] * fatlen +
+	       (get_le16(s, FAT_BPB_ROOT_ENT_CNT) * 32 + bps - 1) / bps;
 	count = (total - meta) / spc;	/* unsigned, as blkid computes it */
 	max = fat32 ? 0x0FFFFFF6 : count > 0xFF4 ? 0xFFF4 : 0xFF4;
 	if (count > max) {
 		snprintf(why, len, "vfat: cluster count %u too large", count);
 		return false;
 	}
-	if (fat32 && get_le16(s, 48) && p->fat.fsinfo_lost) {
-		snprintf(why, len, "vfat: FSInfo sector %u past the device", get_le16(s, 48));
+	if (fat32 && get_le16(s, FAT32_BPB_FS_INFO) && p->fat.fsinfo_lost) {
+		snprintf(why, len, "vfat: FSInfo sector %u past the device", get_le16(s, FAT32_BPB_FS_INFO));
 		return false;
 	}
-	if (fat32 && get_le16(s, 48) && (p->fat.fsinfo_read || p->fat.fsinfo_far) &&
+	if (fat32 && get_le16(s, FAT32_BPB_FS_INFO) && (p->fat.fsinfo_read || p->fat.fsinfo_far) &&
 	    !(p->fat.fsinfo_lead == 0x41615252 || p->fat.fsinfo_lead == 0x41645252 || !p->fat.fsinfo_lead)) {
 		snprintf(why, len, "vfat: FSInfo signature invalid");
 		return false;
@@ -222,7 +228,7 @@ void judge_blkid(const struct fsc_probe *p, struct fsc_verdict *v, int variant)
 			    ex ? "exfat " : "", fat ? "vfat " : "", ntfs ? "ntfs" : "");
 	} else if (ex) {
 		verdict_set(v, FSC_MOUNTS, FSC_TYPE_EXFAT, 0, "TYPE=exfat");
-		if (!modern && get_le16(p->sector0, 510) == 0xAA55)
+		if (!modern && get_le16(p->sector0, FAT_BS_SIGNATURE) == FAT_BS_SIGNATURE_VALUE)
 			verdict_note(v->why, sizeof(v->why), "also PTTYPE=dos");
 	} else if (fat) {
 		verdict_set(v, FSC_MOUNTS, fat_as, 0, "TYPE=vfat VERSION=%s", fat_as == FSC_TYPE_FAT32 ? "FAT32" :

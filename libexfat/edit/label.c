@@ -100,7 +100,7 @@ static void fat_slot(const uint8_t *e, uint64_t off, struct slot *s, bool *ended
 {
 	enum fat_kind k = fat_entry_kind(e);
 
-	if ((k == FAT_E_END || e[0] == 0xE5) && s->free_off == UINT64_MAX)
+	if ((k == FAT_E_END || e[FAT_DIR_NAME] == FAT_DIR_FREE) && s->free_off == UINT64_MAX)
 		s->free_off = off;
 	if (k == FAT_E_END)
 		*ended = true;
@@ -156,7 +156,7 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 		}
 		scan_area(g, as, d, g->cluster_bytes, layout_cluster_byte(g, c), s, &ended);
 		s->last_cluster = c;
-		c = layout_fat_value(g, get_le32(fe, 0));
+		c = layout_fat_value(g, layout_cell_get(fe, 32, c));
 		if (c == LAYOUT_END)
 			break;
 	}
@@ -224,7 +224,7 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	}
 	r = plan_put(dev, plan, layout_cluster_byte(g, c), zero, g->cluster_bytes, "zero the new root cluster", false);
 	free(zero);
-	put_le32(e, 0, 0xFFFFFFFF);
+	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	if (!r)
 		r = plan_put(dev, plan, g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster", false);
 	if (!r) {
@@ -238,9 +238,9 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	if (!r && p->ex.percent_in_use <= 100 && cc) {
 		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
 
-		r = plan_put(dev, plan, 112, &piu, 1, "update PercentInUse", false);
+		r = plan_put(dev, plan, EXFAT_BOOT_PERCENT_IN_USE, &piu, 1, "update PercentInUse", false);
 	}
-	put_le32(e, 0, c);
+	exfat_fat_cell_put(e, c);
 	if (!r)
 		r = plan_put(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
 	*slot_off = layout_cluster_byte(g, c);
@@ -264,10 +264,10 @@ static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct
 		snprintf(err, errlen, "the volume geometry is unusable; run fatscope fsck first");
 		return -EUCLEAN;
 	}
-	put_le16(flags, 0, p->ex.volume_flags);
-	put_le16(dirty, 0, p->ex.volume_flags | 2);
+	put_le_n(flags, sizeof(flags), p->ex.volume_flags);
+	put_le_n(dirty, sizeof(dirty), p->ex.volume_flags | EXFAT_VOLUME_FLAG_VOLUME_DIRTY);
 	start = fsc_plan_count(plan);
-	r = plan_put(dev, plan, 106, dirty, 2, "set VolumeDirty before changing the directory", false);
+	r = plan_put(dev, plan, EXFAT_BOOT_VOLUME_FLAGS, dirty, 2, "set VolumeDirty before changing the directory", false);
 	before = fsc_plan_count(plan);
 	if (!r)
 		r = body(dev, p, &g, plan, arg, err, errlen);
@@ -303,9 +303,9 @@ static int exfat_root_put(struct fsc_dev *dev, const struct fsc_probe *p, const 
 		snprintf(err, errlen, "the root directory chain is broken; run fatscope fsck first");
 		return -EUCLEAN;
 	}
-	have = rp->e[0] == 0x83 ? s.label_off : s.guid_off;
+	have = rp->e[EXFAT_ENTRY_TYPE] == EXFAT_T_LABEL ? s.label_off : s.guid_off;
 	off = have != UINT64_MAX ? have : s.free_off;
-	if (have == UINT64_MAX && rp->e[0] == 0x83 && rp->e[1] == 0)
+	if (have == UINT64_MAX && rp->e[EXFAT_ENTRY_TYPE] == EXFAT_T_LABEL && rp->e[EXFAT_LABEL_CHARACTER_COUNT] == 0)
 		return 0;	/* no label, none wanted */
 	if (off == UINT64_MAX)
 		r = exfat_extend_root(dev, p, g, &s, plan, &off, err, errlen);
@@ -328,15 +328,17 @@ static int exfat_serial_region(struct fsc_dev *dev, unsigned shift, unsigned bas
 		return -ENOMEM;
 	r = fsc_dev_read(dev, (uint64_t)base * ss, r12, 12 * ss);
 	if (r == 0) {
-		put_le32(r12, 100, serial);
+		put_le32(r12, EXFAT_BOOT_VOLUME_SERIAL_NUMBER, serial);
 		sum = fsc_exfat_boot_checksum(r12, ss);
 		for (size_t i = 0; i < ss; i += 4)
-			put_le32(r12, 11 * ss + i, sum);
+			put_le32(r12, EXFAT_BOOT_CHECKSUM_SECTOR * ss + i, sum);
 		snprintf((char *)why, sizeof(why), "%s boot sector: VolumeSerialNumber", which);
-		r = plan_put(dev, plan, (uint64_t)base * ss + 100, r12 + 100, 4, (char *)why, sync);
-		snprintf((char *)why, sizeof(why), "%s boot checksum (sector %u)", which, base + 11);
+		r = plan_put(dev, plan, (uint64_t)base * ss + EXFAT_BOOT_VOLUME_SERIAL_NUMBER,
+			     r12 + EXFAT_BOOT_VOLUME_SERIAL_NUMBER, 4, (char *)why, sync);
+		snprintf((char *)why, sizeof(why), "%s boot checksum (sector %u)", which, base + EXFAT_BOOT_CHECKSUM_SECTOR);
 		if (!r)
-			r = plan_put(dev, plan, ((uint64_t)base + 11) * ss, r12 + 11 * ss, ss, (char *)why, false);
+			r = plan_put(dev, plan, ((uint64_t)base + EXFAT_BOOT_CHECKSUM_SECTOR) * ss,
+				     r12 + EXFAT_BOOT_CHECKSUM_SECTOR * ss, ss, (char *)why, false);
 	}
 	free(r12);
 	return r;
@@ -418,8 +420,8 @@ static void dos_time(int64_t now, uint8_t *e)
 
 	if (!dt)
 		return;
-	put_le16(e, 22, (uint16_t)dt);
-	put_le16(e, 24, (uint16_t)(dt >> 16));
+	put_le16(e, FAT_DIR_WRT_TIME, (uint16_t)dt);
+	put_le16(e, FAT_DIR_WRT_DATE, (uint16_t)(dt >> 16));
 }
 
 static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char *label, int64_t now,
@@ -429,7 +431,7 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 	struct layout g;
 	struct slot s;
 	uint8_t name[11], e[32] = { 0 };
-	unsigned ext = b->bpb32 ? 64 : 36;
+	unsigned lab = b->bpb32 ? FAT32_BS_VOL_LAB : FAT16_BS_VOL_LAB;
 	int r = fat_label_bytes(label, name, err, errlen);
 
 	if (r < 0)
@@ -447,10 +449,10 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 		if (fsc_dev_read(dev, s.label_off, e, 32) < 0)
 			return -EIO;
 		if (label[0]) {
-			memcpy(e, name, 11);
+			memcpy(e + FAT_DIR_NAME, name, FAT_DIR_NAME_LEN);
 			dos_time(now, e);
 		} else {
-			e[0] = 0xE5;
+			e[FAT_DIR_NAME] = FAT_DIR_FREE;
 		}
 		r = plan_put(dev, plan, s.label_off, e, 32, label[0] ? "update the root label entry" :
 			     "delete the root label entry", false);
@@ -459,17 +461,17 @@ static int fat_label(struct fsc_dev *dev, const struct fsc_probe *p, const char 
 			snprintf(err, errlen, "the root directory has no free entry for the label");
 			return -ENOSPC;
 		}
-		memcpy(e, name, 11);
-		e[11] = 0x08;
+		memcpy(e + FAT_DIR_NAME, name, FAT_DIR_NAME_LEN);
+		e[FAT_DIR_ATTR] = FAT_ATTR_VOLUME_ID;
 		dos_time(now, e);
 		r = plan_put(dev, plan, s.free_off, e, 32, "create the root label entry", false);
 	}
 	if (!r && b->boot_sig == 0x29) {
 		const uint8_t *boot = label[0] ? name : (const uint8_t *)"NO NAME    ";
 
-		r = plan_put(dev, plan, ext + 7, boot, 11, "boot sector BS_VolLab", true);
+		r = plan_put(dev, plan, lab, boot, 11, "boot sector BS_VolLab", true);
 		if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-			r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 7, boot, 11,
+			r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + lab, boot, 11,
 				     "backup boot sector BS_VolLab", true);
 	}
 	return r;
@@ -479,16 +481,16 @@ static int fat_serial(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t s
 		      char *err, size_t errlen)
 {
 	const struct fsc_fat_bpb *b = &p->fat;
-	unsigned ext = b->bpb32 ? 64 : 36;
+	unsigned id = b->bpb32 ? FAT32_BS_VOL_ID : FAT16_BS_VOL_ID;
 	uint8_t v[4];
 	int r;
 
 	if (b->boot_sig != 0x29 && b->boot_sig != 0x28)
 		return ERR("this FAT boot sector has no serial number field (BS_BootSig is 0x%02x)", b->boot_sig);
-	put_le32(v, 0, serial);
-	r = plan_put(dev, plan, ext + 3, v, 4, "boot sector BS_VolID", false);
+	put_le_n(v, sizeof(v), serial);
+	r = plan_put(dev, plan, id, v, 4, "boot sector BS_VolID", false);
 	if (!r && b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-		r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + ext + 3, v, 4,
+		r = plan_put(dev, plan, (uint64_t)b->backup_sector * b->bytes_per_sector + id, v, 4,
 			     "backup boot sector BS_VolID", true);
 	return r;
 }
@@ -517,15 +519,15 @@ FSC_EXPORT int fsc_plan_label(struct fsc_dev *dev, const struct fsc_probe *p, co
 				ERR("'%c' is not allowed in an exFAT label", (char)units[i]);
 			break;
 		}
-		put_le16(rp.e, 2 + 2 * (size_t)i, units[i]);
+		exfat_label_put_unit(rp.e, (unsigned)i, units[i]);
 	}
 	free(units);
 	if (n > 11)
 		return ERR("an exFAT label has at most 11 UTF-16 characters (this one has %d)", n);
 	if (n < 0)
 		return n;
-	rp.e[0] = 0x83;
-	rp.e[1] = (uint8_t)n;
+	rp.e[EXFAT_ENTRY_TYPE] = EXFAT_T_LABEL;
+	rp.e[EXFAT_LABEL_CHARACTER_COUNT] = (uint8_t)n;
 	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }
 
@@ -561,8 +563,8 @@ FSC_EXPORT int fsc_plan_guid(struct fsc_dev *dev, const struct fsc_probe *p, con
 		return ERR("only exFAT volumes have a volume GUID");
 	if (bytes_all(guid, 0, 16, 0))
 		return ERR("the volume GUID cannot be null");
-	rp.e[0] = 0xA0;
-	guid_swap(rp.e + 6, guid);
-	put_le16(rp.e, 2, fsc_exfat_set_checksum(rp.e, 1));
+	rp.e[EXFAT_ENTRY_TYPE] = EXFAT_T_GUID;
+	guid_swap(rp.e + EXFAT_GUID_VOLUME_GUID, guid);
+	exfat_primary_put_set_checksum(rp.e, fsc_exfat_set_checksum(rp.e, 1));
 	return exfat_dir_edit(dev, p, plan, exfat_root_put, &rp, err, errlen);
 }

@@ -5,6 +5,7 @@
 
 #include "report/report.h"
 #include "layout/layout.h"
+#include "exfat/ondisk.h"
 
 /* boot.c */
 void exfat_boot_decode(const uint8_t *s, struct fsc_exfat_boot *ex);

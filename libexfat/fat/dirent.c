@@ -62,7 +62,6 @@ static void lfn_start(struct fat_lfn *l, uint8_t sum, bool deleted)
 
 void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
 {
-	static const uint8_t pos[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
 	bool deleted = e[0] == 0xE5;
 	unsigned seq = e[0] & 0x1F;
 
@@ -79,7 +78,7 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
 	else if (seq < 1 || seq > 20)
 		return;
 	for (int i = 0; i < 13; i++)
-		l->units[(deleted ? 0 : 13 * (seq - 1)) + i] = get_le16(e, pos[i]);
+		l->units[(deleted ? 0 : 13 * (seq - 1)) + i] = get_le16(e, fat_ldir_unit_at(i));
 	/* A name has at most 20 parts (255 units); more (repeated sequence numbers,
 	   a run of deleted parts) must not count past what units[] holds. */
 	if (l->parts < 20)

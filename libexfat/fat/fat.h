@@ -5,6 +5,7 @@
 
 #include "report/report.h"
 #include "layout/layout.h"
+#include "fat/ondisk.h"
 
 /* The FSInfo sector (fatgen103 section 5), as decoded. */
 struct fat_fsinfo {

@@ -107,10 +107,7 @@ static inline int read_raw(struct fatreader *fr, uint32_t c, uint32_t *v)
 			return r;
 		p = e;
 	}
-	if (bits == 12)
-		*v = (c & 1) ? get_le16(p, 0) >> 4 : get_le16(p, 0) & 0xFFFu;
-	else
-		*v = bits == 16 ? get_le16(p, 0) : get_le32(p, 0);
+	*v = layout_cell_get(p, bits, c);
 	return 0;
 }
 

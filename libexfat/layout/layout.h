@@ -18,6 +18,31 @@
 #define LAYOUT_END		0xFFFFFFFFu	/* the end of a chain (any end-of-chain value) */
 #define LAYOUT_UNREADABLE	0xFFFFFFFEu	/* the entry could not be read (fatreader_next) */
 
+/*
+ * One FAT cell: the raw value of cluster c's entry from the bytes that hold
+ * it (FAT12: the two bytes cluster c * 3 / 2 starts; FAT16: 2; FAT32 and
+ * exFAT: 4), and the bytes with the value v written in.  FAT12 keeps the
+ * neighbour's nibble, FAT32 its top 4 reserved bits (fatgen103 section 4).
+ */
+static inline uint32_t layout_cell_get(const uint8_t *p, unsigned bits, uint32_t c)
+{
+	if (bits == 12)
+		return (c & 1) ? get_le_n(p, 2) >> 4 : get_le_n(p, 2) & 0xFFFu;
+	return get_le_n(p, bits / 8);
+}
+
+static inline void layout_cell_put(uint8_t *p, unsigned bits, uint32_t c, uint32_t v)
+{
+	uint32_t old = get_le_n(p, bits == 12 ? 2 : bits / 8);
+
+	if (bits == 12)
+		put_le_n(p, 2, c & 1 ? (old & 0x000F) | (v & 0xFFF) << 4 : (old & 0xF000) | (v & 0xFFF));
+	else if (bits == 16)
+		put_le_n(p, 2, v & 0xFFFF);
+	else
+		put_le_n(p, 4, (old & 0xF0000000u) | (v & 0x0FFFFFFFu));
+}
+
 struct layout {
 	struct fsc_dev *dev;
 	enum fsc_type type;		/* FSC_TYPE_EXFAT, or FAT12/16/32 as the BPB's style reads */

@@ -44,8 +44,9 @@ static void check_fixed_fields(struct fsc_probe *p)
 		finding_actual(f, "%u", ex->mbz_first);
 	}
 	if (ex->signature != 0xAA55) {
-		f = ADD(EXFAT_BOOT_SIGNATURE, BYTE, 510, "BootSignature");
-		finding_actual(f, "%02X %02X", p->sector0[510], p->sector0[511]);
+		f = ADD(EXFAT_BOOT_SIGNATURE, BYTE, EXFAT_BOOT_BOOT_SIGNATURE, "BootSignature");
+		finding_actual(f, "%02X %02X", p->sector0[EXFAT_BOOT_BOOT_SIGNATURE],
+			       p->sector0[EXFAT_BOOT_BOOT_SIGNATURE + 1]);
 	}
 	if (ex->num_fats == 0 || ex->num_fats > 2) {
 		f = ADD(EXFAT_BOOT_NUM_FATS, BYTE, 110, "NumberOfFats");
@@ -156,11 +157,11 @@ static void check_device(struct fsc_probe *p)
 
 static uint32_t region_stored_checksum(const uint8_t *region, size_t ss, bool *uniform)
 {
-	uint32_t first = get_le32(region, 11 * ss);
+	uint32_t first = get_le32(region, EXFAT_BOOT_CHECKSUM_SECTOR * ss);
 
 	*uniform = true;
 	for (size_t i = 4; i < ss; i += 4)
-		if (get_le32(region, 11 * ss + i) != first)
+		if (get_le32(region, EXFAT_BOOT_CHECKSUM_SECTOR * ss + i) != first)
 			*uniform = false;
 	return first;
 }
@@ -180,7 +181,7 @@ static void check_main_region(struct fsc_probe *p, const uint8_t *r, size_t ss)
 		finding_expected(f, "0x%08x", p->ex.checksum_computed);
 	}
 	for (unsigned s = 1; s <= 8; s++) {
-		if (get_le32(r, s * ss + ss - 4) != 0xAA550000u) {
+		if (get_le32(r, s * ss + EXFAT_EXTENDED_BOOT_SIGNATURE_AT(ss)) != EXFAT_EXTENDED_BOOT_SIGNATURE) {
 			f = ADD(EXFAT_BOOT_EXT_SIGNATURE, SECTOR, s, "ExtendedBootSignature");
 			finding_detail(f, "%u", s);
 		}
@@ -242,8 +243,10 @@ static void check_regions(struct fsc_dev *dev, struct fsc_probe *p)
 static void set_identity(struct fsc_probe *p)
 {
 	const uint8_t *s = p->sector0;
+	uint32_t serial;
 
-	snprintf(p->serial, sizeof(p->serial), "%02X%02X-%02X%02X", s[103], s[102], s[101], s[100]);
+	serial = get_le32(s, EXFAT_BOOT_VOLUME_SERIAL_NUMBER);
+	snprintf(p->serial, sizeof(p->serial), "%04X-%04X", (unsigned)(serial >> 16), (unsigned)(serial & 0xFFFF));
 	p->has_serial = true;
 	if (p->root.label_found && p->root.label_chars > 0) {
 		snprintf(p->label, sizeof(p->label), "%s", p->root.label);

@@ -123,15 +123,15 @@ static void fuse_fail(struct scan *st, const char *fmt, ...)
 static void fuse_check_set(struct scan *st)
 {
 	const uint8_t *s = st->as.set;
-	unsigned sc = s[1], names;
-	uint8_t flags = s[32 + 1], nl = s[32 + 3];
+	unsigned sc = exfat_secondary_count(s), names;
+	uint8_t flags = EXFAT_STREAM_OF(s)[EXFAT_STREAM_FLAGS], nl = EXFAT_STREAM_OF(s)[EXFAT_STREAM_NAME_LENGTH];
 
 	if (sc < 2) {
 		fuse_fail(st, "file entry set with %u secondary entries", sc);
 		return;
 	}
-	if (s[32] != 0xC0) {
-		fuse_fail(st, "file entry followed by entry type 0x%02x", s[32]);
+	if (s[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM) {
+		fuse_fail(st, "file entry followed by entry type 0x%02x", s[EXFAT_SET_STREAM_AT]);
 		return;
 	}
 	if (flags & ~3u) {
@@ -144,24 +144,24 @@ static void fuse_check_set(struct scan *st)
 		return;
 	}
 	for (unsigned i = 0; i < names; i++)
-		if (s[64 + 32 * i] != 0xC1) {
+		if (s[(EXFAT_SET_FIRST_NAME + i) * EXFAT_ENTRY_SIZE] != EXFAT_T_NAME) {
 			fuse_fail(st, "name entry of type 0x%02x", s[64 + 32 * i]);
 			return;
 		}
-	if (fsc_exfat_set_checksum(s, sc + 1) != get_le16(s, 2)) {
-		fuse_fail(st, "entry set checksum 0x%04x is wrong", get_le16(s, 2));
+	if (fsc_exfat_set_checksum(s, sc + 1) != exfat_primary_set_checksum(s)) {
+		fuse_fail(st, "entry set checksum 0x%04x is wrong", exfat_primary_set_checksum(s));
 		return;
 	}
-	if (get_le64(s, 32 + 8) > get_le64(s, 32 + 24))
+	if (exfat_stream_valid_data_length(EXFAT_STREAM_OF(s)) > exfat_stream_data_length(EXFAT_STREAM_OF(s)))
 		fuse_fail(st, "valid data length beyond data length");
 }
 
 static void note_label(struct fsc_exfat_root *r, const uint8_t *e)
 {
-	unsigned n = e[1];
+	unsigned n = e[EXFAT_LABEL_CHARACTER_COUNT];
 
 	r->label_found = true;
-	r->label_chars = e[1];
+	r->label_chars = e[EXFAT_LABEL_CHARACTER_COUNT];
 	utf16le_to_utf8(e + 2, n > 11 ? 11 : n, r->label, sizeof(r->label));
 	/*
 	 * EXSPEC 7.3.2: a file name's characters (7.7.3).  With a count past
@@ -169,7 +169,7 @@ static void note_label(struct fsc_exfat_root *r, const uint8_t *e)
 	 * finding (and that repair cuts it there).
 	 */
 	for (unsigned i = 0; i < n && i < 11; i++) {
-		uint16_t u = get_le16(e, 2 + 2 * i);
+		uint16_t u = exfat_label_unit(e, i);
 
 		if (n > 11 && !u)
 			break;
@@ -187,29 +187,29 @@ static void scan_primary(struct scan *st, const uint8_t *e)
 	struct fsc_exfat_root *r = st->r;
 
 	switch (e[0]) {
-	case 0x81:
-		if (!r->bitmap_found && !(e[1] & 1)) {
+	case EXFAT_T_BITMAP:
+		if (!r->bitmap_found && !(e[EXFAT_BITMAP_FLAGS] & 1)) {
 			r->bitmap_found = true;
 			r->bitmap_after_end = st->end_in_cluster;
-			r->bitmap_cluster = get_le32(e, 20);
-			r->bitmap_length = get_le64(e, 24);
+			r->bitmap_cluster = get_le32(e, EXFAT_BITMAP_FIRST_CLUSTER);
+			r->bitmap_length = get_le64(e, EXFAT_BITMAP_DATA_LENGTH);
 		}
 		break;
-	case 0x82:
+	case EXFAT_T_UPCASE:
 		if (!r->upcase_found) {
 			r->upcase_found = true;
 			r->upcase_after_end = st->end_in_cluster;
-			r->upcase_checksum_stored = get_le32(e, 4);
-			r->upcase_cluster = get_le32(e, 20);
-			r->upcase_length = get_le64(e, 24);
+			r->upcase_checksum_stored = get_le32(e, EXFAT_UPCASE_TABLE_CHECKSUM);
+			r->upcase_cluster = get_le32(e, EXFAT_UPCASE_FIRST_CLUSTER);
+			r->upcase_length = get_le64(e, EXFAT_UPCASE_DATA_LENGTH);
 		}
 		break;
-	case 0x83:
+	case EXFAT_T_LABEL:
 		if (!r->label_found && !st->end_seen)
 			note_label(r, e);
 		break;
 	default:
-		if (e[0] == 0xA0 && !r->guid_found) {
+		if (e[0] == EXFAT_T_GUID && !r->guid_found) {
 			r->guid_found = true;
 			memcpy(r->guid, e + 6, 16);
 		}

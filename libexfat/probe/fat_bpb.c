@@ -30,7 +30,7 @@ static void check_fields(struct fsc_probe *p)
 	}
 	if (b->signature != 0xAA55) {
 		f = ADD(FAT_BOOT_SIGNATURE, BYTE, 510, "Signature");
-		finding_actual(f, "%02X %02X", p->sector0[510], p->sector0[511]);
+		finding_actual(f, "%02X %02X", p->sector0[FAT_BS_SIGNATURE], p->sector0[FAT_BS_SIGNATURE + 1]);
 	}
 	if (b->media != 0xF0 && b->media < 0xF8) {
 		f = ADD(FAT_BOOT_MEDIA, BYTE, 21, "BPB_Media");

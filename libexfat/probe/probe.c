@@ -41,16 +41,32 @@ FSC_EXPORT const char *fsc_version(void)
 	return PACKAGE_VERSION;
 }
 
+/* The MBR's partition table: four 16-byte entries before the signature word. */
+#define MBR_TABLE	446
+#define MBR_ENTRY_SIZE	16
+#define MBR_STATUS	0	/* 1: 0x80 active, 0x00 not */
+#define MBR_TYPE	4	/* 1 */
+#define MBR_LBA_START	8	/* 4 */
+#define MBR_LBA_SIZE	12	/* 4 */
+#define MBR_TYPE_GPT	0xEE	/* the protective MBR of a GPT disk */
+
+/* The NTFS boot sector's own fields past the BPB NTFS shares with FAT (NTFS leaves the rest zero). */
+#define NTFS_TOTAL_SECTORS		40	/* 8 */
+#define NTFS_MFT_CLUSTER		48	/* 8 */
+#define NTFS_MFT_MIRROR_CLUSTER		56	/* 8 */
+#define NTFS_CLUSTERS_PER_MFT_RECORD	64	/* 1, signed: negative is 2^-v bytes */
+#define NTFS_SERIAL			72	/* 8 */
+
 static bool mbr_plausible(const uint8_t *s)
 {
-	if (get_le16(s, 510) != 0xAA55)
+	if (get_le16(s, FAT_BS_SIGNATURE) != FAT_BS_SIGNATURE_VALUE)
 		return false;
 	for (int i = 0; i < 4; i++) {
-		const uint8_t *e = s + 446 + 16 * i;
+		const uint8_t *e = s + MBR_TABLE + MBR_ENTRY_SIZE * i;
 
-		if (e[0] != 0x00 && e[0] != 0x80)
+		if (e[MBR_STATUS] != 0x00 && e[MBR_STATUS] != 0x80)
 			return false;
-		if (e[4] != 0 && get_le32(e, 12) == 0)
+		if (e[MBR_TYPE] != 0 && get_le32(e, MBR_LBA_SIZE) == 0)
 			return false;
 	}
 	return true;
@@ -62,16 +78,17 @@ static void mbr_decode(struct fsc_probe *p)
 
 	p->type = FSC_TYPE_MBR;
 	for (int i = 0; i < 4; i++) {
-		const uint8_t *e = s + 446 + 16 * i;
+		const uint8_t *e = s + MBR_TABLE + MBR_ENTRY_SIZE * i;
 
-		p->mbr[i].status = e[0];
-		p->mbr[i].type = e[4];
-		p->mbr[i].start = get_le32(e, 8);
-		p->mbr[i].size = get_le32(e, 12);
-		if (e[4] == 0xEE)
+		p->mbr[i].status = e[MBR_STATUS];
+		p->mbr[i].type = e[MBR_TYPE];
+		p->mbr[i].start = get_le32(e, MBR_LBA_START);
+		p->mbr[i].size = get_le32(e, MBR_LBA_SIZE);
+		if (e[MBR_TYPE] == MBR_TYPE_GPT)
 			p->type = FSC_TYPE_GPT;
 	}
-	if (!bytes_all(s, 11, 53, 0)) {
+	/* (bytes 11..63: where a BPB would lie) */
+	if (!bytes_all(s, FAT_BPB_BYTS_PER_SEC, FAT32_BS_DRV_NUM - FAT_BPB_BYTS_PER_SEC, 0)) {
 		struct fsc_finding *f = finding_add(&p->findings, FSC_PR_MBR_BPB_OVERLAP,
 						    FSC_LOC_BYTE, 16, "boot code");
 		finding_actual(f, "0x%02x", s[16]);
@@ -85,13 +102,14 @@ static void mbr_decode(struct fsc_probe *p)
 static void ntfs_decode(struct fsc_dev *dev, struct fsc_probe *p)
 {
 	const uint8_t *s = p->sector0;
-	uint16_t bps = get_le16(s, 11);
-	uint32_t spc = s[13];
-	int8_t cpmr = (int8_t)s[64];
-	uint64_t nsec = get_le64(s, 40), mft = get_le64(s, 48), mirr = get_le64(s, 56);
+	uint16_t bps = get_le16(s, FAT_BPB_BYTS_PER_SEC);
+	uint32_t spc = s[FAT_BPB_SEC_PER_CLUS];
+	int8_t cpmr = (int8_t)s[NTFS_CLUSTERS_PER_MFT_RECORD];
+	uint64_t nsec = get_le64(s, NTFS_TOTAL_SECTORS), mft = get_le64(s, NTFS_MFT_CLUSTER);
+	uint64_t mirr = get_le64(s, NTFS_MFT_MIRROR_CLUSTER);
 	uint8_t rec[4];
 
-	p->ntfs_serial = get_le64(s, 72);
+	p->ntfs_serial = get_le64(s, NTFS_SERIAL);
 	snprintf(p->serial, sizeof(p->serial), "%016llX", (unsigned long long)p->ntfs_serial);
 	p->has_serial = true;
 	if (spc > 128) {		/* 240..249: 2^(256-v) sectors */
@@ -104,8 +122,8 @@ static void ntfs_decode(struct fsc_dev *dev, struct fsc_probe *p)
 		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "sector or cluster size invalid");
 		return;
 	}
-	if (get_le16(s, 14) || s[16] || get_le16(s, 17) || get_le16(s, 19) ||
-	    get_le16(s, 22) || get_le32(s, 32)) {
+	if (get_le16(s, FAT_BPB_RSVD_SEC_CNT) || s[FAT_BPB_NUM_FATS] || get_le16(s, FAT_BPB_ROOT_ENT_CNT) ||
+	    get_le16(s, FAT_BPB_TOT_SEC16) || get_le16(s, FAT_BPB_FAT_SZ16) || get_le32(s, FAT_BPB_TOT_SEC32)) {
 		snprintf(p->ntfs_blkid_why, sizeof(p->ntfs_blkid_why), "BPB fields NTFS keeps zero are set");
 		return;
 	}
@@ -134,8 +152,8 @@ static void ntfs_decode(struct fsc_dev *dev, struct fsc_probe *p)
  */
 static bool fat_bpb_whole(const uint8_t *s)
 {
-	return fat_bpb_plausible(s) && (s[21] == 0xF0 || s[21] >= 0xF8) && s[16] <= 2 &&
-	       (get_le16(s, 19) != 0 || get_le32(s, 32) != 0);
+	return fat_bpb_plausible(s) && (s[FAT_BPB_MEDIA] == 0xF0 || s[FAT_BPB_MEDIA] >= 0xF8) &&
+	       s[FAT_BPB_NUM_FATS] <= 2 && (get_le16(s, FAT_BPB_TOT_SEC16) != 0 || get_le32(s, FAT_BPB_TOT_SEC32) != 0);
 }
 
 enum fsc_type probe_classify(const uint8_t *s)
@@ -164,10 +182,10 @@ enum fsc_type probe_classify(const uint8_t *s)
  */
 bool probe_maybe_volume(const uint8_t *s)
 {
-	uint16_t bps = get_le16(s, 11);
+	uint16_t bps = get_le16(s, FAT_BPB_BYTS_PER_SEC);
 
 	if (bps == 0)
-		return s[108] >= 9 && s[108] <= 12;
+		return s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] >= 9 && s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] <= 12;
 	return (bps == 512 || bps == 1024 || bps == 2048 || bps == 4096) ||
 	       memcmp(s + 3, "EXFAT   ", 8) == 0;
 }
@@ -184,7 +202,8 @@ static void lost_main_region(struct fsc_dev *dev, struct fsc_probe *p)
 	for (unsigned ss = 512; b && ss <= 4096; ss *= 2) {
 		/* the name first (one sector), the whole region only then */
 		if (fsc_dev_size(dev) < 24ull * ss || fsc_dev_read(dev, 12ull * ss, b, 512) < 0 ||
-		    memcmp(b + 3, "EXFAT   ", 8) != 0 || fsc_dev_read(dev, 12ull * ss, b, 12ull * ss) < 0 ||
+		    memcmp(b + EXFAT_BOOT_FILE_SYSTEM_NAME, "EXFAT   ", 8) != 0 ||
+		    fsc_dev_read(dev, 12ull * ss, b, 12ull * ss) < 0 ||
 		    !exfat_region_sound(b, ss))
 			continue;
 		f = finding_add(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 12, NULL);
@@ -216,9 +235,11 @@ static void lost_fat32_main(struct fsc_dev *dev, struct fsc_probe *p)
 		t->dev_sector_size = p->dev_sector_size;
 		t->dev_size = p->dev_size;
 		t->sector0_len = ss;
-		if (p->dev_size < 7ull * ss || fsc_dev_read(dev, 6ull * ss, t->sector0, ss) < 0 ||
-		    !fat_bpb_plausible(t->sector0) || get_le16(t->sector0, 11) != ss || get_le16(t->sector0, 22) != 0 ||
-		    get_le16(t->sector0, 50) != 6)
+		if (p->dev_size < (FAT32_BK_BOOT_SEC_USUAL + 1ull) * ss ||
+		    fsc_dev_read(dev, FAT32_BK_BOOT_SEC_USUAL * (uint64_t)ss, t->sector0, ss) < 0 ||
+		    !fat_bpb_plausible(t->sector0) || get_le16(t->sector0, FAT_BPB_BYTS_PER_SEC) != ss ||
+		    get_le16(t->sector0, FAT_BPB_FAT_SZ16) != 0 ||
+		    get_le16(t->sector0, FAT32_BPB_BK_BOOT_SEC) != FAT32_BK_BOOT_SEC_USUAL)
 			continue;
 		fat_bpb_check(dev, t);
 		for (size_t i = 0; i < t->findings.n; i++)

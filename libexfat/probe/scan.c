@@ -71,7 +71,7 @@ static bool fat0_matches(struct fsc_dev *dev, uint64_t start, const struct layou
 
 	for (unsigned k = 0; k < fats && k < 2; k++)
 		if (fsc_dev_read(dev, start + l->fat_byte + k * fat_bytes, b, sizeof(b)) == 0 &&
-		    (get_le32(b, 0) & mask) == ((mask & ~0xFFu) | media))
+		    (layout_cell_get(b, 32, 0) & mask) == ((mask & ~0xFFu) | media))
 			return true;
 	return false;
 }
@@ -101,12 +101,13 @@ static bool boot_fat0(struct fsc_dev *dev, const uint8_t *s, enum fsc_type t, ui
  */
 static size_t hypotheses(struct scan_ctx *c, uint64_t at, const uint8_t *s, enum fsc_type t, struct hyp *h)
 {
-	size_t ss = (size_t)1 << (s[108] & 15);
+	size_t ss = (size_t)1 << (s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] & 15);
 	struct fsc_fat_bpb b;
 	uint64_t back;
 
 	if (t == FSC_TYPE_EXFAT) {
-		if (s[108] < 9 || s[108] > 12 || fsc_dev_read(c->dev, at, c->region, 12 * ss) < 0 ||
+		if (s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] < 9 || s[EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT] > 12 ||
+		    fsc_dev_read(c->dev, at, c->region, 12 * ss) < 0 ||
 		    !exfat_region_sound(c->region, (unsigned)ss))
 			return 0;
 		back = 12 * ss;
@@ -151,12 +152,14 @@ static bool fat_entry_plausible(const uint8_t *e, uint32_t clusters, bool fat32)
 
 	switch (fat_entry_kind(e)) {
 	case FAT_E_LFN:
-		return (e[0] & 0x1F) >= 1 && (e[0] & 0x1F) <= 20 && e[12] == 0 && get_le16(e, 26) == 0;
+		return (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) >= 1 && (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) <= 20 &&
+		       e[FAT_LDIR_TYPE] == 0 && get_le16(e, FAT_LDIR_FST_CLUS_LO) == 0;
 	case FAT_E_DOT:
 		return false;	/* no . or .. in a root */
 	case FAT_E_LABEL:
 	case FAT_E_FILE:
-		if ((e[11] & 0xC0) || e[0] == ' ' || (!fat32 && get_le16(e, 20)))
+		if ((e[FAT_DIR_ATTR] & FAT_ATTR_RESERVED) || e[FAT_DIR_NAME] == ' ' ||
+		    (!fat32 && get_le16(e, FAT_DIR_FST_CLUS_HI)))
 			return false;
 		for (int i = 0; i < 11; i++)
 			if ((e[i] < 0x20 && !(i == 0 && e[i] == 0x05)) || e[i] == 0x7F ||
@@ -184,7 +187,7 @@ static bool fat_root_plausible(struct fsc_dev *dev, const struct fsc_fat_bpb *b)
 		if (!layout_cluster_valid(&l, l.root_cluster) ||
 		    fsc_dev_read(dev, l.fat_byte + 4ull * l.root_cluster, v, 4) < 0)
 			return false;
-		switch (layout_fat_value(&l, get_le32(v, 0))) {
+		switch (layout_fat_value(&l, layout_cell_get(v, 32, l.root_cluster))) {
 		case LAYOUT_FREE: case LAYOUT_BAD:
 			return false;
 		}

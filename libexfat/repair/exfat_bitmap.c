@@ -98,7 +98,7 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 		uint32_t c = r->bitmap_first + (uint32_t)k;
 
 		cluster_claim(v, c);
-		put_le32(e, 0, k + 1 < n ? c + 1 : 0xFFFFFFFF);
+		exfat_fat_cell_put(e, k + 1 < n ? c + 1 : 0xFFFFFFFF);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the new allocation bitmap", false);
 	}
 	/* The old bitmap's clusters (too few) are no longer the bitmap's: free in the new one. */
@@ -149,8 +149,9 @@ void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v)
 			give_up(r);
 			return;
 		}
-		put_le64(e, 24, bytes);
-		rp_put(r, off + 24, e + 24, 8, "allocation bitmap DataLength", false);
+		put_le64(e, EXFAT_BITMAP_DATA_LENGTH, bytes);
+		rp_put(r, off + EXFAT_BITMAP_DATA_LENGTH, e + EXFAT_BITMAP_DATA_LENGTH, 8, "allocation bitmap DataLength",
+		       false);
 		return;
 	}
 	if (!r->new_bitmap)
@@ -169,8 +170,8 @@ void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v)
 		memset(e, 0, sizeof(e));
 		e[0] = EXFAT_T_BITMAP;
 	}
-	put_le32(e, 20, r->bitmap_first);
-	put_le64(e, 24, bytes);
+	put_le32(e, EXFAT_BITMAP_FIRST_CLUSTER, r->bitmap_first);
+	put_le64(e, EXFAT_BITMAP_DATA_LENGTH, bytes);
 	rp_put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);
 	rp_put_percent_in_use(r, marked);
 	(void)rp_take(r, FSC_PR_EXFAT_BITMAP_UNMARKED);

@@ -79,9 +79,9 @@ static const struct fsc_finding *texfat_doubt(struct rp *r, const struct fsc_fin
 	uint8_t b[512], h[8];
 
 	if (!fsc_findings_has(fs, FSC_PR_EXFAT_BACKUP_DIFFERS) || ex->num_fats != 2 ||
-	    fsc_dev_read(r->dev, 12ull * ss, b, sizeof(b)) < 0 || b[110] != 1 ||
+	    fsc_dev_read(r->dev, 12ull * ss, b, sizeof(b)) < 0 || b[EXFAT_BOOT_NUMBER_OF_FATS] != 1 ||
 	    fsc_dev_read(r->dev, ((uint64_t)ex->fat_offset + ex->fat_length) * ss, h, sizeof(h)) < 0 ||
-	    (get_le32(h, 0) == 0xFFFFFFF8 && get_le32(h, 4) == 0xFFFFFFFF))
+	    (exfat_fat_entry(h, 0) == EXFAT_FAT_ENTRY0 && exfat_fat_entry(h, 1) == EXFAT_FAT_ENTRY1))
 		return NULL;
 	for (size_t i = 0; i < fs->n; i++)
 		if (fs->v[i].id == FSC_PR_EXFAT_BOOT_TEXFAT)
@@ -160,7 +160,7 @@ bool xr_fix_revision(struct rp *r)
 	if (!rp_find(r, FSC_PR_EXFAT_BOOT_REVISION) || rp_find(r, FSC_PR_EXFAT_BOOT_REVISION)->planned ||
 	    !rp_take(r, FSC_PR_EXFAT_BOOT_REVISION))
 		return false;
-	rp_put(r, 104, rev, 2, "FileSystemRevision 1.00", false);
+	rp_put(r, EXFAT_BOOT_FILE_SYSTEM_REVISION, rev, 2, "FileSystemRevision 1.00", false);
 	return true;
 }
 
@@ -181,14 +181,15 @@ void xr_fix_boot_checksum(struct rp *r, unsigned ss)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (plan_view_read(r->dev, r->plan, 0, s, 11ull * ss) < 0) {
+	if (plan_view_read(r->dev, r->plan, 0, s, EXFAT_BOOT_CHECKSUM_SECTOR * (uint64_t)ss) < 0) {
 		r->err = -EIO;
 	} else {
 		uint32_t sum = fsc_exfat_boot_checksum(s, ss);
 
 		for (unsigned i = 0; i < ss; i += 4)
-			put_le32(s + 11ull * ss, i, sum);
-		rp_put(r, 11ull * ss, s + 11ull * ss, ss, "boot checksum (sector 11)", false);
+			put_le32(s + EXFAT_BOOT_CHECKSUM_SECTOR * (size_t)ss, i, sum);
+		rp_put(r, EXFAT_BOOT_CHECKSUM_SECTOR * (uint64_t)ss, s + EXFAT_BOOT_CHECKSUM_SECTOR * (size_t)ss, ss,
+		       "boot checksum (sector 11)", false);
 	}
 	free(s);
 }

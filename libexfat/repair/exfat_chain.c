@@ -39,7 +39,7 @@ static void chain_run(struct rp *r, struct xvol *v, uint32_t from, uint32_t to, 
 	if (!xv_cluster_valid(v, from) || !xv_cluster_valid(v, to))
 		return;
 	for (uint32_t c = from; c <= to && c >= from; c++) {
-		put_le32(e, 0, c < to ? c + 1 : last);
+		exfat_fat_cell_put(e, c < to ? c + 1 : last);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, sync && c == from);
 	}
 }
@@ -61,7 +61,7 @@ static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uin
 		rp_put(r, xv_cluster_byte(v, dst[i]), buf, v->cb, why, false);
 	}
 	if (ok && then) {
-		put_le32(e, 0, then);
+		exfat_fat_cell_put(e, then);
 		rp_put(r, v->fat_byte + 4ull * dst[m - 1], e, 4, "chain the copies to the file's own clusters", false);
 	}
 	if (!buf)
@@ -82,9 +82,9 @@ static bool copy_clusters(struct rp *r, struct xvol *v, const uint32_t *src, uin
 unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 			  uint8_t *set, const char *path)
 {
-	uint64_t need = (get_le64(set, 32 + 24) + v->cb - 1) / v->cb, m = ch->shared;
-	bool nofat = set[32 + 1] & 2;
-	uint32_t first = get_le32(set, 32 + 20);
+	uint64_t need = (exfat_stream_data_length(EXFAT_STREAM_OF(set)) + v->cb - 1) / v->cb, m = ch->shared;
+	bool nofat = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
+	uint32_t first = exfat_stream_first_cluster(EXFAT_STREAM_OF(set));
 	uint32_t x = ch->good == 0 ? first : nofat ? ch->last_good + 1 : xv_fat(v, ch->last_good);
 	uint32_t *src, *dst;
 	uint8_t e[4];
@@ -110,13 +110,13 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 	if (ok && nofat && ch->good)
 		chain_run(r, v, first, ch->last_good, dst[0], why, true);
 	if (ok && ch->good && !nofat) {
-		put_le32(e, 0, dst[0]);
+		exfat_fat_cell_put(e, dst[0]);
 		rp_put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, true);
 	}
 	if (ok && !ch->good)
-		put_le32(set, 32 + 20, dst[0]);
+		exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), dst[0]);
 	if (ok)
-		set[32 + 1] &= (uint8_t)~2;
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 	if ((!src || !dst) && !r->err)
 		r->err = -ENOMEM;
 	free(src);
@@ -142,7 +142,7 @@ static bool relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res 
 	if (!ch->broken || ch->crossed || !ch->last_good || ch->good >= need || need - ch->good > v->cc ||
 	    !(c = first_by_flip(v, xv_fat(v, ch->last_good), need - ch->good, false)))
 		return false;
-	put_le32(e, 0, c);
+	exfat_fat_cell_put(e, c);
 	snprintf(why, sizeof(why), "a flipped link of the chain taken back (to cluster %u): %.140s", c, what);
 	rp_put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, false);
 	claim_run(v, c, need - ch->good, false);
@@ -174,8 +174,8 @@ static bool chain_wanted(struct rp *r, const struct exfat_where *at)
 unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 			  uint8_t *set, const char *path)
 {
-	uint64_t size = get_le64(set, 32 + 24), have = ch->good * v->cb;
-	bool nofat = set[32 + 1] & 2;
+	uint64_t size = exfat_stream_data_length(EXFAT_STREAM_OF(set)), have = ch->good * v->cb;
+	bool nofat = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 	uint32_t end_at = ch->broken && !nofat ? ch->last_good : 0;
 	uint8_t e[4];
 	char why[200];
@@ -193,14 +193,14 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		xr_unclaim_after(r, v, end_at, ch->clusters);
 	}
 	if (end_at) {
-		put_le32(e, 0, 0xFFFFFFFF);
+		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end the cluster chain: %.160s", path);
 		rp_put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
 	}
 	if (have < size) {
-		put_le64(set, 32 + 24, have);
-		if (get_le64(set, 32 + 8) > have)
-			put_le64(set, 32 + 8, have);
+		exfat_stream_put_data_length(EXFAT_STREAM_OF(set), have);
+		if (exfat_stream_valid_data_length(EXFAT_STREAM_OF(set)) > have)
+			exfat_stream_put_valid_data_length(EXFAT_STREAM_OF(set), have);
 	}
 	return SF_CHAIN;
 }
@@ -273,8 +273,10 @@ static bool size_fits(const struct xvol *v, const struct chain_res *ch, uint64_t
  */
 static uint64_t mended_size(const struct xvol *v, const struct chain_res *ch, const uint8_t *set)
 {
-	uint64_t size = get_le64(set, 32 + 24), vdl = get_le64(set, 32 + 8), heap = (uint64_t)v->cc * v->cb, mask = 1;
-	bool nofat = set[32 + 1] & 2;
+	const uint8_t *st = EXFAT_STREAM_OF(set);
+	uint64_t size = exfat_stream_data_length(st), vdl = exfat_stream_valid_data_length(st);
+	uint64_t heap = (uint64_t)v->cc * v->cb, mask = 1;
+	bool nofat = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 
 	if (vdl && vdl != size && (!nofat || vdl < size) && size_fits(v, ch, vdl, nofat))
 		return vdl;
@@ -298,28 +300,29 @@ static uint64_t mended_size(const struct xvol *v, const struct chain_res *ch, co
  */
 unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set)
 {
-	uint64_t size = get_le64(set, 32 + 24), need = (size + v->cb - 1) / v->cb, sz;
-	uint32_t first = get_le32(set, 32 + 20), c;
-	bool nofat = set[32 + 1] & 2;
+	uint64_t size = exfat_stream_data_length(EXFAT_STREAM_OF(set)), need = (size + v->cb - 1) / v->cb, sz;
+	uint32_t first = exfat_stream_first_cluster(EXFAT_STREAM_OF(set)), c;
+	bool nofat = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 
 	if (!chain_wanted(r, &a->at) || !size)
 		return 0;
 	if (!xv_cluster_valid(v, first)) {
 		if (need && need <= v->cc && (c = first_by_flip(v, first, need, nofat)) != 0) {
-			put_le32(set, 32 + 20, c);
+			exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), c);
 			claim_run(v, c, need, nofat);
 			r->allocated = true;
 			return SF_FIRST | SF_CHAIN;
 		}
-		put_le32(set, 32 + 20, 0);
-		put_le64(set, 32 + 8, 0);
-		put_le64(set, 32 + 24, 0);
-		set[32 + 1] &= (uint8_t)~2;	/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
+		exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), 0);
+		exfat_stream_put_valid_data_length(EXFAT_STREAM_OF(set), 0);
+		exfat_stream_put_data_length(EXFAT_STREAM_OF(set), 0);
+		/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 		return SF_FIRST | SF_CHAIN;
 	}
 	if (!(sz = mended_size(v, ch, set)))
 		return 0;
-	put_le64(set, 32 + 24, sz);
+	exfat_stream_put_data_length(EXFAT_STREAM_OF(set), sz);
 	/*
 	 * Clusters in a row the walk gave the file past its mended size are
 	 * nobody's yet: released now, so that the files after it that hold
@@ -338,7 +341,9 @@ unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */
 bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set)
 {
-	return get_le64(set, 32 + 24) && (!xv_cluster_valid(v, get_le32(set, 32 + 20)) || mended_size(v, ch, set));
+	const uint8_t *st = EXFAT_STREAM_OF(set);
+
+	return exfat_stream_data_length(st) && (!xv_cluster_valid(v, exfat_stream_first_cluster(st)) || mended_size(v, ch, set));
 }
 
 /*
@@ -356,7 +361,7 @@ static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *
 	if (!ch->broken || ch->crossed || !need || r->o->level != FSC_REPAIR_ALL ||
 	    relink_by_flip(r, v, ch, need, name) || ch->good < need || !ch->at_need)
 		return;
-	put_le32(e, 0, 0xFFFFFFFF);
+	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	snprintf(why, sizeof(why), "end the chain of the %s", name);
 	rp_put(r, v->fat_byte + 4ull * ch->at_need, e, 4, why, false);
 }

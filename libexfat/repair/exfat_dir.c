@@ -90,11 +90,12 @@ static bool read_set(struct rp *r, struct xvol *v, const struct exfat_where *at,
 		if (plan_view_read(r->dev, r->plan, w.offset, a->set + 32 * i, 32) < 0)
 			return false;
 		if (i == 0)
-			n = a->set[1] + 1u;
+			n = exfat_secondary_count(a->set) + 1u;
 		a->pos[i] = w;
 	}
 	a->count = n;
-	return n >= 3 && a->set[0] == EXFAT_T_FILE && a->set[32] == EXFAT_T_STREAM && (get_le16(a->set, 4) & 0x10);
+	return n >= 3 && a->set[0] == EXFAT_T_FILE && a->set[EXFAT_SET_STREAM_AT] == EXFAT_T_STREAM &&
+	       (exfat_file_attributes(a->set) & EXFAT_ATTR_DIRECTORY);
 }
 
 /* The root: its chain ended at its last cluster before the break. */
@@ -104,7 +105,7 @@ static void fix_root(struct rp *r, struct xvol *v, const struct dir_fix *d)
 
 	if (!d->chain.last_good || !rp_take(r, FSC_PR_EXFAT_ROOT_CHAIN))
 		return;
-	put_le32(e, 0, 0xFFFFFFFF);
+	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	rp_put(r, v->fat_byte + 4ull * d->chain.last_good, e, 4, "end the root directory's cluster chain", false);
 }
 
@@ -146,7 +147,7 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 	if (!dir_findings(r, &d->at, true) || !read_set(r, v, &d->at, d->parent_nofat, a))
 		goto out;
 	memcpy(set, a->set, 32ull * a->count);
-	nofat = set[32 + 1] & 2;
+	nofat = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 	/* Uncut, the size follows the chain: the walk read every cluster of it. */
 	kept = cut ? ch->good : ch->clusters;
 	if (kept > (256ull << 20) / v->cb)
@@ -163,18 +164,18 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 	if (end_at) {
 		uint8_t e[4];
 
-		put_le32(e, 0, 0xFFFFFFFF);
+		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end the directory's cluster chain: %.160s", d->path);
 		rp_put(r, v->fat_byte + 4ull * end_at, e, 4, why, false);
 	}
 	if (first) {
-		put_le32(set, 32 + 20, first);
-		set[32 + 1] &= (uint8_t)~2;
+		exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), first);
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 		kept = 1;
 	}
-	put_le64(set, 32 + 8, kept * v->cb);
-	put_le64(set, 32 + 24, kept * v->cb);
-	put_le16(set, 2, fsc_exfat_set_checksum(set, a->count));
+	exfat_stream_put_valid_data_length(EXFAT_STREAM_OF(set), kept * v->cb);
+	exfat_stream_put_data_length(EXFAT_STREAM_OF(set), kept * v->cb);
+	exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, a->count));
 	snprintf(why, sizeof(why), "%sDataLength, ValidDataLength, SetChecksum: %.160s",
 		 first ? "FirstCluster (a new empty cluster), " : "", d->path);
 	rp_write_set(r, a, set, why, first != 0);

@@ -61,7 +61,7 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 		off = xv_cluster_byte(v, (uint32_t)f->loc) + 32ull * f->entry;
 		if (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && after_cut_set(r, f))
 			continue;
-		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & 0x80))
+		if (plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !(e[0] & EXFAT_TYPE_IN_USE))
 			continue;
 		/*
 		 * An unknown critical primary goes with its secondaries (in its
@@ -70,19 +70,19 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 		 * use ends them (its count may be damaged: what follows may be
 		 * sound sets).  One inside a file set is left.
 		 */
-		if (k >= 3 && ((e[0] & 0x40) || e[0] == EXFAT_T_FILE))
+		if (k >= 3 && ((e[0] & EXFAT_TYPE_SECONDARY) || e[0] == EXFAT_T_FILE))
 			continue;
-		if (k >= 3 && (n = 1u + e[1]) > v->cb / 32 - f->entry)
+		if (k >= 3 && (n = 1u + exfat_secondary_count(e)) > v->cb / 32 - f->entry)
 			n = v->cb / 32 - f->entry;
 		if (n > 1 && plan_view_read(r->dev, r->plan, off, e, 32ull * n) < 0)
 			continue;
 		for (unsigned j = 1; j < n; j++)
-			if ((e[32 * j] & 0xC0) != 0xC0) {
+			if ((e[EXFAT_ENTRY_AT(j)] & EXFAT_TYPE_IN_USE_SECONDARY) != EXFAT_TYPE_IN_USE_SECONDARY) {
 				n = j;
 				break;
 			}
 		for (unsigned j = 0; j < n; j++)
-			e[32 * j] &= 0x7F;
+			e[EXFAT_ENTRY_AT(j)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
 		rp_put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}
@@ -94,12 +94,13 @@ void repair_label_length(struct rp *r, struct xvol *v)
 	uint64_t off;
 	uint8_t e[32], n = 0;
 
-	if (!rp_find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_LENGTH) || !(off = rp_root_entry_of(r, v, EXFAT_T_LABEL)) ||
 	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_LENGTH))
 		return;
-	while (n < 11 && get_le16(e, 2 + 2 * n))
+	while (n < 11 && exfat_label_unit(e, n))
 		n++;
-	rp_put(r, off + 1, &n, 1, n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
+	rp_put(r, off + EXFAT_LABEL_CHARACTER_COUNT, &n, 1,
+	       n == 11 ? "volume label cut to 11 characters" : "volume label cut before its first U+0000",
 	    false);
 }
 
@@ -109,12 +110,13 @@ void repair_label_chars(struct rp *r, struct xvol *v)
 	uint8_t e[32];
 	uint64_t off;
 
-	if (!rp_find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = rp_root_entry_of(r, v, 0x83)) ||
+	if (!rp_find(r, FSC_PR_EXFAT_LABEL_CHARS) || !(off = rp_root_entry_of(r, v, EXFAT_T_LABEL)) ||
 	    plan_view_read(r->dev, r->plan, off, e, 32) < 0 || !rp_take(r, FSC_PR_EXFAT_LABEL_CHARS))
 		return;
-	for (unsigned i = 0; i < e[1] && i < 11; i++)
-		if (!exfat_name_char_ok(get_le16(e, 2 + 2 * i)))
-			put_le16(e, 2 + 2 * i, '_');
-	rp_put(r, off + 2, e + 2, 22, "volume label: '_' for each forbidden character", false);
+	for (unsigned i = 0; i < e[EXFAT_LABEL_CHARACTER_COUNT] && i < EXFAT_LABEL_MAX_UNITS; i++)
+		if (!exfat_name_char_ok(exfat_label_unit(e, i)))
+			exfat_label_put_unit(e, i, '_');
+	rp_put(r, off + EXFAT_LABEL_VOLUME_LABEL, e + EXFAT_LABEL_VOLUME_LABEL, 2 * EXFAT_LABEL_MAX_UNITS,
+	       "volume label: '_' for each forbidden character", false);
 }
 

@@ -81,7 +81,7 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 		c = next;
 	}
 	if (next != 0xFFFFFFFF && !ls->export) {
-		put_le32(e, 0, 0xFFFFFFFF);
+		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, false);
 	}
@@ -128,27 +128,29 @@ static void make_set(const struct xvol *v, uint8_t *s, const char *name, uint16_
 {
 	uint16_t units[15];
 	unsigned nl = (unsigned)strlen(name);
+	uint8_t *stream = s + EXFAT_SET_STREAM_AT, *names = s + EXFAT_SET_FIRST_NAME * EXFAT_ENTRY_SIZE;
 
 	memset(s, 0, SET_BYTES);
-	s[0] = EXFAT_T_FILE;
-	s[1] = 2;
-	put_le16(s, 4, attr);
+	s[EXFAT_ENTRY_TYPE] = EXFAT_T_FILE;
+	s[EXFAT_FILE_SECONDARY_COUNT] = 2;
+	exfat_file_put_attributes(s, attr);
 	for (unsigned i = 0; i < 3; i++)
-		put_le32(s, 8 + 4 * i, when);
-	s[22] = s[23] = s[24] = 0x80;	/* UTC */
-	s[32] = EXFAT_T_STREAM;
-	s[33] = 0x01;			/* AllocationPossible, in the FAT */
-	s[35] = (uint8_t)nl;
+		put_le32(s, EXFAT_FILE_CREATE_TIMESTAMP + EXFAT_FILE_TIMESTAMP_SIZE * i, when);
+	s[EXFAT_FILE_CREATE_UTC_OFFSET] = s[EXFAT_FILE_LAST_MODIFIED_UTC_OFFSET] = s[EXFAT_FILE_LAST_ACCESSED_UTC_OFFSET] =
+		EXFAT_UTC_OFFSET_VALID;	/* UTC */
+	stream[EXFAT_ENTRY_TYPE] = EXFAT_T_STREAM;
+	stream[EXFAT_STREAM_FLAGS] = EXFAT_STREAM_FLAG_ALLOC_POSSIBLE;	/* in the FAT */
+	stream[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)nl;
 	for (unsigned i = 0; i < nl && i < 15; i++)
 		units[i] = (uint8_t)name[i];
-	put_le16(s, 36, fsc_exfat_name_hash(units, nl, v->upcase));
-	put_le64(s, 40, size);
-	put_le32(s, 52, first);
-	put_le64(s, 56, size);
-	s[64] = EXFAT_T_NAME;
+	exfat_stream_put_name_hash(stream, fsc_exfat_name_hash(units, nl, v->upcase));
+	exfat_stream_put_valid_data_length(stream, size);
+	exfat_stream_put_first_cluster(stream, first);
+	exfat_stream_put_data_length(stream, size);
+	names[EXFAT_ENTRY_TYPE] = EXFAT_T_NAME;
 	for (unsigned i = 0; i < nl && i < 15; i++)
-		put_le16(s, 66 + 2 * i, units[i]);
-	put_le16(s, 2, fsc_exfat_set_checksum(s, 3));
+		exfat_name_put_unit(names, i, units[i]);
+	exfat_primary_put_set_checksum(s, fsc_exfat_set_checksum(s, 3));
 }
 
 /*
@@ -168,7 +170,7 @@ static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
 	}
 	for (size_t k = 0; k < ls->n; k++) {
 		snprintf(name, sizeof(name), ls->v[k].dir ? "DIR%04zu" : "FILE%04zu.CHK", k);
-		make_set(v, buf + k * SET_BYTES, name, ls->v[k].dir ? 0x10 : 0x20, ls->v[k].head,
+		make_set(v, buf + k * SET_BYTES, name, ls->v[k].dir ? EXFAT_ATTR_DIRECTORY : EXFAT_ATTR_ARCHIVE, ls->v[k].head,
 			 ls->v[k].clusters * v->cb, when);
 	}
 	for (uint64_t i = 0; i < ls->ndir; i++)
@@ -287,7 +289,7 @@ bool xr_extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uin
 	}
 	rp_put(r, xv_cluster_byte(v, c), zero, v->cb, "zero the root directory's new cluster", false);
 	free(zero);
-	put_le32(e, 0, c);
+	exfat_fat_cell_put(e, c);
 	rp_put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
 	for (unsigned i = 0; i < n; i++)
 		slot[i] = xv_cluster_byte(v, c) + 32ull * i;
@@ -358,7 +360,7 @@ void xr_lost_link(struct rp *r, struct xvol *v)
 		return;
 	if (ls->n && ls->dir && !r->err) {
 		snprintf(name, sizeof(name), "FOUND.%03u", ls->number);
-		make_set(v, set, name, 0x10, ls->dir[0], ls->ndir * v->cb, dos_datetime(r->o->now));
+		make_set(v, set, name, EXFAT_ATTR_DIRECTORY, ls->dir[0], ls->ndir * v->cb, dos_datetime(r->o->now));
 		snprintf(why, sizeof(why), "link /%s (%zu lost chains saved)", name, ls->n);
 		rp_put(r, ls->slot[0], set, SET_BYTES, why, true);	/* one write: the set whole or not at all */
 	}

@@ -70,18 +70,18 @@ static bool adopt_set(struct adopt *ad, struct xvol *v, const struct exfat_asm *
 	uint64_t clusters;
 
 	exfat_set_decode(as->set, as->count, &d);
-	if (as->set[0] != EXFAT_T_FILE || !d.has_stream || as->set[32] != EXFAT_T_STREAM || d.nl == 0 ||
+	if (as->set[0] != EXFAT_T_FILE || !d.has_stream || as->set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM || d.nl == 0 ||
 	    d.name_entries * 15 < d.name_length || fsc_exfat_set_checksum(as->set, as->count) != d.checksum ||
 	    (d.first_cluster == 0) != (d.size == 0) || d.valid_size > d.size)
 		return false;
 	if (!d.first_cluster)
 		return true;
 	clusters = (d.size + v->cb - 1) / v->cb;
-	if ((d.attr & 0x10) && (d.size % v->cb || clusters > (256ull << 20) / v->cb))
+	if ((d.attr & EXFAT_ATTR_DIRECTORY) && (d.size % v->cb || clusters > (256ull << 20) / v->cb))
 		return false;
 	if (!take_alloc(ad, v, d.first_cluster, clusters, d.flags & 2))
 		return false;
-	if (d.attr & 0x10) {
+	if (d.attr & EXFAT_ATTR_DIRECTORY) {
 		if (ad->ndirs >= MAX_ADOPT_DIRS ||
 		    !grow((void **)&ad->dirs, &ad->capdirs, ad->ndirs + 1, sizeof(*ad->dirs)))
 			return false;
@@ -152,7 +152,7 @@ bool xr_adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *cluster
 	if (ok && next != 0xFFFFFFFF) {
 		uint8_t e[4];
 
-		put_le32(e, 0, 0xFFFFFFFF);
+		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, "end a lost directory's chain", false);
 	}
 	for (size_t i = 0; !ok && i < ad.n; i++)

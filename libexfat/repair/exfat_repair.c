@@ -61,18 +61,18 @@ static unsigned fix_name_length(struct rp *r, struct xvol *v, const struct exfat
 	if (!cap || (d.name_length && d.name_length <= cap) ||
 	    !rp_set_wanted(r, d.name_length ? FSC_PR_EXFAT_NAME_ENTRIES : FSC_PR_EXFAT_NAME_LENGTH, &a->at))
 		return 0;
-	for (uint16_t u; nl < cap && (u = get_le16(set, 64 + 32 * (nl / 15) + 2 + 2 * (nl % 15))); nl++)
+	for (uint16_t u; nl < cap && (u = get_le16(set, exfat_set_name_unit_at(nl))); nl++)
 		ascii &= u < 0x80;
 	if (!v->upcase_ok && !ascii)
 		return 0;
 	if (nl == 0) {
 		snprintf(gen, sizeof(gen), "_%X_%X", a->at.cluster, a->at.entry);
 		for (nl = 0; gen[nl]; nl++)
-			put_le16(set, 64 + 32 * (nl / 15) + 2 + 2 * (nl % 15), (uint8_t)gen[nl]);
+			put_le16(set, exfat_set_name_unit_at(nl), (uint8_t)gen[nl]);
 	}
-	set[32 + 3] = (uint8_t)nl;
+	EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)nl;
 	exfat_set_decode(set, a->count, &d);
-	put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
 	return SF_NAMELEN | SF_NAME | SF_HASH;
 }
 
@@ -103,22 +103,24 @@ static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a
 	    !rp_set_wanted(r, dot ? FSC_PR_EXFAT_NAME_DOT : FSC_PR_EXFAT_NAME_CHARS, &a->at))
 		return 0;
 	for (unsigned i = 0; i < d.nl; i++)
-		put_le16(set, 32 * (2 + i / 15) + 2 + 2 * (i % 15), d.name[i]);
-	put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+		put_le16(set, exfat_set_name_unit_at(i), d.name[i]);
+	exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
 	return SF_NAME | SF_HASH;
 }
 
 /* Reserved FileAttributes bits cleared; stream flags: AllocationPossible set, reserved bits cleared. */
 static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 {
+	uint8_t *sf = EXFAT_STREAM_OF(set) + EXFAT_STREAM_FLAGS;
 	unsigned ids = 0;
 
-	if ((get_le16(set, 4) & 0xFFC8) && rp_set_wanted(r, FSC_PR_EXFAT_ATTRIBUTES, &a->at)) {
-		put_le16(set, 4, get_le16(set, 4) & 0x0037);
+	if ((exfat_file_attributes(set) & EXFAT_ATTR_RESERVED) && rp_set_wanted(r, FSC_PR_EXFAT_ATTRIBUTES, &a->at)) {
+		exfat_file_put_attributes(set, exfat_file_attributes(set) & EXFAT_ATTR_DEFINED);
 		ids |= SF_ATTR;
 	}
-	if ((!(set[32 + 1] & 1) || (set[32 + 1] & 0xFC)) && rp_set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
-		set[32 + 1] = (uint8_t)((set[32 + 1] & 0x02) | 0x01);
+	if ((!(*sf & EXFAT_STREAM_FLAG_ALLOC_POSSIBLE) || (*sf & EXFAT_STREAM_FLAGS_RESERVED)) &&
+	    rp_set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
+		*sf = (uint8_t)((*sf & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) | EXFAT_STREAM_FLAG_ALLOC_POSSIBLE);
 		ids |= SF_FLAGS;
 	}
 	return ids;
@@ -132,16 +134,17 @@ static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
  */
 static unsigned fix_first(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 {
-	uint32_t first = get_le32(set, 32 + 20);
-	uint64_t size = get_le64(set, 32 + 24);
+	uint32_t first = exfat_stream_first_cluster(EXFAT_STREAM_OF(set));
+	uint64_t size = exfat_stream_data_length(EXFAT_STREAM_OF(set));
 
-	if ((first == 0) == (size == 0) || (get_le16(set, 4) & 0x10) ||
+	if ((first == 0) == (size == 0) || (exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY) ||
 	    !rp_set_wanted(r, FSC_PR_EXFAT_FIRST_CLUSTER, &a->at))
 		return 0;
-	put_le32(set, 32 + 20, 0);
-	put_le64(set, 32 + 8, 0);
-	put_le64(set, 32 + 24, 0);
-	set[32 + 1] &= (uint8_t)~2;	/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
+	exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), 0);
+	exfat_stream_put_valid_data_length(EXFAT_STREAM_OF(set), 0);
+	exfat_stream_put_data_length(EXFAT_STREAM_OF(set), 0);
+	/* no clusters: no NoFatChain (fsck.exfat refuses the pair) */
+	EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 	return SF_FIRST;
 }
 
@@ -167,15 +170,15 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	ids |= fix_flags(r, a, set);
 	ids |= fix_first(r, a, set);
 	if (!(ids & SF_NAME) && want_hash >= 0 && rp_set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at)) {
-		put_le16(set, 32 + 4, (uint16_t)want_hash);
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), (uint16_t)want_hash);
 		ids |= SF_HASH;
 	}
-	if (get_le64(set, 32 + 8) > get_le64(set, 32 + 24) &&
+	if (exfat_stream_valid_data_length(EXFAT_STREAM_OF(set)) > exfat_stream_data_length(EXFAT_STREAM_OF(set)) &&
 	    rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at)) {
-		put_le64(set, 32 + 8, get_le64(set, 32 + 24));
+		exfat_stream_put_valid_data_length(EXFAT_STREAM_OF(set), exfat_stream_data_length(EXFAT_STREAM_OF(set)));
 		ids |= SF_VDL;
 	}
-	if (fsc_exfat_set_checksum(a->set, n) != get_le16(a->set, 2) &&
+	if (fsc_exfat_set_checksum(a->set, n) != exfat_primary_set_checksum(a->set) &&
 	    (ids || rp_set_wanted(r, FSC_PR_EXFAT_SET_CHECKSUM, &a->at)))
 		ids |= SF_CHECKSUM;
 	if (!ids)
@@ -185,8 +188,8 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		rp_remember_set(r, a->at.offset, ids);
 		return;
 	}
-	put_le16(set, 2, fsc_exfat_set_checksum(set, n));
-	if (get_le16(set, 2) != get_le16(a->set, 2))
+	exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, n));
+	if (exfat_primary_set_checksum(set) != exfat_primary_set_checksum(a->set))
 		ids |= SF_CHECKSUM;
 	snprintf(why, sizeof(why), "%s%s%s%s%s%s%s: %.120s", ids & SF_NAMELEN ? "NameLength from the name entries, " : "",
 		 ids & SF_NAME ? "rename ('_' for each forbidden character), " : "",
@@ -476,12 +479,12 @@ static void fix_fat_head(struct rp *r, struct xvol *v)
 	uint8_t e[4];
 
 	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY0)) {
-		put_le32(e, 0, 0xFFFFFFF8);
-		rp_put(r, v->fat_byte, e, 4, "FAT entry 0", false);
+		exfat_fat_cell_put(e, EXFAT_FAT_ENTRY0);
+		rp_put(r, v->fat_byte, e, EXFAT_FAT_ENTRY_SIZE, "FAT entry 0", false);
 	}
 	if (rp_take(r, FSC_PR_EXFAT_FAT_ENTRY1)) {
-		put_le32(e, 0, 0xFFFFFFFF);
-		rp_put(r, v->fat_byte + 4, e, 4, "FAT entry 1", false);
+		exfat_fat_cell_put(e, EXFAT_FAT_ENTRY1);
+		rp_put(r, v->fat_byte + EXFAT_FAT_ENTRY_SIZE, e, EXFAT_FAT_ENTRY_SIZE, "FAT entry 1", false);
 	}
 }
 
@@ -554,9 +557,9 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 
 		if (!f || !rp_wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
 			continue;
-		n = set[1] + 1u;
+		n = exfat_secondary_count(set) + 1u;
 		if (set[0] != EXFAT_T_FILE || n < 3 || u->entry + n > v->cb / 32 ||
-		    plan_view_read(r->dev, r->plan, at.offset, set, 32ull * n) < 0 || set[32] != EXFAT_T_STREAM)
+		    plan_view_read(r->dev, r->plan, at.offset, set, 32ull * n) < 0 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 			continue;
 		exfat_set_decode(set, n, &d);
 		if (u->pos >= d.nl)
@@ -566,9 +569,9 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 			ascii &= d.name[k] < 0x80;
 		if (!v->upcase_ok && !ascii)
 			continue;
-		put_le16(set, 32 * (2 + u->pos / 15) + 2 + 2 * (u->pos % 15), u->unit);
-		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
-		put_le16(set, 2, fsc_exfat_set_checksum(set, n));
+		put_le16(set, exfat_set_name_unit_at(u->pos), u->unit);
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+		exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, n));
 		snprintf(why, sizeof(why), "rename a duplicate name (character %u becomes %c)", u->pos + 1, u->unit);
 		rp_put(r, at.offset, set, 32ull * n, why, false);
 		f->planned = true;
@@ -646,14 +649,14 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 	if (!errors_left(r) && (flags & 2) && rp_take(r, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY))
 		flags &= (uint16_t)~2;
 	else if (errors_left(r) && fixes)
-		flags |= 2;
+		flags |= EXFAT_VOLUME_FLAG_VOLUME_DIRTY;
 	if (!fixes)
 		plan_truncate(r->plan, start);
 	else if (dirty_added)
 		plan_sync_before(r->plan, start + 1);
-	put_le16(f2, 0, flags);
+	put_le_n(f2, sizeof(f2), flags);
 	if (flags != orig || fixes)
-		rp_put(r, 106, f2, 2, "VolumeFlags", fixes != 0);
+		rp_put(r, EXFAT_BOOT_VOLUME_FLAGS, f2, 2, "VolumeFlags", fixes != 0);
 	if (backup)
 		xr_fix_backup(r, 1u << r->p->ex.sector_shift);
 }
@@ -691,8 +694,8 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		r.p = p = p2;
 	/* VolumeDirty next (dropped again when no fix comes). */
 	start = fsc_plan_count(plan);
-	put_le16(f2, 0, p->ex.volume_flags | 2);
-	rp_put(&r, 106, f2, 2, "set VolumeDirty while repairing", start > 0);
+	put_le_n(f2, sizeof(f2), p->ex.volume_flags | EXFAT_VOLUME_FLAG_VOLUME_DIRTY);
+	rp_put(&r, EXFAT_BOOT_VOLUME_FLAGS, f2, 2, "set VolumeDirty while repairing", start > 0);
 	/*
 	 * Every other fix reads and writes where the boot region says: with a
 	 * field of it wrong (or a volume larger than its device) and no sound

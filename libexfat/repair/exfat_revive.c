@@ -33,16 +33,16 @@
 /* The count that the stored checksum proves, among 2..k; 0 when none does. */
 static unsigned proven_count(uint8_t *set, unsigned k)
 {
-	uint8_t keep = set[1];
+	uint8_t keep = exfat_secondary_count(set);
 
 	for (unsigned sc = 2; sc <= k; sc++) {
-		set[1] = (uint8_t)sc;
-		if (fsc_exfat_set_checksum(set, sc + 1) == get_le16(set, 2)) {
-			set[1] = keep;
+		set[EXFAT_FILE_SECONDARY_COUNT] = (uint8_t)sc;
+		if (fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set)) {
+			set[EXFAT_FILE_SECONDARY_COUNT] = keep;
 			return sc;
 		}
 	}
-	set[1] = keep;
+	set[EXFAT_FILE_SECONDARY_COUNT] = keep;
 	return 0;
 }
 
@@ -83,16 +83,16 @@ static void claim_file(struct xvol *v, const uint8_t *set, unsigned n, const cha
  */
 static unsigned structural_count(uint8_t *set, unsigned room)
 {
-	unsigned names = (set[32 + 3] + 14u) / 15u, sc = 1;
+	unsigned names = (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] + 14u) / 15u, sc = 1;
 
 	if (!names)
 		return 0;
 	for (; sc <= names; sc++)
-		if (sc + 1 >= room || (set[32 * (sc + 1)] | 0x80) != EXFAT_T_NAME)
+		if (sc + 1 >= room || (set[EXFAT_ENTRY_AT(sc + 1)] | EXFAT_TYPE_IN_USE) != EXFAT_T_NAME)
 			return 0;
 	for (sc = 1; sc <= names; sc++)
-		set[32 * (sc + 1)] = EXFAT_T_NAME;
-	while (sc + 1 < room && set[32 * (sc + 1)] >= 0xE0)
+		set[EXFAT_ENTRY_AT(sc + 1)] = EXFAT_T_NAME;
+	while (sc + 1 < room && set[EXFAT_ENTRY_AT(sc + 1)] >= EXFAT_TYPE_BENIGN_SECONDARY)
 		sc++;
 	return sc;
 }
@@ -136,7 +136,7 @@ static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f,
 			sp->pos[sp->room + i] = xv_cluster_byte(v, c) + 32ull * (e + i);
 		sp->room += n;
 		/* on into the next cluster only for what the set may still need (a file set has 19 at most) */
-		if (sp->room >= (1u + set[1] < 19u ? 1u + set[1] : 19u))
+		if (sp->room >= (1u + exfat_secondary_count(set) < 19u ? 1u + exfat_secondary_count(set) : 19u))
 			break;
 	}
 	return sp->room && set[0] == EXFAT_T_FILE;
@@ -156,7 +156,7 @@ static void put_span(struct rp *r, const struct span *sp, const uint8_t *set, un
 /* May entry e, in a set's range, be rebuilt as a name entry: not the start or a member of another set in use? */
 static bool replaceable(const uint8_t *e)
 {
-	return e[0] == EXFAT_T_NAME || !(e[0] & 0x80) || ((e[0] & 0x40) && e[0] != EXFAT_T_STREAM) ||
+	return e[0] == EXFAT_T_NAME || !(e[0] & EXFAT_TYPE_IN_USE) || ((e[0] & EXFAT_TYPE_SECONDARY) && e[0] != EXFAT_T_STREAM) ||
 	       (e[0] != EXFAT_T_FILE && e[0] != EXFAT_T_BITMAP && e[0] != EXFAT_T_UPCASE && e[0] != EXFAT_T_LABEL &&
 		e[0] != EXFAT_T_GUID);
 }
@@ -173,21 +173,21 @@ static bool replaceable(const uint8_t *e)
  */
 static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 {
-	unsigned nl = set[32 + 3], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
 	uint8_t keep[256 * 32];
 
-	if (!names || set[1] != sc || sc + 1 > room || (set[32 * sc] != EXFAT_T_NAME && k < sc))
+	if (!names || exfat_secondary_count(set) != sc || sc + 1 > room || (set[EXFAT_ENTRY_AT(sc)] != EXFAT_T_NAME && k < sc))
 		return 0;
 	for (unsigned i = 2; i <= sc; i++)
 		if (!replaceable(set + 32 * i))
 			return 0;
 	memcpy(keep, set, 32ull * (sc + 1));
 	for (unsigned i = 2; i <= sc; i++)
-		if (set[32 * i] != EXFAT_T_NAME) {
-			set[32 * i] = EXFAT_T_NAME;
+		if (set[EXFAT_ENTRY_AT(i)] != EXFAT_T_NAME) {
+			set[EXFAT_ENTRY_AT(i)] = EXFAT_T_NAME;
 			fixed++;
 		}
-	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == get_le16(set, 2))
+	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set))
 		return fixed ? sc : 0;
 	memcpy(set, keep, 32ull * (sc + 1));
 	for (unsigned i = 2; i <= sc; i++) {
@@ -198,7 +198,7 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 		memset(e, 0, 32);
 		e[0] = EXFAT_T_NAME;
 		for (unsigned u = 0; u < 15 && 15 * (i - 2) + u < nl; u++)
-			put_le16(e, 2 + 2 * u, '_');
+			exfat_name_put_unit(e, u, '_');
 	}
 	return sc;
 }
@@ -206,12 +206,13 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 /* Is a name entry of the set damaged where NameLength and SecondaryCount agree (rebuilt_names' case)? */
 bool xr_revive_names_damaged(const uint8_t *set, unsigned count)
 {
-	unsigned names = (set[32 + 3] + 14u) / 15u;
+	unsigned names = (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] + 14u) / 15u;
 
-	if (!names || set[1] != 1u + names || count != set[1] + 1u || set[32] != EXFAT_T_STREAM)
+	if (!names || exfat_secondary_count(set) != 1u + names || count != exfat_secondary_count(set) + 1u ||
+	    set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
 	for (unsigned i = 2; i < count; i++)
-		if (set[32 * i] != EXFAT_T_NAME)
+		if (set[EXFAT_ENTRY_AT(i)] != EXFAT_T_NAME)
 			return true;
 	return false;
 }
@@ -225,12 +226,12 @@ static unsigned shortened_name(uint8_t *set, unsigned k)
 {
 	unsigned names = 0;
 
-	while (names + 1 < k && set[32 * (names + 2)] == EXFAT_T_NAME)
+	while (names + 1 < k && set[EXFAT_ENTRY_AT(names + 2)] == EXFAT_T_NAME)
 		names++;
 	if (!names)
 		return 0;
-	if (set[32 + 3] > 15 * names)
-		set[32 + 3] = (uint8_t)(15 * names);
+	if (EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] > 15 * names)
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)(15 * names);
 	return names + 1;
 }
 
@@ -240,12 +241,12 @@ static unsigned shortened_name(uint8_t *set, unsigned k)
  */
 void xr_zero_name_tail(uint8_t *set, unsigned n)
 {
-	unsigned nl = set[32 + 3];
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH];
 
-	for (unsigned k = 2; k < n && set[32 * k] == EXFAT_T_NAME; k++)
+	for (unsigned k = 2; k < n && set[EXFAT_ENTRY_AT(k)] == EXFAT_T_NAME; k++)
 		for (unsigned u = 0; u < 15; u++)
 			if (15 * (k - 2) + u >= nl)
-				put_le16(set, 32 * k + 2 + 2 * u, 0);
+				exfat_name_put_unit(set + EXFAT_ENTRY_SIZE * k, u, 0);
 }
 
 /* NameHash and SetChecksum of a set of sc secondaries (the hash only when the names can be up-cased). */
@@ -256,15 +257,15 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
 
 	/* (a name entry's flags are 0; its units past NameLength too: fsck.exfat counts them) */
 	for (unsigned k = 2; k <= sc; k++)
-		if (set[32 * k] == EXFAT_T_NAME)
-			set[32 * k + 1] = 0;
+		if (set[EXFAT_ENTRY_AT(k)] == EXFAT_T_NAME)
+			set[EXFAT_ENTRY_AT(k) + EXFAT_NAME_FLAGS] = 0;
 	xr_zero_name_tail(set, sc + 1);
 	exfat_set_decode(set, sc + 1, &d);
 	for (unsigned i = 0; i < d.nl; i++)
 		ascii &= d.name[i] < 0x80;
 	if (v->upcase_ok || ascii)
-		put_le16(set, 32 + 4, fsc_exfat_name_hash(d.name, d.nl, v->upcase));
-	put_le16(set, 2, fsc_exfat_set_checksum(set, sc + 1));
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+	exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, sc + 1));
 }
 
 /*
@@ -275,10 +276,10 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
  */
 static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span *sp)
 {
-	unsigned n = 1 + (k < set[1] ? k : set[1]);
+	unsigned n = 1 + (k < exfat_secondary_count(set) ? k : exfat_secondary_count(set));
 
 	for (unsigned i = 0; i < n; i++)
-		set[32 * i] &= 0x7F;
+		set[EXFAT_ENTRY_AT(i)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
 	put_span(r, sp, set, 0, n, "mark a set cut short before its stream extension unused (its bytes stay)");
 }
 
@@ -303,15 +304,15 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		return;
 	room = sp.room;
 	memcpy(was, set, 32ull * (room < 19 ? room : 19));
-	while (k + 1 < room && (set[32 * (k + 1)] & 0xC0) == 0xC0)
+	while (k + 1 < room && (set[EXFAT_ENTRY_AT(k + 1)] & EXFAT_TYPE_IN_USE_SECONDARY) == EXFAT_TYPE_IN_USE_SECONDARY)
 		k++;
-	if (k < 1 || set[32] != EXFAT_T_STREAM) {
+	if (k < 1 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM) {
 		if (f->id == FSC_PR_EXFAT_SET_COUNT)
 			set_aside(r, set, k, &sp);
 		f->planned = f->id == FSC_PR_EXFAT_SET_COUNT;
 		return;
 	}
-	if (k >= 2 && (sc = proven_count(set, k)) != 0 && sc != set[1]) {
+	if (k >= 2 && (sc = proven_count(set, k)) != 0 && sc != exfat_secondary_count(set)) {
 		proven = true;
 		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
 	} else if ((sc = structural_count(set, room)) != 0) {
@@ -325,16 +326,16 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		f->planned = true;
 		return;
 	}
-	if (sc == set[1] && !memcmp(was, set, 32ull * (sc + 1 < 19 ? sc + 1 : 19)))
+	if (sc == exfat_secondary_count(set) && !memcmp(was, set, 32ull * (sc + 1 < 19 ? sc + 1 : 19)))
 		return;	/* nothing to mend after all */
-	set[1] = (uint8_t)sc;
+	set[EXFAT_FILE_SECONDARY_COUNT] = (uint8_t)sc;
 	if (proven) {
-		rp_put(r, sp.pos[0] + 1, set + 1, 1, why, false);
+		rp_put(r, sp.pos[0] + EXFAT_FILE_SECONDARY_COUNT, set + EXFAT_FILE_SECONDARY_COUNT, 1, why, false);
 	} else {
 		reseal(v, set, sc);
 		put_span(r, &sp, set, 0, sc + 1, why);
 	}
-	if (!(get_le16(set, 4) & 0x10)) {
+	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY)) {
 		claim_file(v, set, sc + 1, "a revived file");	/* (it may add findings: f moves) */
 		f = &r->out->v[at];
 		r->allocated = true;	/* its clusters may be free in the bitmap */
@@ -359,20 +360,22 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 	uint8_t set[256 * 32], keep;
 	struct span sp;
 
-	if (!read_here(r, v, f, set, &sp) || (n = set[1] + 1u) < 3 || n > sp.room || set[32] == EXFAT_T_STREAM ||
+	if (!read_here(r, v, f, set, &sp) || (n = exfat_secondary_count(set) + 1u) < 3 || n > sp.room ||
+	    set[EXFAT_SET_STREAM_AT] == EXFAT_T_STREAM ||
 	    !rp_wanted(r, f))
 		return;
-	keep = set[32];
-	set[32] = EXFAT_T_STREAM;
-	if (!(get_le16(set, 4) & 0x10) && fsc_exfat_set_checksum(set, n) == get_le16(set, 2)) {
-		rp_put(r, sp.pos[1], set + 32, 1, "a stream extension again, as the set's checksum proves", false);
+	keep = set[EXFAT_SET_STREAM_AT];
+	set[EXFAT_SET_STREAM_AT] = EXFAT_T_STREAM;
+	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY) &&
+	    fsc_exfat_set_checksum(set, n) == exfat_primary_set_checksum(set)) {
+		rp_put(r, sp.pos[1], EXFAT_STREAM_OF(set), 1, "a stream extension again, as the set's checksum proves", false);
 		claim_file(v, set, n, "a revived file");	/* (it may add findings: f moves) */
 		f = &r->out->v[at];
 		r->allocated = true;
 	} else {
-		set[32] = keep;
+		set[EXFAT_SET_STREAM_AT] = keep;
 		for (unsigned i = 0; i < n; i++)
-			set[32 * i] &= 0x7F;
+			set[EXFAT_ENTRY_AT(i)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
 		put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
 	}
 	f->planned = true;
@@ -385,14 +388,14 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 /* Is the file set at s (within n - e entries of its cluster) whole and sound: its checksum verifies? */
 static bool sound_set(const uint8_t *s, unsigned e, unsigned n)
 {
-	unsigned sc = s[1];
+	unsigned sc = exfat_secondary_count(s);
 
-	if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || s[32] != EXFAT_T_STREAM)
+	if (s[0] != EXFAT_T_FILE || sc < 2 || e + sc >= n || s[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
 	for (unsigned k = 1; k <= sc; k++)
-		if ((s[32 * k] & 0xC0) != 0xC0)
+		if ((s[EXFAT_ENTRY_AT(k)] & EXFAT_TYPE_IN_USE_SECONDARY) != EXFAT_TYPE_IN_USE_SECONDARY)
 			return false;
-	return fsc_exfat_set_checksum(s, sc + 1) == get_le16(s, 2);
+	return fsc_exfat_set_checksum(s, sc + 1) == exfat_primary_set_checksum(s);
 }
 
 /* Entries [from, n) of the cluster in d: is one of them a sound file set? */
@@ -431,8 +434,8 @@ static void unmark_ends(struct rp *r, struct xvol *v, uint32_t c, uint8_t *d, un
 	unsigned first = to + 1, last = 0;
 
 	for (unsigned e = from; e <= to; e++)
-		if (d[32 * e] == 0x00) {
-			d[32 * e] = 0x05;
+		if (d[EXFAT_ENTRY_AT(e)] == 0x00) {
+			d[EXFAT_ENTRY_AT(e)] = 0x05;
 			first = e < first ? e : first;
 			last = e;
 		}
@@ -485,7 +488,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 	if (plan_view_read(r->dev, r->plan, base, d, v->cb) < 0)
 		goto out;
 	for (unsigned e = f->entry; e < n; e++)
-		if (d[32 * e])
+		if (d[EXFAT_ENTRY_AT(e)])
 			last = e;
 	sound = any_sound(d, f->entry, n);
 	if (sound) {
@@ -498,17 +501,18 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 		for (unsigned e = f->entry; e <= last; e++) {
 			if (!sound_set(d + 32ull * e, e, n))
 				continue;
-			if (get_le16(d + 32ull * e, 4) & 0x10)
+			if (exfat_file_attributes(d + 32ull * e) & EXFAT_ATTR_DIRECTORY)
 				r->defer_lost = true;	/* its tree is walked next round */
 			else
-				claim_file(v, d + 32ull * e, d[32 * e + 1] + 1u, "a file after a stray end mark");
+				claim_file(v, d + EXFAT_ENTRY_AT(e), exfat_secondary_count(d + EXFAT_ENTRY_AT(e)) + 1u,
+					   "a file after a stray end mark");
 			f = &r->out->v[at];	/* (claim_file may add findings: f moves) */
-			e += d[32 * e + 1];
+			e += exfat_secondary_count(d + EXFAT_ENTRY_AT(e));
 		}
 		r->allocated = true;
 	} else {
 		for (unsigned e = f->entry; e <= last; e++)
-			d[32 * e] = 0x00;	/* not sound: end marks again, their other bytes kept */
+			d[EXFAT_ENTRY_AT(e)] = 0x00;	/* not sound: end marks again, their other bytes kept */
 		rp_put(r, base + 32ull * f->entry, d + 32ull * f->entry, 32ull * (last + 1 - f->entry),
 		    "end marks again after the end mark (none of the entries there a sound set; their other bytes stay)",
 		    false);

@@ -203,9 +203,9 @@ void xr_upcase_link(struct rp *r, struct xvol *v)
 		if (u->entry && plan_view_read(r->dev, r->plan, u->entry, e, sizeof(e)) < 0)
 			r->err = -EIO;
 		e[0] = EXFAT_T_UPCASE;
-		put_le32(e, 4, fsc_exfat_table_checksum(u->table, u->len, 0));
-		put_le32(e, 20, u->first);
-		put_le64(e, 24, u->len);
+		put_le32(e, EXFAT_UPCASE_TABLE_CHECKSUM, fsc_exfat_table_checksum(u->table, u->len, 0));
+		put_le32(e, EXFAT_UPCASE_FIRST_CLUSTER, u->first);
+		put_le64(e, EXFAT_UPCASE_DATA_LENGTH, u->len);
 		rp_put(r, u->slot, e, sizeof(e), u->entry ? "up-case table entry: the new table" :
 			"a new up-case table entry", true);
 		plan_chain_findings(r);

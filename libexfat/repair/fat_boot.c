@@ -131,17 +131,17 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 /* The FSInfo sector at s: signatures written; free count and hint "unknown" when they were garbage. */
 static void fsinfo_signatures(struct rp *r, uint64_t off, bool reset)
 {
-	uint8_t s[512];
+	uint8_t s[FAT_FSI_SIZE];
 
 	if (plan_view_read(r->dev, r->plan, off, s, sizeof(s)) < 0)
 		return;
-	if (reset || get_le32(s, 0) != 0x41615252) {
-		put_le32(s, 488, 0xFFFFFFFFu);
-		put_le32(s, 492, 0xFFFFFFFFu);
+	if (reset || get_le32(s, FAT_FSI_LEAD_SIG) != FAT_FSI_LEAD_SIG_VALUE) {
+		put_le32(s, FAT_FSI_FREE_COUNT, FAT_FSI_UNKNOWN);
+		put_le32(s, FAT_FSI_NXT_FREE, FAT_FSI_UNKNOWN);
 	}
-	put_le32(s, 0, 0x41615252);
-	put_le32(s, 484, 0x61417272);
-	put_le32(s, 508, 0xAA550000);
+	put_le32(s, FAT_FSI_LEAD_SIG, FAT_FSI_LEAD_SIG_VALUE);
+	put_le32(s, FAT_FSI_STRUC_SIG, FAT_FSI_STRUC_SIG_VALUE);
+	put_le32(s, FAT_FSI_TRAIL_SIG, FAT_FSI_TRAIL_SIG_VALUE);
 	rp_put(r, off, s, sizeof(s), "FSInfo signatures", false);
 }
 
@@ -157,13 +157,15 @@ void fr_boot_fixes(struct frp *f)
 	uint8_t sig[2] = { 0x55, 0xAA }, *sec;
 
 	if (rp_take(&f->r, FSC_PR_FAT_BOOT_SIGNATURE))
-		rp_put(&f->r, 510, sig, 2, "the boot signature", false);
+		rp_put(&f->r, FAT_BS_SIGNATURE, sig, 2, "the boot signature", false);
 	/* BPB_FSInfo past the reserved area and no backup to restore: sector 1 when it is an FSInfo sector */
 	if (b->bpb32 && b->reserved > 1 && rp_find(&f->r, FSC_PR_FAT32_FSINFO_SECTOR) && (sec = malloc(ss))) {
-		if (plan_view_read(f->r.dev, f->r.plan, ss, sec, ss) == 0 && get_le32(sec, 0) == 0x41615252 &&
-		    get_le32(sec, 484) == 0x61417272 && plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 &&
+		if (plan_view_read(f->r.dev, f->r.plan, ss, sec, ss) == 0 &&
+		    get_le32(sec, FAT_FSI_LEAD_SIG) == FAT_FSI_LEAD_SIG_VALUE &&
+		    get_le32(sec, FAT_FSI_STRUC_SIG) == FAT_FSI_STRUC_SIG_VALUE &&
+		    plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 &&
 		    rp_take(&f->r, FSC_PR_FAT32_FSINFO_SECTOR)) {
-			put_le16(sec, 48, 1);
+			put_le16(sec, FAT32_BPB_FS_INFO, 1);
 			rp_put(&f->r, 0, sec, ss, "BPB_FSInfo: sector 1, the FSInfo sector", false);
 		}
 		free(sec);

@@ -26,10 +26,10 @@ void fr_fix_field(struct frp *f, struct fsc_finding *x)
 	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
 		return;
 	if (x->id == FSC_PR_FAT_DIR_SIZE) {
-		put_le32(e, 28, 0);
+		fat_dirent_put_file_size(e, 0);
 	} else {
 		fr_set_first(f, e, (uint32_t)strtoul(x->expected, NULL, 10));
-		e[11] |= 0x10;
+		e[FAT_DIR_ATTR] |= FAT_ATTR_DIRECTORY;
 	}
 	rp_put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
 	x->planned = true;
@@ -105,8 +105,8 @@ static bool rename_entry(struct frp *f, const struct ent_req *q)
 
 	if (!fr_read_entry(f, q->sfn, e))
 		return false;
-	memcpy(e, q->raw, 11);
-	e[12] &= (uint8_t)~0x38;
+	memcpy(e + FAT_DIR_NAME, q->raw, FAT_DIR_NAME_LEN);
+	e[FAT_DIR_NT_RES] &= (uint8_t)~(FAT_NT_RES_LOWER_BASE | FAT_NT_RES_LOWER_EXT | FAT_NT_RES_NO_SFN);
 	rp_put(&f->r, q->sfn, e, 32, "a new 8.3 name, unique in the directory", false);
 	return true;
 }
@@ -131,18 +131,18 @@ void fr_apply_reqs(struct frp *f)
 		if (q->sum == -3 && !rename_entry(f, q))
 			continue;
 		for (size_t k = 0; k < q->n; k++) {
-			uint8_t b[14];
+			uint8_t b[FAT_LDIR_CHKSUM + 1];
 
 			if (plan_view_read(f->r.dev, f->r.plan, q->off[k], b, sizeof(b)) < 0) {
 				f->r.err = -EIO;
 				return;
 			}
 			if (q->sum == -3)
-				b[13] = fat_sfn_checksum(q->raw);
+				b[FAT_LDIR_CHKSUM] = fat_sfn_checksum(q->raw);
 			else if (q->sum >= 0)
-				b[13] = (uint8_t)q->sum;
+				b[FAT_LDIR_CHKSUM] = (uint8_t)q->sum;
 			else
-				b[0] = q->first ? q->first[k] : 0xE5;
+				b[FAT_LDIR_ORD] = q->first ? q->first[k] : FAT_DIR_FREE;
 			rp_put(&f->r, q->off[k], b, sizeof(b), q->sum == -3 ? "the long name follows its new 8.3 name" :
 				    why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
 		}
@@ -163,10 +163,11 @@ void fr_fix_label(struct frp *f, struct fsc_finding *x)
 	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
 		return;
 	if (fr_entry_first(f, e) >= 2 && fr_entry_first(f, e) <= f->cc + 1)
-		e[11] = 0x20;
+		e[FAT_DIR_ATTR] = FAT_ATTR_ARCHIVE;
 	else
-		e[0] = 0xE5;
-	rp_put(&f->r, off, e, 32, e[0] == 0xE5 ? "stray volume label entry left unused" : "a file again, not a label", false);
+		e[FAT_DIR_NAME] = FAT_DIR_FREE;
+	rp_put(&f->r, off, e, 32, e[FAT_DIR_NAME] == FAT_DIR_FREE ? "stray volume label entry left unused" :
+	       "a file again, not a label", false);
 	x->planned = true;
 }
 
@@ -202,8 +203,8 @@ static void cut_chain(struct frp *f, uint8_t *e, uint32_t first, bool dir, uint6
 	} else if (!w.ended) {			/* a break or a loop (else an earlier fix cut it) */
 		fr_fat_set(f, w.last, fr_eoc(f), "end the chain before its break");
 	}
-	if (!dir && e && get_le32(e, 28) > w.n * cb)
-		put_le32(e, 28, (uint32_t)(w.n * cb));
+	if (!dir && e && fat_dirent_file_size(e) > w.n * cb)
+		fat_dirent_put_file_size(e, (uint32_t)(w.n * cb));
 }
 
 /*
@@ -225,8 +226,8 @@ static bool empty_dir(struct frp *f, uint32_t c)
 		f->r.err = d ? -EIO : -ENOMEM;
 		return false;
 	}
-	garbage = memcmp(head, ".          ", 11) || memcmp(head + 32, "..         ", 11) || !(head[11] & 0x10) ||
-		  fr_entry_first(f, head) != c;
+	garbage = memcmp(head, ".          ", 11) || memcmp(head + 32, "..         ", 11) ||
+		  !(head[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) || fr_entry_first(f, head) != c;
 	if (garbage) {
 		fr_dot_entry(f, d, false, c);
 		fr_dot_entry(f, d + 32, true, 0);
@@ -250,12 +251,14 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x)
 	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
 		return;
 	c = fr_entry_first(f, e);
-	e[11] &= 0x3F;
-	if ((e[11] & 0x18) == 0x18) {
+	e[FAT_DIR_ATTR] &= (uint8_t)~FAT_ATTR_RESERVED;
+	if ((e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL) {
 		if (c < 2 || c > f->cc + 1 ||
 		    plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) < 0)
 			return;
-		e[11] = (uint8_t)(e[11] & ~0x18) | (!memcmp(d, ".          ", 11) && fr_entry_first(f, d) == c ? 0x10 : 0x20);
+		e[FAT_DIR_ATTR] = (uint8_t)(e[FAT_DIR_ATTR] & ~FAT_ATTR_DIR_LABEL) |
+				  (!memcmp(d, ".          ", 11) && fr_entry_first(f, d) == c ? FAT_ATTR_DIRECTORY :
+				   FAT_ATTR_ARCHIVE);
 	}
 	rp_put(&f->r, off, e, 32, "attributes a file or directory can have", false);
 	x->planned = true;
@@ -266,10 +269,10 @@ void fr_fix_lfn_reserved(struct frp *f, struct fsc_finding *x)
 	uint64_t off;
 	uint8_t e[32];
 
-	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e) || (e[11] & 0x3F) != 0x0F)
+	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e) || !fat_is_long_name(e))
 		return;
-	e[12] = 0;
-	put_le16(e, 26, 0);
+	e[FAT_LDIR_TYPE] = 0;
+	put_le16(e, FAT_LDIR_FST_CLUS_LO, 0);
 	rp_put(&f->r, off, e, 32, "a long-name part's reserved fields made 0", false);
 	x->planned = true;
 }
@@ -287,7 +290,8 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x)
 
 	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !fr_entry_of(f, x, &off) ||
 	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
-	    (e[0] && e[0] != 0xE5) || (both && e[32] && e[32] != 0xE5))
+	    (e[FAT_DIR_NAME] && e[FAT_DIR_NAME] != FAT_DIR_FREE) ||
+	    (both && e[FAT_DIR_ENTRY_SIZE] && e[FAT_DIR_ENTRY_SIZE] != FAT_DIR_FREE))
 		return;
 	if (both || x->entry == 0)
 		fr_dot_entry(f, e, false, (uint32_t)x->loc);
@@ -309,19 +313,19 @@ void fr_fix_chain(struct frp *f, struct fsc_finding *x)
 	if (!root && !fr_read_entry(f, off, e))
 		return;
 	memcpy(before, e, 32);
-	dir = root || (e[11] & 0x10);
+	dir = root || (e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY);
 	first = root ? f->lay.root_cluster : fr_entry_first(f, e);
 	if (first < 2 || first > f->cc + 1) {	/* no cluster of its own: a file keeps nothing */
 		if (dir)
 			return;
 		fr_set_first(f, e, 0);
-		put_le32(e, 28, 0);
-	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && get_le32(e, 28) == 0) {
+		fat_dirent_put_file_size(e, 0);
+	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && fat_dirent_file_size(e) == 0) {
 		fr_set_first(f, e, 0);		/* size 0: the clusters become lost ones, not the file's */
 	} else {
 		bool was_free = layout_fat_value(&f->lay, fr_fat_get(f, first)) == LAYOUT_FREE;
 
-		cut_chain(f, root ? NULL : e, first, dir, dir ? 0 : (get_le32(e, 28) + cb - 1) / cb);
+		cut_chain(f, root ? NULL : e, first, dir, dir ? 0 : (fat_dirent_file_size(e) + cb - 1) / cb);
 		if (dir && !root && was_free && x->id == FSC_PR_FAT_CHAIN_FREE && empty_dir(f, first) && x->path &&
 		    grow((void **)&f->emptied, &f->capemptied, f->nemptied + 1, sizeof(*f->emptied)))
 			f->emptied[f->nemptied++] = x->path;
@@ -449,10 +453,12 @@ void fr_fix_crosslinks(struct frp *f)
  */
 static unsigned entry_defects(const struct frp *f, const uint8_t *e)
 {
-	uint32_t c = fr_entry_first(f, e), size = get_le32(e, 28);
-	bool dir = e[11] & 0x10;
+	uint32_t c = fr_entry_first(f, e), size = fat_dirent_file_size(e);
+	uint8_t attr = e[FAT_DIR_ATTR];
+	bool dir = attr & FAT_ATTR_DIRECTORY;
 
-	return (fv_sfn_invalid(e) != NULL) + ((e[11] & 0xC0) || (e[11] & 0x18) == 0x18) +
+	return (fv_sfn_invalid(e) != NULL) +
+	       ((attr & FAT_ATTR_RESERVED) || (attr & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL) +
 	       (c == 1 || c > f->cc + 1 || (!c && size && !dir)) + (dir && size) +
 	       (!dir && (uint64_t)size > (uint64_t)f->cc * f->lay.cluster_bytes);
 }
@@ -494,7 +500,8 @@ size_t fr_set_aside(struct frp *f)
 
 		if ((x->id != FSC_PR_FAT_SHORT_NAME && x->id != FSC_PR_FAT_ATTRIBUTES && x->id != FSC_PR_FAT_CHAIN_RANGE &&
 		     x->id != FSC_PR_FAT_DIR_SIZE && x->id != FSC_PR_FAT_DOT_MISSING) || !fr_entry_of(f, x, &off) ||
-		    !fr_read_entry(f, off, e) || e[0] == 0xE5 || e[0] == 0x00 || (e[11] & 0x3F) == 0x0F)
+		    !fr_read_entry(f, off, e) || e[FAT_DIR_NAME] == FAT_DIR_FREE || e[FAT_DIR_NAME] == FAT_DIR_LAST_FREE ||
+		    fat_is_long_name(e))
 			continue;
 		/* where . or .. belongs, one field no file could have is enough */
 		dot = dot_slot(f, x);
@@ -505,7 +512,7 @@ size_t fr_set_aside(struct frp *f)
 			rp_put(&f->r, off, e, 32, dot ? "a .. entry again where garbage was" : "a . entry again where garbage was",
 			    false);
 		} else {
-			e[0] = 0xE5;
+			e[FAT_DIR_NAME] = FAT_DIR_FREE;
 			rp_put(&f->r, off, e, 32, "set aside an entry that is no file (marked deleted; its bytes stay)", false);
 		}
 		x->planned = true;
@@ -571,8 +578,8 @@ static void label_root_missing(struct frp *f, struct fsc_finding *x, const uint8
 
 	if (label_ok(boot) && fr_root_slot(f, &slot)) {
 		fr_dot_entry(f, e, false, 0);	/* (the dates) */
-		memcpy(e, boot, 11);
-		e[11] = 0x08;
+		memcpy(e + FAT_DIR_NAME, boot, FAT_DIR_NAME_LEN);
+		e[FAT_DIR_ATTR] = FAT_ATTR_VOLUME_ID;
 		rp_put(&f->r, slot, e, 32, "the boot sector's volume label in the root again", false);
 	} else if (!f->r.err) {
 		put_boot_label(f, (const uint8_t *)"NO NAME    ", "no volume label in the boot sector either (NO NAME)");

@@ -36,9 +36,7 @@ uint64_t fr_entry_off(const struct frp *f, unsigned k, uint32_t c, size_t *w)
 /* Entry c from the bytes fr_entry_off gives for it (raw, 12, 16 or 32 bits as stored). */
 static uint32_t entry_value(const struct frp *f, const uint8_t *e, uint32_t c)
 {
-	if (f->lay.fat_bits == 12)
-		return c & 1 ? get_le16(e, 0) >> 4 : get_le16(e, 0) & 0xFFF;
-	return f->lay.fat_bits == 16 ? get_le16(e, 0) : get_le32(e, 0);
+	return layout_cell_get(e, f->lay.fat_bits, c);
 }
 
 uint32_t fr_fat_get(struct frp *f, uint32_t c)
@@ -61,13 +59,7 @@ static void fat_set_copy(struct frp *f, unsigned k, uint32_t c, uint32_t v, cons
 		f->r.err = -EIO;
 		return;
 	}
-	if (f->lay.fat_bits == 12)
-		put_le16(e, 0, (uint16_t)(c & 1 ? (get_le16(e, 0) & 0x000F) | (v & 0xFFF) << 4 :
-						  (get_le16(e, 0) & 0xF000) | (v & 0xFFF)));
-	else if (f->lay.fat_bits == 16)
-		put_le16(e, 0, (uint16_t)v);
-	else
-		put_le32(e, 0, (get_le32(e, 0) & 0xF0000000u) | (v & 0x0FFFFFFFu));
+	layout_cell_put(e, f->lay.fat_bits, c, v);
 	rp_put(&f->r, off, e, w, why, false);
 }
 
@@ -128,9 +120,7 @@ uint32_t fr_entry_first(const struct frp *f, const uint8_t *e)
 
 void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c)
 {
-	put_le16(e, 26, (uint16_t)c);
-	if (f->lay.fat_bits == 32)
-		put_le16(e, 20, (uint16_t)(c >> 16));
+	fat_dirent_put_first_cluster(e, c, f->lay.fat_bits == 32);
 }
 
 /* A dot entry (. or ..) of cluster c, dated now. */
@@ -139,14 +129,14 @@ void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c)
 	uint32_t dt = dos_datetime(f->r.o->now);
 
 	memset(e, 0, 32);	/* (a whole new entry: nothing of what the slot held) */
-	memcpy(e, dotdot ? "..         " : ".          ", 11);
-	e[11] = 0x10;
+	memcpy(e + FAT_DIR_NAME, dotdot ? "..         " : ".          ", FAT_DIR_NAME_LEN);
+	e[FAT_DIR_ATTR] = FAT_ATTR_DIRECTORY;
 	fr_set_first(f, e, c);
-	put_le16(e, 14, (uint16_t)dt);
-	put_le16(e, 16, (uint16_t)(dt >> 16));
-	put_le16(e, 18, (uint16_t)(dt >> 16));
-	put_le16(e, 22, (uint16_t)dt);
-	put_le16(e, 24, (uint16_t)(dt >> 16));
+	put_le16(e, FAT_DIR_CRT_TIME, (uint16_t)dt);
+	put_le16(e, FAT_DIR_CRT_DATE, (uint16_t)(dt >> 16));
+	put_le16(e, FAT_DIR_LST_ACC_DATE, (uint16_t)(dt >> 16));
+	put_le16(e, FAT_DIR_WRT_TIME, (uint16_t)dt);
+	put_le16(e, FAT_DIR_WRT_DATE, (uint16_t)(dt >> 16));
 }
 
 /* Has the plan set c's FAT entry? */

@@ -131,9 +131,9 @@ static void new_entry(const struct frp *f, uint8_t *e, const char *name11, uint8
 		      uint32_t size)
 {
 	fr_dot_entry(f, e, false, first);	/* the dates and first cluster */
-	memcpy(e, name11, 11);
-	e[11] = attr;
-	put_le32(e, 28, size);
+	memcpy(e + FAT_DIR_NAME, name11, FAT_DIR_NAME_LEN);
+	e[FAT_DIR_ATTR] = attr;
+	fat_dirent_put_file_size(e, size);
 }
 
 /*
@@ -191,7 +191,7 @@ static void scan_entry(const struct frp *f, const uint8_t *e, uint64_t at, struc
 		rs->nrun++;		/* (past 20, too many for one name: none is revived) */
 		return;
 	}
-	if (k == FAT_E_DELETED && rs->want && !rs->revive && (e[11] & 0x18) == 0x10 &&
+	if (k == FAT_E_DELETED && rs->want && !rs->revive && (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIRECTORY &&
 	    fat_entry_first(e, f->lay.fat_bits) == rs->want) {
 		rs->revive = at;
 		memcpy(rs->raw, e, 11);

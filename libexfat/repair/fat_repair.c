@@ -163,16 +163,17 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
 	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
 	bool count = rp_take(&f->r, FSC_PR_FAT32_FSINFO_FREE_COUNT) || freed || f->taken_after;
 	bool next = rp_take(&f->r, FSC_PR_FAT32_FSINFO_NEXT_FREE);
-	uint8_t s[8];
+	uint8_t s[FAT_FSI_SIZE];
 
-	if (!b->bpb32 || !b->fsinfo_read || b->fsinfo_lead != 0x41615252 || b->fsinfo_struc != 0x61417272 ||
-	    plan_view_read(f->r.dev, f->r.plan, off + 488, s, 8) < 0)
+	if (!b->bpb32 || !b->fsinfo_read || b->fsinfo_lead != FAT_FSI_LEAD_SIG_VALUE ||
+	    b->fsinfo_struc != FAT_FSI_STRUC_SIG_VALUE ||
+	    plan_view_read(f->r.dev, f->r.plan, off + FAT_FSI_FREE_COUNT, s + FAT_FSI_FREE_COUNT, 8) < 0)
 		return;
-	if (count && after->clusters == f->lay.clusters && get_le32(s, 0) != 0xFFFFFFFFu)
-		put_le32(s, 0, (uint32_t)(after->free_clusters + freed - f->taken_after));
+	if (count && after->clusters == f->lay.clusters && get_le32(s, FAT_FSI_FREE_COUNT) != FAT_FSI_UNKNOWN)
+		put_le32(s, FAT_FSI_FREE_COUNT, (uint32_t)(after->free_clusters + freed - f->taken_after));
 	if (next)
-		put_le32(s, 4, 0xFFFFFFFFu);	/* "no hint": drivers search from the start */
-	rp_put(&f->r, off + 488, s, 8, "FSInfo free count and next-free hint", false);
+		put_le32(s, FAT_FSI_NXT_FREE, FAT_FSI_UNKNOWN);	/* "no hint": drivers search from the start */
+	rp_put(&f->r, off + FAT_FSI_FREE_COUNT, s + FAT_FSI_FREE_COUNT, 8, "FSInfo free count and next-free hint", false);
 }
 
 /*

@@ -159,7 +159,7 @@ bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, 
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		cluster_claim(v, out[i]);
-		put_le32(e, 0, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
+		exfat_fat_cell_put(e, i + 1 < n ? out[i + 1] : 0xFFFFFFFF);
 		rp_put(r, v->fat_byte + 4ull * out[i], e, 4, what, false);
 	}
 	r->allocated = true;
@@ -260,5 +260,5 @@ void rp_put_percent_in_use(struct rp *r, uint64_t marked)
 	if (xv_percent_fits(r->p->ex.percent_in_use, marked, r->p->ex.cluster_count, &lo))
 		return;
 	want = (uint8_t)lo;
-	rp_put(r, 112, &want, 1, "PercentInUse", false);
+	rp_put(r, EXFAT_BOOT_PERCENT_IN_USE, &want, 1, "PercentInUse", false);
 }

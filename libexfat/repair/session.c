@@ -240,15 +240,9 @@ static int flip_bits(struct fsc_dev *view, struct fsc_plan *plan, uint64_t off, 
 
 	if (r < 0)
 		return r;
-	v = len == 1 ? old[0] : len == 2 ? get_le16(old, 0) : get_le32(old, 0);
-	v = (v | set) & ~clear;
+	v = (get_le_n(old, len) | set) & ~clear;
 	memcpy(now, old, sizeof(now));
-	if (len == 1)
-		now[0] = (uint8_t)v;
-	else if (len == 2)
-		put_le16(now, 0, (uint16_t)v);
-	else
-		put_le32(now, 0, v);
+	put_le_n(now, len, v);
 	return memcmp(old, now, len) ? fsc_plan_add(plan, off, old, now, len, why, true) : 0;
 }
 

@@ -127,13 +127,10 @@ static void name_utf8(const uint16_t *u, unsigned n, char *out, size_t len)
 			o += (size_t)snprintf(out + o, len - o, "\\u%04X", u[i]);
 			continue;
 		}
-		put_le16(le, 0, u[i]);
-		if (hi) {
-			put_le16(le, 2, u[++i]);
-			utf16le_to_utf8(le, 2, out + o, len - o);
-		} else {
-			utf16le_to_utf8(le, 1, out + o, len - o);
-		}
+		for (unsigned k = 0; k < (hi ? 2u : 1u); k++)	/* a surrogate pair: both units */
+			put_le16(le, 2 * k, u[i + k]);
+		utf16le_to_utf8(le, hi ? 2 : 1, out + o, len - o);
+		i += hi;
 		o += strlen(out + o);
 	}
 	out[o] = '\0';
@@ -190,10 +187,10 @@ static void exfat_label(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off
 {
 	uint16_t units[15];
 	char name[128];
-	unsigned n = e[1] > 15 ? 15 : e[1];
+	unsigned n = e[EXFAT_LABEL_CHARACTER_COUNT] > 15 ? 15 : e[EXFAT_LABEL_CHARACTER_COUNT];
 
 	for (unsigned i = 0; i < n; i++)
-		units[i] = get_le16(e, 2 + 2 * i);
+		units[i] = exfat_label_unit(e, i);
 	name_utf8(units, n, name, sizeof(name));
 	emit_label(w, name, c, off);
 }
@@ -225,16 +222,16 @@ static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 	struct fsc_dirent d;
 	unsigned n = 0, sn;
 	const uint16_t *lfn;
-	bool deleted = e[0] == 0xE5, found = false;
+	bool deleted = e[FAT_DIR_NAME] == FAT_DIR_FREE, found = false;
 
-	memcpy(raw, e, 11);
+	memcpy(raw, e + FAT_DIR_NAME, FAT_DIR_NAME_LEN);
 	if (raw[0] == 0x05)
-		raw[0] = 0xE5;
+		raw[0] = FAT_DIR_FREE;
 	if (deleted)
 		found = fat_lost_first_byte(&w->lfn, raw);
 	if (deleted && !found)
 		raw[0] = '?';
-	sn = fat_sfn_units(raw, e[12], su);
+	sn = fat_sfn_units(raw, e[FAT_DIR_NT_RES], su);
 	name_utf8(su, sn, sfn, sizeof(sfn));
 	if ((!deleted || found) && (n = fat_lfn_name(&w->lfn, raw, deleted, &lfn)) > 0)
 		name_utf8(lfn, n, name, sizeof(name));
@@ -245,14 +242,14 @@ static void fat_short(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 	d.name = name;
 	snprintf(d.short_name, sizeof(d.short_name), "%s", sfn);
 	d.deleted = deleted;
-	d.attr = e[11];
-	d.dir = e[11] & 0x10;
+	d.attr = e[FAT_DIR_ATTR];
+	d.dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
 	d.first_cluster = fat_entry_first(e, w->l->fat_bits);
-	d.size = d.valid_size = d.dir ? 0 : get_le32(e, 28);
-	d.ctime = (uint32_t)get_le16(e, 16) << 16 | get_le16(e, 14);
-	d.ctime_10ms = e[13];
-	d.mtime = (uint32_t)get_le16(e, 24) << 16 | get_le16(e, 22);
-	d.atime = (uint32_t)get_le16(e, 18) << 16;
+	d.size = d.valid_size = d.dir ? 0 : fat_dirent_file_size(e);
+	d.ctime = fat_dirent_stamp(e, FAT_DIR_CRT_DATE, FAT_DIR_CRT_TIME);
+	d.ctime_10ms = e[FAT_DIR_CRT_TIME_TENTH];
+	d.mtime = fat_dirent_stamp(e, FAT_DIR_WRT_DATE, FAT_DIR_WRT_TIME);
+	d.atime = (uint32_t)get_le16(e, FAT_DIR_LST_ACC_DATE) << 16;
 	d.ctime_utc = d.mtime_utc = d.atime_utc = INT16_MIN;
 	d.entry_cluster = c;
 	d.entry_offset = off;
@@ -276,7 +273,7 @@ static bool fat_entry(struct wk *w, const uint8_t *e, uint32_t c, uint64_t off)
 		fat_lfn_add(&w->lfn, e);
 		return true;
 	case FAT_E_DELETED:
-		if (deleted_too && (e[11] & 0x18) != 0x08)
+		if (deleted_too && (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) != FAT_ATTR_VOLUME_ID)
 			break;
 		fat_lfn_reset(&w->lfn);
 		return true;

@@ -23,6 +23,14 @@
 
 #define UNDO_MAGIC	"FATSCOPE-UNDO01\n"
 #define UNDO_HDR	36
+/* The header's fields after the magic, and a record's before its old and new bytes. */
+#define UNDO_HDR_COUNT		16	/* u32 */
+#define UNDO_HDR_DEV_SIZE	20	/* u64 */
+#define UNDO_HDR_WINDOW		28	/* u64 */
+#define UNDO_REC_OFFSET		0	/* u64 */
+#define UNDO_REC_LENGTH		8	/* u32, UNDO_SYNC */
+#define UNDO_REC		12	/* then the old bytes, then the new */
+#define UNDO_CRC		4	/* the log's last bytes: a CRC-32 of the rest */
 #define UNDO_SYNC	0x80000000u
 #define UNDO_MAX	(64u << 20)	/* bytes of log read at most */
 
@@ -67,14 +75,14 @@ static int sync_dir(const char *path)
 
 static int write_records(int fd, const struct fsc_plan *plan, uint32_t *crc)
 {
-	uint8_t rec[12];
+	uint8_t rec[UNDO_REC];
 	int r = 0;
 
 	for (size_t i = 0; !r && i < fsc_plan_count(plan); i++) {
 		const struct fsc_edit *e = fsc_plan_edit(plan, i);
 
-		put_le64(rec, 0, e->offset);
-		put_le32(rec, 8, (uint32_t)e->len | (e->sync_before ? UNDO_SYNC : 0));
+		put_le64(rec, UNDO_REC_OFFSET, e->offset);
+		put_le32(rec, UNDO_REC_LENGTH, (uint32_t)e->len | (e->sync_before ? UNDO_SYNC : 0));
 		r = write_all(fd, rec, sizeof(rec), crc);
 		if (!r)
 			r = write_all(fd, e->old, e->len, crc);
@@ -86,30 +94,30 @@ static int write_records(int fd, const struct fsc_plan *plan, uint32_t *crc)
 
 int undo_write(struct fsc_dev *dev, const struct fsc_plan *plan, const char *path)
 {
-	uint8_t hdr[UNDO_HDR], c[4];
+	uint8_t hdr[UNDO_HDR], c[UNDO_CRC];
 	uint32_t crc = 0, dummy = 0;
-	size_t total = UNDO_HDR + 4;
+	size_t total = UNDO_HDR + UNDO_CRC;
 	int fd, r;
 
 	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
 		size_t len = fsc_plan_edit(plan, i)->len;
 
-		if (len >= UNDO_SYNC || (total += 12 + 2 * len) > UNDO_MAX)
+		if (len >= UNDO_SYNC || (total += UNDO_REC + 2 * len) > UNDO_MAX)
 			return -EFBIG;	/* more than fsc_undo_apply would read back */
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	memcpy(hdr, UNDO_MAGIC, 16);
-	put_le32(hdr, 16, (uint32_t)fsc_plan_count(plan));
-	put_le64(hdr, 20, fsc_dev_size(dev));
-	put_le64(hdr, 28, fsc_dev_offset(dev));
+	put_le32(hdr, UNDO_HDR_COUNT, (uint32_t)fsc_plan_count(plan));
+	put_le64(hdr, UNDO_HDR_DEV_SIZE, fsc_dev_size(dev));
+	put_le64(hdr, UNDO_HDR_WINDOW, fsc_dev_offset(dev));
 	r = write_all(fd, hdr, sizeof(hdr), &crc);
 	if (!r)
 		r = write_records(fd, plan, &crc);
-	put_le32(c, 0, crc);
+	put_le_n(c, sizeof(c), crc);
 	if (!r)
-		r = write_all(fd, c, 4, &dummy);
+		r = write_all(fd, c, sizeof(c), &dummy);
 	if (!r && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && !r)
@@ -147,13 +155,13 @@ static int read_undo(const char *path, uint8_t **out, size_t *outlen)
 			len += (size_t)r;
 	} while (r > 0 || (r < 0 && errno == EINTR));
 	close(fd);
-	if (len < UNDO_HDR + 4 || memcmp(buf, UNDO_MAGIC, 16) != 0 ||
-	    crc32_update(0, buf, len - 4) != get_le32(buf, len - 4)) {
+	if (len < UNDO_HDR + UNDO_CRC || memcmp(buf, UNDO_MAGIC, 16) != 0 ||
+	    crc32_update(0, buf, len - UNDO_CRC) != get_le_n(buf + len - UNDO_CRC, UNDO_CRC)) {
 		free(buf);
 		return -EINVAL;
 	}
 	*out = buf;
-	*outlen = len - 4;
+	*outlen = len - UNDO_CRC;
 	return 0;
 }
 
@@ -167,10 +175,11 @@ struct undo_rec {
 /* The records of a verified log, for a device of this size and window. */
 static int undo_index(struct fsc_dev *dev, const uint8_t *log, size_t len, struct undo_rec **out, size_t *nout)
 {
-	size_t n = get_le32(log, 16), pos = UNDO_HDR;
+	size_t n = get_le32(log, UNDO_HDR_COUNT), pos = UNDO_HDR;
 	struct undo_rec *v;
 
-	if (get_le64(log, 20) != fsc_dev_size(dev) || get_le64(log, 28) != fsc_dev_offset(dev) || n > len / 12)
+	if (get_le64(log, UNDO_HDR_DEV_SIZE) != fsc_dev_size(dev) || get_le64(log, UNDO_HDR_WINDOW) != fsc_dev_offset(dev) ||
+	    n > len / UNDO_REC)
 		return -EINVAL;
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
@@ -178,17 +187,19 @@ static int undo_index(struct fsc_dev *dev, const uint8_t *log, size_t len, struc
 	for (size_t i = 0; i < n; i++) {
 		uint32_t l;
 
-		if (len - pos < 12 || (l = get_le32(log, pos + 8) & ~UNDO_SYNC, (len - pos - 12) / 2 < l)) {
+		if (len - pos < UNDO_REC ||
+		    (l = get_le32(log, pos + UNDO_REC_LENGTH) & ~UNDO_SYNC, (len - pos - UNDO_REC) / 2 < l)) {
 			free(v);
 			return -EINVAL;
 		}
-		v[i] = (struct undo_rec){ get_le64(log, pos), l, get_le32(log, pos + 8) & UNDO_SYNC,
-					  log + pos + 12, log + pos + 12 + l };
+		v[i] = (struct undo_rec){ get_le64(log, pos + UNDO_REC_OFFSET), l,
+					  get_le32(log, pos + UNDO_REC_LENGTH) & UNDO_SYNC, log + pos + UNDO_REC,
+					  log + pos + UNDO_REC + l };
 		if (v[i].off > fsc_dev_size(dev) || l > fsc_dev_size(dev) - v[i].off) {
 			free(v);
 			return -EINVAL;
 		}
-		pos += 12 + 2 * (size_t)l;
+		pos += UNDO_REC + 2 * (size_t)l;
 	}
 	*out = v;
 	*nout = n;

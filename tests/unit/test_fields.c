@@ -8,6 +8,8 @@
  * field names holds that value and that no other decoded member moved.
  * Then the other way round: every member a decoder fills from the sector
  * is named by a field.  Moving an offset on either side fails here.
+ * Last, the constants of exfat/ondisk.h and fat/ondisk.h against the
+ * tables.
  *
  * The decoders are internal, so this test is built from their sources
  * (see tests/Makemodule.am), not against the installed API.
@@ -424,12 +426,125 @@ static void test_every_member_has_field(void **state)
 	}
 }
 
+/*
+ * The offsets exfat/ondisk.h and fat/ondisk.h name (what the code reads
+ * and writes) are the field tables' (what dump prints, what findings
+ * name): every field of every table has its constant, at its offset, as
+ * wide as the table says.  Moving either fails here.
+ */
+struct named {
+	enum fsc_table table;
+	const char *field, *constant;
+	unsigned offset, width;
+};
+
+#define NAMED(t, field, c, w) { t, field, #c, c, w }
+static const struct named named[] = {
+	NAMED(FSC_TABLE_EXFAT_BOOT, "JumpBoot", EXFAT_BOOT_JUMP_BOOT, 3),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "FileSystemName", EXFAT_BOOT_FILE_SYSTEM_NAME, 8),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "MustBeZero", EXFAT_BOOT_MUST_BE_ZERO, 53),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "PartitionOffset", EXFAT_BOOT_PARTITION_OFFSET, 8),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "VolumeLength", EXFAT_BOOT_VOLUME_LENGTH, 8),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "FatOffset", EXFAT_BOOT_FAT_OFFSET, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "FatLength", EXFAT_BOOT_FAT_LENGTH, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "ClusterHeapOffset", EXFAT_BOOT_CLUSTER_HEAP_OFFSET, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "ClusterCount", EXFAT_BOOT_CLUSTER_COUNT, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "FirstClusterOfRootDirectory", EXFAT_BOOT_FIRST_CLUSTER_OF_ROOT, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "VolumeSerialNumber", EXFAT_BOOT_VOLUME_SERIAL_NUMBER, 4),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "FileSystemRevision", EXFAT_BOOT_FILE_SYSTEM_REVISION, 2),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "VolumeFlags", EXFAT_BOOT_VOLUME_FLAGS, 2),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "BytesPerSectorShift", EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT, 1),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "SectorsPerClusterShift", EXFAT_BOOT_SECTORS_PER_CLUSTER_SHIFT, 1),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "NumberOfFats", EXFAT_BOOT_NUMBER_OF_FATS, 1),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "DriveSelect", EXFAT_BOOT_DRIVE_SELECT, 1),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "PercentInUse", EXFAT_BOOT_PERCENT_IN_USE, 1),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "Reserved", EXFAT_BOOT_RESERVED, 7),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "BootCode", EXFAT_BOOT_BOOT_CODE, 390),
+	NAMED(FSC_TABLE_EXFAT_BOOT, "BootSignature", EXFAT_BOOT_BOOT_SIGNATURE, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BS_jmpBoot", FAT_BS_JMP_BOOT, 3),
+	NAMED(FSC_TABLE_FAT_BPB, "BS_OEMName", FAT_BS_OEM_NAME, 8),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_BytsPerSec", FAT_BPB_BYTS_PER_SEC, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_SecPerClus", FAT_BPB_SEC_PER_CLUS, 1),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_RsvdSecCnt", FAT_BPB_RSVD_SEC_CNT, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_NumFATs", FAT_BPB_NUM_FATS, 1),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_RootEntCnt", FAT_BPB_ROOT_ENT_CNT, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_TotSec16", FAT_BPB_TOT_SEC16, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_Media", FAT_BPB_MEDIA, 1),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_FATSz16", FAT_BPB_FAT_SZ16, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_SecPerTrk", FAT_BPB_SEC_PER_TRK, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_NumHeads", FAT_BPB_NUM_HEADS, 2),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_HiddSec", FAT_BPB_HIDD_SEC, 4),
+	NAMED(FSC_TABLE_FAT_BPB, "BPB_TotSec32", FAT_BPB_TOT_SEC32, 4),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_DrvNum", FAT16_BS_DRV_NUM, 1),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_Reserved1", FAT16_BS_RESERVED1, 1),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_BootSig", FAT16_BS_BOOT_SIG, 1),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_VolID", FAT16_BS_VOL_ID, 4),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_VolLab", FAT16_BS_VOL_LAB, 11),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BS_FilSysType", FAT16_BS_FIL_SYS_TYPE, 8),
+	NAMED(FSC_TABLE_FAT16_EBPB, "BootCode", FAT16_BS_BOOT_CODE, 448),
+	NAMED(FSC_TABLE_FAT16_EBPB, "Signature", FAT_BS_SIGNATURE, 2),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_FATSz32", FAT32_BPB_FAT_SZ32, 4),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_ExtFlags", FAT32_BPB_EXT_FLAGS, 2),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_FSVer", FAT32_BPB_FS_VER, 2),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_RootClus", FAT32_BPB_ROOT_CLUS, 4),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_FSInfo", FAT32_BPB_FS_INFO, 2),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_BkBootSec", FAT32_BPB_BK_BOOT_SEC, 2),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BPB_Reserved", FAT32_BPB_RESERVED, 12),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_DrvNum", FAT32_BS_DRV_NUM, 1),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_Reserved1", FAT32_BS_RESERVED1, 1),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_BootSig", FAT32_BS_BOOT_SIG, 1),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_VolID", FAT32_BS_VOL_ID, 4),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_VolLab", FAT32_BS_VOL_LAB, 11),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BS_FilSysType", FAT32_BS_FIL_SYS_TYPE, 8),
+	NAMED(FSC_TABLE_FAT32_EBPB, "BootCode", FAT32_BS_BOOT_CODE, 420),
+	NAMED(FSC_TABLE_FAT32_EBPB, "Signature", FAT_BS_SIGNATURE, 2),
+	NAMED(FSC_TABLE_FSINFO, "FSI_LeadSig", FAT_FSI_LEAD_SIG, 4),
+	NAMED(FSC_TABLE_FSINFO, "FSI_Reserved1", FAT_FSI_RESERVED1, 480),
+	NAMED(FSC_TABLE_FSINFO, "FSI_StrucSig", FAT_FSI_STRUC_SIG, 4),
+	NAMED(FSC_TABLE_FSINFO, "FSI_Free_Count", FAT_FSI_FREE_COUNT, 4),
+	NAMED(FSC_TABLE_FSINFO, "FSI_Nxt_Free", FAT_FSI_NXT_FREE, 4),
+	NAMED(FSC_TABLE_FSINFO, "FSI_Reserved2", FAT_FSI_RESERVED2, 12),
+	NAMED(FSC_TABLE_FSINFO, "FSI_TrailSig", FAT_FSI_TRAIL_SIG, 4),
+};
+
+static void test_named_offsets(void **state)
+{
+	(void)state;
+	for (enum fsc_table t = 0; t < FSC_TABLE_COUNT; t++) {
+		size_t n;
+		const struct fsc_field *v = fsc_field_table(t, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned hits = 0;
+
+			for (size_t k = 0; k < N(named); k++) {
+				if (named[k].table != t || strcmp(named[k].field, v[i].name) != 0)
+					continue;
+				hits++;
+				if (named[k].offset != v[i].offset || named[k].width != v[i].width)
+					fail_msg("%s is %u (%u bytes); table %d's %s is at %u (%u bytes)", named[k].constant,
+						 named[k].offset, named[k].width, (int)t, v[i].name, v[i].offset, v[i].width);
+			}
+			if (hits != 1)
+				fail_msg("table %d's %s: %u constants name it (1 should)", (int)t, v[i].name, hits);
+		}
+	}
+	for (size_t k = 0; k < N(named); k++) {
+		const struct fsc_field *f = fsc_field_at(named[k].table, named[k].offset);
+
+		if (!f || f->offset != named[k].offset || strcmp(f->name, named[k].field) != 0)
+			fail_msg("%s: table %d has no field %s at %u", named[k].constant, (int)named[k].table,
+				 named[k].field, named[k].offset);
+	}
+}
+
 int unit_fields(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_each_field),
 		cmocka_unit_test(test_map_names_fields),
 		cmocka_unit_test(test_every_member_has_field),
+		cmocka_unit_test(test_named_offsets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
