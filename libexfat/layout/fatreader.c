@@ -124,3 +124,8 @@ uint32_t fatreader_next(struct fatreader *fr, uint32_t c)
 		return LAYOUT_UNREADABLE;
 	return layout_fat_value(&fr->l, v);
 }
+
+uint32_t fatreader_link(void *fr, uint32_t c)
+{
+	return fatreader_next(fr, c);
+}

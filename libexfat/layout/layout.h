@@ -108,6 +108,54 @@ static inline uint32_t layout_fat_value(const struct layout *l, uint32_t raw)
 	return v;
 }
 
+/* chain.c */
+/*
+ * The one chain iterator.  next gives the FAT entry of a cluster as
+ * layout_fat_value says (or LAYOUT_UNREADABLE); contiguous chains
+ * (exFAT's NoFatChain) have no FAT.  Begin with the first cluster and
+ * the clusters the loop test looks at (limit: the chain's expected
+ * length, or l->held for any loop; 0 for none), then call
+ * layout_chain_next until it returns false: end says why, link is the
+ * entry that ended it (the cluster a loop goes back to, the value out of
+ * range), cur the last cluster given and n how many were given.
+ */
+enum layout_chain_end {
+	LAYOUT_CHAIN_ON,		/* not ended */
+	LAYOUT_CHAIN_END,		/* an end-of-chain entry */
+	LAYOUT_CHAIN_FREE,		/* a free entry */
+	LAYOUT_CHAIN_BAD,		/* a bad-cluster entry */
+	LAYOUT_CHAIN_UNREADABLE,	/* the entry could not be read */
+	LAYOUT_CHAIN_RANGE,		/* a link (or the first cluster) outside the data area */
+	LAYOUT_CHAIN_LOOP,		/* the link goes back to number mu of the chain (loop_to) */
+	LAYOUT_CHAIN_LONG,		/* more clusters than the volume holds: a loop past the test's limit */
+};
+
+typedef uint32_t (*layout_next_fn)(void *ctx, uint32_t c);
+
+struct layout_chain {
+	const struct layout *l;
+	layout_next_fn next;
+	void *ctx;
+	bool contiguous;
+	enum layout_chain_end end;
+	uint32_t cur;			/* the cluster last given */
+	uint32_t link;			/* the entry after it, once read */
+	uint64_t n;			/* clusters given */
+	uint64_t mu, lam;		/* a loop (lam > 0): number mu is met again after mu + lam clusters */
+	uint32_t loop_to;		/* cluster number mu, once given */
+};
+
+void layout_chain_begin(struct layout_chain *it, const struct layout *l, layout_next_fn next, void *ctx,
+			uint32_t first, uint64_t limit, bool contiguous);
+/* The chain's next cluster into *c: true; false once it ended (end says why). */
+bool layout_chain_next(struct layout_chain *it, uint32_t *c);
+
+/* The cluster last given links back into the chain (the next call ends with LAYOUT_CHAIN_LOOP). */
+static inline bool layout_chain_at_loop(const struct layout_chain *it)
+{
+	return it->lam && it->n == it->mu + it->lam;
+}
+
 /* fatreader.c */
 /*
  * The FAT read in 64 KiB blocks through a direct-mapped cache of a fixed
@@ -138,5 +186,7 @@ void fatreader_free(struct fatreader *fr);
 int fatreader_raw(struct fatreader *fr, uint32_t c, uint32_t *v);
 /* The next cluster after c as layout_fat_value says, or LAYOUT_UNREADABLE (fr->err says why). */
 uint32_t fatreader_next(struct fatreader *fr, uint32_t c);
+/* fatreader_next as a layout_next_fn (ctx: the struct fatreader). */
+uint32_t fatreader_link(void *fr, uint32_t c);
 
 #endif

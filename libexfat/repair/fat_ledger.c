@@ -229,36 +229,34 @@ uint32_t fr_step(struct frp *f, uint32_t c)
 	return v >= 2 && v <= f->cc + 1 ? v : 0;
 }
 
-/* The chain from first as the plan leaves it, its loop found with Floyd's two pointers (no memory). */
+/* fr_fat_get as the chain iterator reads a FAT (ctx: the struct frp). */
+static uint32_t plan_link(void *f, uint32_t c)
+{
+	return layout_fat_value(&((struct frp *)f)->lay, fr_fat_get(f, c));
+}
+
+/* The chain from first as the plan leaves it, through the one chain iterator (its loop test needs no memory). */
 void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w)
 {
-	uint32_t slow = first, fast = first, c = first;
-	uint64_t total = UINT64_MAX, mu = 0, lam = 1;
+	struct layout l = f->lay;	/* the clusters the FAT holds */
+	struct layout_chain it;
+	uint32_t c;
 
-	while ((fast = fr_step(f, fast)) && (fast = fr_step(f, fast)) && (slow = fr_step(f, slow)) != fast)
-		;
-	if (fast) {			/* a loop: where it starts (mu), its length (lam) */
-		for (slow = first; slow != fast; mu++) {
-			slow = fr_step(f, slow);
-			fast = fr_step(f, fast);
-		}
-		for (fast = fr_step(f, slow); fast != slow; lam++)
-			fast = fr_step(f, fast);
-		total = mu + lam;
-	}
+	l.held = f->cc;
 	memset(w, 0, sizeof(*w));
-	for (w->n = 1; ; w->n++) {
-		if (w->n == need)
+	if (!layout_cluster_valid(&l, first)) {	/* no chain: first alone */
+		w->n = 1;
+		w->last = first;
+		w->at_need = need == 1 ? first : 0;
+		w->ended = plan_link(f, first) == LAYOUT_END;
+		return;
+	}
+	layout_chain_begin(&it, &l, plan_link, f, first, l.held, false);
+	while (layout_chain_next(&it, &c)) {
+		if (it.n == need)
 			w->at_need = c;
 		w->last = c;
-		if (w->n == total)
-			return;
-		uint32_t next = fr_step(f, c);
-
-		if (!next) {
-			w->ended = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_END;
-			return;
-		}
-		c = next;
 	}
+	w->n = it.n;
+	w->ended = it.end == LAYOUT_CHAIN_END;
 }

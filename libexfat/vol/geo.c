@@ -87,55 +87,6 @@ bool vol_cluster_free(struct vol_src *s, uint32_t c)
 	return fatreader_next(&s->fr, c) == LAYOUT_FREE;
 }
 
-/* The cluster after c in its chain, or 0 where the chain does not go on inside the data area. */
-static uint32_t chain_next(struct fatreader *fr, uint32_t c)
-{
-	uint32_t n = fatreader_next(fr, c);
-
-	return layout_cluster_valid(&fr->l, n) ? n : 0;
-}
-
-/*
- * Brent's cycle test over the chain from first (a cluster of the data
- * area): true when the chain comes back to itself within its first
- * limit + 1 clusters, with *mu the index of the first cluster met twice
- * and *lam the loop's length: clusters 0 .. mu + lam - 1 are distinct and
- * cluster mu + lam - 1 links back to cluster mu.  A loop of r = mu + lam
- * clusters is seen by the time the fast walker has taken 3r steps (its
- * mark sits at index 2^j - 1 for a window of 2^j steps, and the first
- * window with 2^j >= max(mu + 1, lam) holds the meeting), so the walk
- * stops after 3 * limit + 3 steps: reads stay within a few times the
- * listing's length, and no memory per cluster is needed.
- */
-static bool chain_loop(struct fatreader *fr, uint32_t first, uint64_t limit, uint64_t *mu, uint64_t *lam)
-{
-	uint32_t mark = first, c = chain_next(fr, first);
-	uint64_t power = 1, steps = 1;
-
-	*lam = 1;
-	while (c != mark) {
-		if (!c || steps > 3 * limit + 3)
-			return false;
-		if (power == *lam) {
-			mark = c;
-			power *= 2;
-			*lam = 0;
-		}
-		c = chain_next(fr, c);
-		++*lam;
-		steps++;
-	}
-	/* A walker lam clusters ahead meets one from the start at index mu. */
-	mark = c = first;
-	for (uint64_t i = 0; i < *lam; i++)
-		c = chain_next(fr, c);
-	for (*mu = 0; mark != c; ++*mu) {
-		mark = chain_next(fr, mark);
-		c = chain_next(fr, c);
-	}
-	return *mu + *lam <= limit;
-}
-
 /* The listing ended at a loop: cluster from links back to cluster to, the chain's number index + 1. */
 static void stop_loop(struct fsc_chain_stop *stop, uint32_t from, uint32_t to, uint64_t index)
 {
@@ -147,15 +98,43 @@ static void stop_loop(struct fsc_chain_stop *stop, uint32_t from, uint32_t to, u
 		 from, to, (unsigned long long)index + 1);
 }
 
+/* Why the chain stopped before need clusters (it ended), in stop. */
+static void stop_why(struct fsc_chain_stop *stop, const struct layout_chain *it, uint64_t need, bool sized)
+{
+	switch (it->end) {
+	case LAYOUT_CHAIN_END:
+		if (sized && it->n < need)
+			snprintf(stop->why, sizeof(stop->why), "the chain ends after %llu of %llu clusters",
+				 (unsigned long long)it->n, (unsigned long long)need);
+		break;
+	case LAYOUT_CHAIN_UNREADABLE:
+		snprintf(stop->why, sizeof(stop->why), "the FAT entry of cluster %u cannot be read", it->cur);
+		break;
+	case LAYOUT_CHAIN_BAD:
+	case LAYOUT_CHAIN_FREE:
+		snprintf(stop->why, sizeof(stop->why), "cluster %u is followed by a %s entry", it->cur,
+			 it->end == LAYOUT_CHAIN_BAD ? "bad" : "free");
+		break;
+	case LAYOUT_CHAIN_RANGE:
+		snprintf(stop->why, sizeof(stop->why), "cluster %u is outside the data area", it->link);
+		break;
+	case LAYOUT_CHAIN_LONG:
+		snprintf(stop->why, sizeof(stop->why), "the chain does not end (loop)");
+		break;
+	default:
+		break;
+	}
+}
+
 FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 			       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
 {
 	struct fatreader fr;
 	const struct layout *l = &fr.l;
+	struct layout_chain it;
 	struct fsc_chain_stop dummy;
-	uint64_t need, cap, mu = 0, lam = 0, n = 0;
-	uint32_t c = first, run_start = first, run_len = 0, back = 0, last = 0;
-	bool loop = false;
+	uint64_t need;
+	uint32_t c, run_start = 0, run_len = 0;
 	int r = open_fat(&fr, dev, p);
 
 	if (r < 0)
@@ -164,20 +143,9 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 		stop = &dummy;
 	memset(stop, 0, sizeof(*stop));
 	need = size ? (size + l->cluster_bytes - 1) / l->cluster_bytes : UINT64_MAX;
-	if (!nofat && layout_cluster_valid(l, first))
-		loop = chain_loop(&fr, first, need < l->held ? need : l->held, &mu, &lam);
-	cap = loop ? mu + lam : need;
-	while (n < cap) {
-		uint32_t next;
-
-		if (!layout_cluster_valid(l, c)) {
-			snprintf(stop->why, sizeof(stop->why), "cluster %u is outside the data area", c);
-			break;
-		}
-		if (n >= l->held) {
-			snprintf(stop->why, sizeof(stop->why), "the chain does not end (loop)");
-			break;
-		}
+	layout_chain_begin(&it, l, fatreader_link, &fr, first, need < l->held ? need : l->held, nofat);
+	/* need clusters, and past them only to see that the last one closes a loop */
+	while ((it.n < need || layout_chain_at_loop(&it)) && layout_chain_next(&it, &c)) {
 		if (run_len && c == run_start + run_len) {
 			run_len++;
 		} else {
@@ -186,42 +154,17 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 			run_start = c;
 			run_len = 1;
 		}
-		if (n == mu)
-			back = c;
-		last = c;
-		n++;
-		if (loop && n == cap)
-			break;	/* the next one is a repeat */
-		if (nofat) {
-			c++;
-			continue;
-		}
-		next = fatreader_next(&fr, c);
-		if (next == LAYOUT_END) {
-			if (size && n < need)
-				snprintf(stop->why, sizeof(stop->why), "the chain ends after %llu of %llu clusters",
-					 (unsigned long long)n, (unsigned long long)need);
-			break;
-		}
-		if (next == LAYOUT_UNREADABLE) {
-			snprintf(stop->why, sizeof(stop->why), "the FAT entry of cluster %u cannot be read", c);
-			break;
-		}
-		if (next == LAYOUT_BAD || next == LAYOUT_FREE) {
-			snprintf(stop->why, sizeof(stop->why), "cluster %u is followed by a %s entry", c,
-				 next ? "bad" : "free");
-			break;
-		}
-		c = next;
 	}
 	if (run_len && fn)
 		fn(ctx, run_start, run_len);
-	if (loop && n == cap)
-		stop_loop(stop, last, back, mu);
-	else if (stop->why[0])
+	if (it.end == LAYOUT_CHAIN_LOOP)
+		stop_loop(stop, it.cur, it.loop_to, it.mu);
+	else
+		stop_why(stop, &it, need, size != 0);
+	if (stop->why[0] && it.end != LAYOUT_CHAIN_LOOP)
 		stop->end = FSC_CHAIN_BROKEN;
 	fatreader_free(&fr);
-	return (int64_t)n;
+	return (int64_t)it.n;
 }
 
 static void count_run(struct fsc_alloc_summary *s, uint64_t *run)

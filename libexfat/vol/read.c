@@ -10,9 +10,9 @@
  *
  * Consumes: a struct vol_src (layout, FAT reader, allocation bitmap) and a
  * directory entry.  Produces: runs, recovery states, bytes.  Every chain
- * is bounded by the file's size and by the volume's cluster count, and a
- * loop is found (Brent's cycle test while following, then the runs sorted
- * for a loop shorter than the file), so a damaged chain never gives
+ * is bounded by the file's size and by the volume's cluster count, and
+ * followed through the one chain iterator (layout/chain.c), whose loop
+ * test cuts a loop where it closes, so a damaged chain never gives
  * endless or repeated bytes.  Memory: one run per fragment.
  */
 #include "config.h"
@@ -62,110 +62,67 @@ static int add(struct vol_runs *r, uint32_t c, bool gone, uint32_t cb)
 	return 0;
 }
 
-static int cmp_run(const void *a, const void *b)
-{
-	const struct vol_run *x = a, *y = b;
-
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/*
- * The runs' clusters sorted, to find a cluster met twice (a loop shorter
- * than the file) and whether c is one of them.  0 when none is met twice
- * (*twice 0) and *has says whether c is among them; -ENOMEM.
- */
-static int runs_overlap(const struct vol_runs *r, uint32_t c, uint32_t *twice, bool *has)
-{
-	struct vol_run *s = malloc((r->n ? r->n : 1) * sizeof(*s));
-	size_t n = 0;
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].first)
-			s[n++] = r->v[i];
-	qsort(s, n, sizeof(*s), cmp_run);
-	*twice = 0;
-	*has = false;
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && (uint64_t)s[i].first + s[i].count > s[i + 1].first && !*twice)
-			*twice = s[i + 1].first;
-		if (c >= s[i].first && (uint64_t)c < (uint64_t)s[i].first + s[i].count)
-			*has = true;
-	}
-	free(s);
-	return 0;
-}
-
 enum stop { ST_DONE, ST_END, ST_BROKEN, ST_LOOP, ST_USED, ST_NOMEM };
 
 /*
- * Follow the chain from first into r until need clusters (0: to its end);
- * free_only: stop at a cluster in use (a deleted file's).  *next gets the
- * entry after the last cluster taken.  The stop, with why for a broken one.
+ * Follow the chain from first into r until need clusters (0: to its end),
+ * through the one chain iterator, so that no cluster is taken twice;
+ * free_only: stop at a cluster in use (a deleted file's).  The stop, with
+ * why for a broken chain or a loop.
  */
-static enum stop follow(struct vol_src *s, uint32_t first, uint64_t need, bool free_only, struct vol_runs *r,
-			uint32_t *next)
+static enum stop follow(struct vol_src *s, uint32_t first, uint64_t need, bool free_only, struct vol_runs *r)
 {
 	const struct layout *l = &s->fr.l;
-	uint32_t c = first, mark = first;
-	uint64_t power = 1, lam = 0;
+	struct layout_chain it;
+	uint32_t c;
 
-	for (;;) {
-		if (!layout_cluster_valid(l, c)) {
-			snprintf(r->why, sizeof(r->why), "cluster %u is outside the data area", c);
-			return ST_BROKEN;
-		}
+	layout_chain_begin(&it, l, fatreader_link, &s->fr, first, need && need < l->held ? need : l->held, false);
+	while (layout_chain_next(&it, &c)) {
 		if (free_only && !vol_cluster_free(s, c))
 			return ST_USED;
 		if (add(r, c, false, l->cluster_bytes) < 0)
 			return ST_NOMEM;
-		*next = fatreader_next(&s->fr, c);
-		if (r->clusters == need)
+		if (r->clusters == need && !layout_chain_at_loop(&it))
 			return ST_DONE;
-		if (r->clusters >= l->held || *next == mark)
-			return ST_LOOP;	/* longer than the volume, or back at Brent's mark */
-		if (*next == LAYOUT_END)
-			return ST_END;
-		if (*next == LAYOUT_FREE || *next == LAYOUT_BAD || *next == LAYOUT_UNREADABLE) {
-			snprintf(r->why, sizeof(r->why), "cluster %u is followed by %s", c,
-				 *next == LAYOUT_FREE ? "a free entry" : *next == LAYOUT_BAD ? "a bad entry" :
-				 "an entry that cannot be read");
-			return ST_BROKEN;
-		}
-		if (++lam == power) {
-			mark = *next;
-			power *= 2;
-			lam = 0;
-		}
-		c = *next;
+	}
+	switch (it.end) {
+	case LAYOUT_CHAIN_END:
+		return ST_END;
+	case LAYOUT_CHAIN_LOOP:
+	case LAYOUT_CHAIN_LONG:
+		snprintf(r->why, sizeof(r->why), "the chain loops back to cluster %u after %llu clusters",
+			 it.end == LAYOUT_CHAIN_LOOP ? it.loop_to : it.link, (unsigned long long)r->clusters);
+		return ST_LOOP;
+	case LAYOUT_CHAIN_RANGE:
+		snprintf(r->why, sizeof(r->why), "cluster %u is outside the data area", it.link);
+		return ST_BROKEN;
+	default:
+		snprintf(r->why, sizeof(r->why), "cluster %u is followed by %s", it.cur,
+			 it.end == LAYOUT_CHAIN_FREE ? "a free entry" : it.end == LAYOUT_CHAIN_BAD ? "a bad entry" :
+			 "an entry that cannot be read");
+		return ST_BROKEN;
 	}
 }
 
 /* A live file's chain, need clusters (0: a FAT directory, to its end): 0, -ELOOP, -EUCLEAN, -ENOMEM. */
 static int live_chain(struct vol_src *s, uint32_t first, uint64_t need, struct vol_runs *r)
 {
-	uint32_t next = LAYOUT_END, twice;
-	bool back;
-	enum stop st = follow(s, first, need, false, r, &next);
-
-	if (st == ST_NOMEM)
+	switch (follow(s, first, need, false, r)) {
+	case ST_NOMEM:
 		return -ENOMEM;
-	if (st == ST_BROKEN)
+	case ST_BROKEN:
 		return -EUCLEAN;
-	if (st == ST_END && need) {
+	case ST_LOOP:
+		return -ELOOP;
+	case ST_END:
+		if (!need)
+			return 0;
 		snprintf(r->why, sizeof(r->why), "the chain ends after %llu of %llu clusters",
 			 (unsigned long long)r->clusters, (unsigned long long)need);
 		return -EUCLEAN;
+	default:
+		return 0;
 	}
-	if (runs_overlap(r, next, &twice, &back) < 0)
-		return -ENOMEM;
-	if (st == ST_LOOP || twice || back) {
-		snprintf(r->why, sizeof(r->why), "the chain loops back to cluster %u after %llu clusters",
-			 twice ? twice : back ? next : first, (unsigned long long)r->clusters);
-		return -ELOOP;
-	}
-	return 0;
 }
 
 /* A live NoFatChain run: every cluster inside the data area. */
@@ -208,8 +165,6 @@ static int deleted_contiguous(struct vol_src *s, uint32_t first, uint64_t need, 
 static int deleted(struct vol_src *s, const struct fsc_dirent *d, uint64_t need, struct vol_runs *r)
 {
 	const struct layout *l = &s->fr.l;
-	uint32_t next, twice;
-	bool back;
 	int e;
 
 	if (!layout_cluster_valid(l, d->first_cluster) || need > l->held ||
@@ -218,11 +173,11 @@ static int deleted(struct vol_src *s, const struct fsc_dirent *d, uint64_t need,
 		return 0;
 	}
 	if (l->type == FSC_TYPE_EXFAT && !d->nofat) {
-		enum stop st = follow(s, d->first_cluster, need, true, r, &next);
+		enum stop st = follow(s, d->first_cluster, need, true, r);
 
-		if (st == ST_NOMEM || runs_overlap(r, 0, &twice, &back) < 0)
+		if (st == ST_NOMEM)
 			return -ENOMEM;
-		if (st == ST_DONE && !twice) {
+		if (st == ST_DONE) {
 			r->state = FSC_REC_INTACT;
 			return 0;
 		}
@@ -311,8 +266,7 @@ int vol_runs_read(struct vol_src *s, const struct vol_runs *r, uint64_t off, voi
 static int runs_to_break(struct vol_src *s, const struct fsc_dirent *d, struct vol_runs *r)
 {
 	const struct layout *l = &s->fr.l;
-	uint64_t need = (d->size + l->cluster_bytes - 1) / l->cluster_bytes, *seen;
-	uint32_t next;
+	uint64_t need = (d->size + l->cluster_bytes - 1) / l->cluster_bytes;
 
 	runs_reset(r);
 	if (!layout_cluster_valid(l, d->first_cluster))
@@ -327,24 +281,8 @@ static int runs_to_break(struct vol_src *s, const struct fsc_dirent *d, struct v
 		r->n = 1;
 		return 0;
 	}
-	if (follow(s, d->first_cluster, need && need < l->held ? need : l->held, false, r, &next) == ST_NOMEM)
-		return -ENOMEM;
-	seen = calloc(((uint64_t)l->held + 63) / 64 + 1, sizeof(uint64_t));
-	if (!seen)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++)	/* cut before the first cluster met twice */
-		for (uint32_t k = 0; k < r->v[i].count; k++)
-			if (bit_test_set(seen, r->v[i].first + k - 2)) {
-				r->clusters = r->v[i].byte / l->cluster_bytes + k;
-				snprintf(r->why, sizeof(r->why), "the chain loops back to cluster %u after %llu clusters",
-					 r->v[i].first + k, (unsigned long long)r->clusters);
-				r->v[i].count = k;
-				r->n = k ? i + 1 : i;
-				free(seen);
-				return 0;
-			}
-	free(seen);
-	return 0;
+	/* (follow takes no cluster twice: a loop is cut where it closes, its why said) */
+	return follow(s, d->first_cluster, need && need < l->held ? need : l->held, false, r) == ST_NOMEM ? -ENOMEM : 0;
 }
 
 /* ---- the public reader ---- */

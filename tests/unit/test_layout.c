@@ -456,6 +456,102 @@ static void test_public_geometry(void **state)
 	vol_close(&v);
 }
 
+/* ---- the one chain iterator (layout/chain.c), over a FAT in an array */
+struct fake_fat {
+	uint32_t v[16];			/* v[c]: the entry of cluster c as layout_fat_value says */
+	unsigned reads;
+};
+
+static uint32_t fake_link(void *ctx, uint32_t c)
+{
+	struct fake_fat *f = ctx;
+
+	f->reads++;
+	return c < 16 ? f->v[c] : LAYOUT_UNREADABLE;
+}
+
+/* Iterate from first; the clusters given into got (at most 16), their number returned. */
+static unsigned walk(struct fake_fat *f, uint32_t held, uint32_t first, uint64_t limit, bool contiguous,
+		     uint32_t *got, struct layout_chain *it)
+{
+	static struct layout l;
+	unsigned n = 0;
+	uint32_t c;
+
+	memset(&l, 0, sizeof(l));
+	l.held = l.clusters = held;
+	layout_chain_begin(it, &l, fake_link, f, first, limit, contiguous);
+	while (n < 16 && layout_chain_next(it, &c))
+		got[n++] = c;
+	assert_false(layout_chain_next(it, &c));	/* an ended chain stays ended */
+	return n;
+}
+
+static void test_chain_iterator(void **state)
+{
+	struct fake_fat f = { .v = { 0 } };
+	struct layout_chain it;
+	uint32_t got[16];
+	(void)state;
+
+	/* 2 -> 3 -> 4 -> end */
+	f.v[2] = 3, f.v[3] = 4, f.v[4] = LAYOUT_END;
+	assert_int_equal(walk(&f, 10, 2, 10, false, got, &it), 3);
+	assert_int_equal(got[0], 2), assert_int_equal(got[2], 4);
+	assert_int_equal(it.end, LAYOUT_CHAIN_END), assert_int_equal(it.lam, 0);
+
+	/* 2 -> 3 -> 4 -> 5 -> 3: four clusters, then back to number 1 (cluster 3) */
+	f.v[4] = 5, f.v[5] = 3;
+	assert_int_equal(walk(&f, 10, 2, 10, false, got, &it), 4);
+	assert_int_equal(it.end, LAYOUT_CHAIN_LOOP);
+	assert_int_equal(it.mu, 1), assert_int_equal(it.lam, 3);
+	assert_int_equal(it.loop_to, 3), assert_int_equal(it.link, 3), assert_int_equal(it.cur, 5);
+	/* the loop test reads at most 3 * limit + 3 entries before the walk's own */
+	f.reads = 0;
+	walk(&f, 10, 2, 10, false, got, &it);
+	assert_true(f.reads <= 3 * 10 + 3 + 3 * 4 + 4);
+
+	/* the same loop past the test's limit: every cluster of the volume, then LONG */
+	assert_int_equal(walk(&f, 4, 2, 2, false, got, &it), 4);
+	assert_int_equal(it.lam, 0), assert_int_equal(it.end, LAYOUT_CHAIN_LONG);
+
+	/* a cluster linking to itself */
+	f.v[6] = 6;
+	assert_int_equal(walk(&f, 10, 6, 10, false, got, &it), 1);
+	assert_int_equal(it.end, LAYOUT_CHAIN_LOOP), assert_int_equal(it.loop_to, 6), assert_int_equal(it.mu, 0);
+
+	/* free, bad and unreadable entries, a link out of the data area, a first cluster out of it */
+	f.v[7] = 8, f.v[8] = LAYOUT_FREE;
+	assert_int_equal(walk(&f, 10, 7, 10, false, got, &it), 2), assert_int_equal(it.end, LAYOUT_CHAIN_FREE);
+	f.v[8] = LAYOUT_BAD;
+	assert_int_equal(walk(&f, 10, 7, 10, false, got, &it), 2), assert_int_equal(it.end, LAYOUT_CHAIN_BAD);
+	f.v[8] = LAYOUT_UNREADABLE;
+	assert_int_equal(walk(&f, 10, 7, 10, false, got, &it), 2), assert_int_equal(it.end, LAYOUT_CHAIN_UNREADABLE);
+	assert_int_equal(it.cur, 8);
+	f.v[8] = 12;	/* held 10: clusters 2..11 */
+	assert_int_equal(walk(&f, 10, 7, 10, false, got, &it), 2), assert_int_equal(it.end, LAYOUT_CHAIN_RANGE);
+	assert_int_equal(it.link, 12);
+	assert_int_equal(walk(&f, 10, 1, 10, false, got, &it), 0), assert_int_equal(it.end, LAYOUT_CHAIN_RANGE);
+	assert_int_equal(it.link, 1);
+
+	/* contiguous (NoFatChain): no FAT read, to the end of the data area */
+	f.reads = 0;
+	assert_int_equal(walk(&f, 10, 9, 10, true, got, &it), 3);
+	assert_int_equal(got[2], 11), assert_int_equal(it.end, LAYOUT_CHAIN_RANGE), assert_int_equal(f.reads, 0);
+
+	/* the last cluster a caller wants closes the loop: at_loop says so before the next call */
+	f.v[2] = 3, f.v[3] = 2;
+	layout_chain_begin(&it, &(struct layout){ .held = 10, .clusters = 10 }, fake_link, &f, 2, 2, false);
+	{
+		uint32_t c;
+
+		assert_true(layout_chain_next(&it, &c) && !layout_chain_at_loop(&it));
+		assert_true(layout_chain_next(&it, &c) && layout_chain_at_loop(&it));
+		assert_false(layout_chain_next(&it, &c));
+		assert_int_equal(it.end, LAYOUT_CHAIN_LOOP), assert_int_equal(it.loop_to, 2);
+	}
+}
+
 int unit_layout(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +565,7 @@ int unit_layout(void)
 		cmocka_unit_test(test_clamp),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_public_geometry),
+		cmocka_unit_test(test_chain_iterator),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
