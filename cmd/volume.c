@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "fatscope/fatscope-fault.h"
 
 static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 			    struct fsc_partition *part)

@@ -82,6 +82,9 @@ check "pages outside section 8" "" "$others"
 for h in fatscope.h problems.def; do
 	[ -f "$inc/fatscope/$h" ] && ok || bad "no $FSC_INCLUDEDIR/fatscope/$h"
 done
+installed=$(cd "$inc/fatscope" 2>/dev/null && find . -type f | sort)
+check "headers in $FSC_INCLUDEDIR/fatscope (the fault device's is not installed)" "./fatscope.h
+./problems.def" "$installed"
 top=$(cd "$inc" && find . -mindepth 1 -maxdepth 1 ! -name fatscope | sort)
 check "files at the top of $FSC_INCLUDEDIR" "" "$top"
 

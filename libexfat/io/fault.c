@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "io/io.h"
+#include "fatscope/fatscope-fault.h"
 
 /* A write since the last sync: what it replaced, for the cut to put back. */
 struct pending {

@@ -17,7 +17,7 @@
 
 #include "unit.h"
 
-#include "fatscope/fatscope.h"
+#include "fatscope/fatscope-fault.h"
 
 #define MAX_EVENTS 256
 

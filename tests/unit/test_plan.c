@@ -22,6 +22,7 @@
 
 #include "builder.h"
 #include "base/bytes.h"
+#include "fatscope/fatscope-fault.h"
 
 /* Every call a fault device logs. */
 #define MAX_EVENTS 256

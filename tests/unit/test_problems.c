@@ -25,6 +25,7 @@
 #include "fat_patches.h"
 #include "peer.h"
 #include "base/bytes.h"
+#include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
 
