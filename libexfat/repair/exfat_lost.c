@@ -217,7 +217,8 @@ bool xr_root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uin
 {
 	struct exfat_asm *as = malloc(sizeof(*as));
 	uint8_t *d = malloc(v->cb);
-	uint32_t c = v->p->ex.root_cluster;
+	struct layout_chain it;
+	uint32_t c;
 	unsigned run = 0;
 	bool found = false;
 
@@ -229,7 +230,8 @@ bool xr_root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uin
 		return false;
 	}
 	exfat_asm_init(as, 0, 0);
-	for (uint64_t k = 0; xv_cluster_valid(v, c) && k < v->cc; k++, c = xv_fat(v, c)) {
+	layout_chain_begin(&it, &v->lay, fatreader_link, &v->fr, v->p->ex.root_cluster, v->cc, false);
+	while (layout_chain_next(&it, &c)) {	/* each cluster once, a looping root too */
 		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
 			break;
 		for (uint32_t i = 0; i < v->cb; i += 32) {

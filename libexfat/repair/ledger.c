@@ -232,10 +232,12 @@ void rp_write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, c
 /* The first entry of type t in the root before its end marker, as the plan leaves it; 0: none. */
 uint64_t rp_root_entry_of(struct rp *r, struct xvol *v, uint8_t t)
 {
-	uint32_t c = v->p->ex.root_cluster;
+	struct layout_chain it;
+	uint32_t c;
 	uint8_t e[32];
 
-	for (uint64_t n = 0; xv_cluster_valid(v, c) && n < v->cc; n++, c = xv_fat(v, c))
+	layout_chain_begin(&it, &v->lay, fatreader_link, &v->fr, v->p->ex.root_cluster, v->cc, false);
+	while (layout_chain_next(&it, &c))	/* each cluster once, a looping root too */
 		for (uint32_t i = 0; i < v->cb; i += 32) {
 			uint64_t off = xv_cluster_byte(v, c) + i;
 
