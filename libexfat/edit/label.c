@@ -119,13 +119,31 @@ static void scan_area(const struct layout *g, struct exfat_asm *as, const uint8_
 	}
 }
 
+/* The FAT as the plan so far leaves it, for the chain iterator (exFAT, FAT32: 32-bit cells). */
+struct plan_fat {
+	struct fsc_dev *dev;
+	const struct fsc_plan *plan;
+	const struct layout *g;
+};
+
+static uint32_t plan_fat_link(void *ctx, uint32_t c)
+{
+	const struct plan_fat *pf = ctx;
+	uint8_t fe[4];
+
+	if (plan_view_read(pf->dev, pf->plan, pf->g->fat_byte + 4ull * c, fe, 4) < 0)
+		return LAYOUT_UNREADABLE;
+	return layout_fat_value(pf->g, layout_cell_get(fe, 32, c));
+}
+
 /* The root as the plan so far leaves it (an earlier change may have taken a slot or grown it). */
 static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct layout *g,
 		       struct slot *s)
 {
-	uint32_t c = g->root_cluster;
+	struct layout_chain it;
+	uint32_t c;
 	bool ended = false;
-	uint8_t *d, fe[4];
+	uint8_t *d;
 	struct exfat_asm *as = NULL;
 
 	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
@@ -147,19 +165,17 @@ static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const s
 		free(d);
 		return;
 	}
-	for (uint64_t n = 0; !ended; n++) {
-		if (!layout_cluster_valid(g, c) || n >= g->held ||
-		    plan_view_read(dev, plan, layout_cluster_byte(g, c), d, g->cluster_bytes) < 0 ||
-		    plan_view_read(dev, plan, g->fat_byte + 4ull * c, fe, 4) < 0) {
+	layout_chain_begin(&it, g, plan_fat_link, &(struct plan_fat){ dev, plan, g }, g->root_cluster, g->held, false);
+	while (!ended && layout_chain_next(&it, &c)) {	/* each cluster once */
+		if (plan_view_read(dev, plan, layout_cluster_byte(g, c), d, g->cluster_bytes) < 0) {
 			s->broken = true;
 			break;
 		}
 		scan_area(g, as, d, g->cluster_bytes, layout_cluster_byte(g, c), s, &ended);
 		s->last_cluster = c;
-		c = layout_fat_value(g, layout_cell_get(fe, 32, c));
-		if (c == LAYOUT_END)
-			break;
 	}
+	if (!ended && it.end != LAYOUT_CHAIN_END)	/* a break, a loop, an unreadable entry */
+		s->broken = true;
 	free(as);
 	free(d);
 }
