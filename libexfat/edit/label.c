@@ -294,8 +294,8 @@ static int exfat_dir_edit(struct fsc_dev *dev, const struct fsc_probe *p, struct
 	/* VolumeDirty on stable storage before the first change it covers: a cache may reorder. */
 	if (!r && before > start)
 		plan_sync_before(plan, before);
-	if (!r && !(p->ex.volume_flags & 2))
-		r = fsc_plan_add(plan, 106, dirty, flags, 2, "clear VolumeDirty again", true);
+	if (!r && !(p->ex.volume_flags & EXFAT_VOLUME_FLAG_VOLUME_DIRTY))
+		r = fsc_plan_add(plan, EXFAT_BOOT_VOLUME_FLAGS, dirty, flags, 2, "clear VolumeDirty again", true);
 	return r;
 }
 

@@ -32,11 +32,11 @@ static void check_fixed_fields(struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if (memcmp(ex->jump, "\xEB\x76\x90", 3) != 0) {
-		f = ADD(EXFAT_BOOT_JUMP, BYTE, 0, "JumpBoot");
+		f = ADD(EXFAT_BOOT_JUMP, BYTE, EXFAT_BOOT_JUMP_BOOT, "JumpBoot");
 		finding_actual(f, "%02X %02X %02X", ex->jump[0], ex->jump[1], ex->jump[2]);
 	}
 	if (memcmp(p->sector0 + 3, "EXFAT   ", 8) != 0) {
-		f = ADD(EXFAT_BOOT_FSNAME, BYTE, 3, "FileSystemName");
+		f = ADD(EXFAT_BOOT_FSNAME, BYTE, EXFAT_BOOT_FILE_SYSTEM_NAME, "FileSystemName");
 		finding_actual(f, "%s", ex->fs_name);
 	}
 	if (ex->mbz_first) {
@@ -49,18 +49,18 @@ static void check_fixed_fields(struct fsc_probe *p)
 			       p->sector0[EXFAT_BOOT_BOOT_SIGNATURE + 1]);
 	}
 	if (ex->num_fats == 0 || ex->num_fats > 2) {
-		f = ADD(EXFAT_BOOT_NUM_FATS, BYTE, 110, "NumberOfFats");
+		f = ADD(EXFAT_BOOT_NUM_FATS, BYTE, EXFAT_BOOT_NUMBER_OF_FATS, "NumberOfFats");
 		finding_actual(f, "%u", ex->num_fats);
 	} else if (ex->num_fats == 2) {
-		ADD(EXFAT_BOOT_TEXFAT, BYTE, 110, "NumberOfFats");
+		ADD(EXFAT_BOOT_TEXFAT, BYTE, EXFAT_BOOT_NUMBER_OF_FATS, "NumberOfFats");
 	}
 	if (ex->revision >> 8 != 1 || (ex->revision & 0xFF) > 99) {
-		f = ADD(EXFAT_BOOT_REVISION, BYTE, 104, "FileSystemRevision");
+		f = ADD(EXFAT_BOOT_REVISION, BYTE, EXFAT_BOOT_FILE_SYSTEM_REVISION, "FileSystemRevision");
 		finding_actual(f, "%u.%02u", ex->revision >> 8, ex->revision & 0xFF);
 		finding_expected(f, "must be 1.00 to 1.99");
 	}
 	if (ex->percent_in_use > 100 && ex->percent_in_use != 0xFF) {
-		f = ADD(EXFAT_BOOT_PERCENT_IN_USE, BYTE, 112, "PercentInUse");
+		f = ADD(EXFAT_BOOT_PERCENT_IN_USE, BYTE, EXFAT_BOOT_PERCENT_IN_USE, "PercentInUse");
 		finding_actual(f, "%u", ex->percent_in_use);
 	}
 }
@@ -71,11 +71,11 @@ static void check_flags(struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if (fl & 0x0002)
-		ADD(EXFAT_BOOT_VOLUME_DIRTY, BYTE, 106, "VolumeFlags");
+		ADD(EXFAT_BOOT_VOLUME_DIRTY, BYTE, EXFAT_BOOT_VOLUME_FLAGS, "VolumeFlags");
 	if (fl & 0x0004)
-		ADD(EXFAT_BOOT_MEDIA_FAILURE, BYTE, 106, "VolumeFlags");
+		ADD(EXFAT_BOOT_MEDIA_FAILURE, BYTE, EXFAT_BOOT_VOLUME_FLAGS, "VolumeFlags");
 	if ((fl & 0xFFF8) || ((fl & 1) && p->ex.num_fats < 2)) {
-		f = ADD(EXFAT_BOOT_VOLUME_FLAGS, BYTE, 106, "VolumeFlags");
+		f = ADD(EXFAT_BOOT_VOLUME_FLAGS, BYTE, EXFAT_BOOT_VOLUME_FLAGS, "VolumeFlags");
 		finding_actual(f, "0x%04x", fl);
 		finding_detail(f, "%s", (fl & 1) && p->ex.num_fats < 2 ?
 			       "ActiveFat set with one FAT" : "reserved bits set");
@@ -92,22 +92,22 @@ static void check_geometry(struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if (ex->volume_length < (1u << 20) >> bps) {
-		f = ADD(EXFAT_BOOT_VOLUME_LENGTH, BYTE, 72, "VolumeLength");
+		f = ADD(EXFAT_BOOT_VOLUME_LENGTH, BYTE, EXFAT_BOOT_VOLUME_LENGTH, "VolumeLength");
 		finding_actual(f, "%llu", (unsigned long long)ex->volume_length);
 		finding_expected(f, "at least %u needed (1 MiB)", (1u << 20) >> bps);
 	}
 	if (ex->fat_offset < 24) {
-		f = ADD(EXFAT_BOOT_FAT_OFFSET, BYTE, 80, "FatOffset");
+		f = ADD(EXFAT_BOOT_FAT_OFFSET, BYTE, EXFAT_BOOT_FAT_OFFSET, "FatOffset");
 		finding_actual(f, "%u", ex->fat_offset);
 		finding_expected(f, "must be at least 24");
 	}
 	if (ex->fat_length < need_fat) {
-		f = ADD(EXFAT_BOOT_FAT_LENGTH, BYTE, 84, "FatLength");
+		f = ADD(EXFAT_BOOT_FAT_LENGTH, BYTE, EXFAT_BOOT_FAT_LENGTH, "FatLength");
 		finding_actual(f, "%u", ex->fat_length);
 		finding_expected(f, "at least %llu needed", (unsigned long long)need_fat);
 	}
 	if (ex->heap_offset < fat_end || ex->heap_offset >= ex->volume_length) {
-		f = ADD(EXFAT_BOOT_HEAP_OFFSET, BYTE, 88, "ClusterHeapOffset");
+		f = ADD(EXFAT_BOOT_HEAP_OFFSET, BYTE, EXFAT_BOOT_CLUSTER_HEAP_OFFSET, "ClusterHeapOffset");
 		finding_actual(f, "%u", ex->heap_offset);
 		if (ex->heap_offset < fat_end)
 			finding_expected(f, "must be at least %llu (after the FATs)",
@@ -121,13 +121,13 @@ static void check_geometry(struct fsc_probe *p)
 		if (cc > 0xFFFFFFF5ull)
 			cc = 0xFFFFFFF5ull;
 		if (ex->cluster_count != cc) {
-			f = ADD(EXFAT_BOOT_CLUSTER_COUNT, BYTE, 92, "ClusterCount");
+			f = ADD(EXFAT_BOOT_CLUSTER_COUNT, BYTE, EXFAT_BOOT_CLUSTER_COUNT, "ClusterCount");
 			finding_actual(f, "%u", ex->cluster_count);
 			finding_expected(f, "%llu", (unsigned long long)cc);
 		}
 	}
 	if (ex->root_cluster < 2 || ex->root_cluster > (uint64_t)ex->cluster_count + 1) {
-		f = ADD(EXFAT_BOOT_ROOT_CLUSTER, BYTE, 96, "FirstClusterOfRootDirectory");
+		f = ADD(EXFAT_BOOT_ROOT_CLUSTER, BYTE, EXFAT_BOOT_FIRST_CLUSTER_OF_ROOT, "FirstClusterOfRootDirectory");
 		finding_actual(f, "%u", ex->root_cluster);
 		finding_expected(f, "%llu", (unsigned long long)ex->cluster_count + 1);
 	}
@@ -140,7 +140,7 @@ static void check_device(struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if ((ex->volume_length >> (64 - ex->sector_shift)) || end > p->dev_size) {
-		f = ADD(EXFAT_VOLUME_BEYOND_DEVICE, BYTE, 72, "VolumeLength");
+		f = ADD(EXFAT_VOLUME_BEYOND_DEVICE, BYTE, EXFAT_BOOT_VOLUME_LENGTH, "VolumeLength");
 		if (ex->volume_length >> (64 - ex->sector_shift))
 			finding_actual(f, "%llu << %u", (unsigned long long)ex->volume_length,
 				       ex->sector_shift);
@@ -149,7 +149,7 @@ static void check_device(struct fsc_probe *p)
 		finding_expected(f, "%llu", (unsigned long long)p->dev_size);
 	}
 	if ((1u << ex->sector_shift) != p->dev_sector_size) {
-		f = ADD(EXFAT_DEVICE_SECTOR_SIZE, BYTE, 108, "BytesPerSectorShift");
+		f = ADD(EXFAT_DEVICE_SECTOR_SIZE, BYTE, EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT, "BytesPerSectorShift");
 		finding_actual(f, "%u", 1u << ex->sector_shift);
 		finding_expected(f, "%u", p->dev_sector_size);
 	}
@@ -202,7 +202,7 @@ static void check_backup_region(struct fsc_probe *p, const uint8_t *m, const uin
 		return;
 	}
 	for (size_t i = 0; i < 12 * ss; i++) {
-		if (i == 106 || i == 107 || i == 112 || m[i] == b[i])
+		if (i == EXFAT_BOOT_VOLUME_FLAGS || i == EXFAT_BOOT_VOLUME_FLAGS + 1 || i == EXFAT_BOOT_PERCENT_IN_USE || m[i] == b[i])
 			continue;
 		f = ADD(EXFAT_BACKUP_DIFFERS, SECTOR, 12 + i / ss, NULL);
 		if (i < ss)
@@ -264,11 +264,11 @@ void exfat_boot_check(struct fsc_dev *dev, struct fsc_probe *p)
 	check_fixed_fields(p);
 	check_flags(p);
 	if (ex->sector_shift < 9 || ex->sector_shift > 12) {
-		f = ADD(EXFAT_BOOT_SECTOR_SHIFT, BYTE, 108, "BytesPerSectorShift");
+		f = ADD(EXFAT_BOOT_SECTOR_SHIFT, BYTE, EXFAT_BOOT_BYTES_PER_SECTOR_SHIFT, "BytesPerSectorShift");
 		finding_actual(f, "%u", ex->sector_shift);
 	} else {
 		if (ex->cluster_shift > 25 - ex->sector_shift) {
-			f = ADD(EXFAT_BOOT_CLUSTER_SHIFT, BYTE, 109, "SectorsPerClusterShift");
+			f = ADD(EXFAT_BOOT_CLUSTER_SHIFT, BYTE, EXFAT_BOOT_SECTORS_PER_CLUSTER_SHIFT, "SectorsPerClusterShift");
 			finding_actual(f, "%u", ex->cluster_shift);
 			finding_expected(f, "%u", 25 - ex->sector_shift);
 		}

@@ -25,36 +25,36 @@ static void check_fields(struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if (!((b->jump[0] == 0xEB && b->jump[2] == 0x90) || b->jump[0] == 0xE9)) {
-		f = ADD(FAT_BOOT_JUMP, BYTE, 0, "BS_jmpBoot");
+		f = ADD(FAT_BOOT_JUMP, BYTE, FAT_BS_JMP_BOOT, "BS_jmpBoot");
 		finding_actual(f, "%02X %02X %02X", b->jump[0], b->jump[1], b->jump[2]);
 	}
 	if (b->signature != 0xAA55) {
-		f = ADD(FAT_BOOT_SIGNATURE, BYTE, 510, "Signature");
+		f = ADD(FAT_BOOT_SIGNATURE, BYTE, FAT_BS_SIGNATURE, "Signature");
 		finding_actual(f, "%02X %02X", p->sector0[FAT_BS_SIGNATURE], p->sector0[FAT_BS_SIGNATURE + 1]);
 	}
 	if (b->media != 0xF0 && b->media < 0xF8) {
-		f = ADD(FAT_BOOT_MEDIA, BYTE, 21, "BPB_Media");
+		f = ADD(FAT_BOOT_MEDIA, BYTE, FAT_BPB_MEDIA, "BPB_Media");
 		finding_actual(f, "%02X", b->media);
 	}
 	if (b->num_fats != 2) {
-		f = ADD(FAT_BOOT_NUM_FATS, BYTE, 16, "BPB_NumFATs");
+		f = ADD(FAT_BOOT_NUM_FATS, BYTE, FAT_BPB_NUM_FATS, "BPB_NumFATs");
 		finding_actual(f, "%u", b->num_fats);
 	}
 	if (b->bpb32 ? b->root_entries != 0 :
 	    (b->root_entries == 0 || (b->root_entries * 32u) % b->bytes_per_sector)) {
-		f = ADD(FAT_BOOT_ROOT_ENTRIES, BYTE, 17, "BPB_RootEntCnt");
+		f = ADD(FAT_BOOT_ROOT_ENTRIES, BYTE, FAT_BPB_ROOT_ENT_CNT, "BPB_RootEntCnt");
 		finding_actual(f, "%u", b->root_entries);
 		finding_expected(f, "%s", b->bpb32 ? "must be 0 with a FAT32 BPB" :
 				 "its entries must fill whole sectors");
 	}
 	if (!b->total16 && !b->total32) {
-		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
+		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, FAT_BPB_TOT_SEC16, "BPB_TotSec16");
 		finding_detail(f, "BPB_TotSec16 and BPB_TotSec32 are both 0");
 	} else if (b->spec_type == FSC_TYPE_FAT32 && b->total16) {
-		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
+		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, FAT_BPB_TOT_SEC16, "BPB_TotSec16");
 		finding_detail(f, "BPB_TotSec16 is %u, must be 0 on FAT32", b->total16);
 	} else if (b->total16 && b->total32 && b->total16 != b->total32) {
-		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, 19, "BPB_TotSec16");
+		f = ADD(FAT_BOOT_TOTAL_SECTORS, BYTE, FAT_BPB_TOT_SEC16, "BPB_TotSec16");
 		finding_detail(f, "BPB_TotSec16 %u and BPB_TotSec32 %u disagree", b->total16, b->total32);
 	}
 }
@@ -84,7 +84,7 @@ static void check_geometry(struct fsc_probe *p)
 		finding_expected(f, "%llu", (unsigned long long)need);
 	}
 	if (b->spec_type != b->bpb_type) {
-		f = ADD(FAT_TYPE_MISMATCH, BYTE, 22, "BPB_FATSz16");
+		f = ADD(FAT_TYPE_MISMATCH, BYTE, FAT_BPB_FAT_SZ16, "BPB_FATSz16");
 		finding_actual(f, "%llu", (unsigned long long)b->clusters);
 		finding_expected(f, "%s", type_label(b->spec_type));
 		finding_detail(f, "%s", b->bpb32 ? "FAT32-style (BPB_FATSz16 = 0)" :
@@ -130,11 +130,11 @@ static void check_fat32(struct fsc_dev *dev, struct fsc_probe *p)
 	struct fsc_finding *f;
 
 	if (b->fs_version) {
-		f = ADD(FAT32_FSVER, BYTE, 42, "BPB_FSVer");
+		f = ADD(FAT32_FSVER, BYTE, FAT32_BPB_FS_VER, "BPB_FSVer");
 		finding_actual(f, "%u.%u", b->fs_version >> 8, b->fs_version & 0xFF);
 	}
 	if (b->geometry_ok && (b->root_cluster < 2 || b->root_cluster > b->clusters + 1)) {
-		f = ADD(FAT32_ROOT_CLUSTER, BYTE, 44, "BPB_RootClus");
+		f = ADD(FAT32_ROOT_CLUSTER, BYTE, FAT32_BPB_ROOT_CLUS, "BPB_RootClus");
 		finding_actual(f, "%u", b->root_cluster);
 		finding_expected(f, "%llu", (unsigned long long)b->clusters + 1);
 	}
@@ -149,7 +149,7 @@ static void check_fat32(struct fsc_dev *dev, struct fsc_probe *p)
 		bool inside = b->fsinfo_sector < b->reserved;
 
 		if (!inside) {
-			f = ADD(FAT32_FSINFO_SECTOR, BYTE, 48, "BPB_FSInfo");
+			f = ADD(FAT32_FSINFO_SECTOR, BYTE, FAT32_BPB_FS_INFO, "BPB_FSInfo");
 			finding_actual(f, "%u", b->fsinfo_sector);
 			finding_expected(f, "%u", b->reserved ? b->reserved - 1u : 0);
 		}

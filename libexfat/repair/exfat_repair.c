@@ -705,7 +705,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	if (ret >= 0 && r.err)
 		ret = r.err;
 	if (ret >= 0 && r.done)
-		finish_plan(&r, start, fsc_plan_count(plan) > start && fsc_plan_edit(plan, start)->offset == 106 &&
+		finish_plan(&r, start, fsc_plan_count(plan) > start && fsc_plan_edit(plan, start)->offset == EXFAT_BOOT_VOLUME_FLAGS &&
 				       !(p->ex.volume_flags & 2));
 	else
 		plan_truncate(plan, start);

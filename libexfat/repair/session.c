@@ -267,13 +267,13 @@ static int keep_dirty(struct fsc_dev *dev, struct fsc_plan *plan, struct fsc_fin
 		return errors ? -ENOMEM : 0;
 	r = fsc_probe_volume(view, &pv);
 	if (r == 0 && pv->type == FSC_TYPE_EXFAT) {
-		r = flip_bits(view, plan, 106, 2, 2, 0, why);
+		r = flip_bits(view, plan, EXFAT_BOOT_VOLUME_FLAGS, 2, EXFAT_VOLUME_FLAG_VOLUME_DIRTY, 0, why);
 	} else if (r == 0 && fsc_type_is_fat(pv->type)) {
 		const struct fsc_fat_bpb *b = &pv->fat;
 		bool f32 = pv->type == FSC_TYPE_FAT32;
 
 		if (b->boot_sig == 0x28 || b->boot_sig == 0x29)
-			r = flip_bits(view, plan, b->bpb32 ? 65 : 37, 1, 1, 0, why);
+			r = flip_bits(view, plan, b->bpb32 ? FAT32_BS_RESERVED1 : FAT16_BS_RESERVED1, 1, 1, 0, why);
 		for (unsigned i = 0; r >= 0 && pv->type != FSC_TYPE_FAT12 && i < b->num_fats; i++)
 			r = flip_bits(view, plan, ((uint64_t)b->reserved + (uint64_t)i * b->fat_size) * b->bytes_per_sector +
 					  (f32 ? 4 : 2), f32 ? 4 : 2, 0, f32 ? 0x08000000 : 0x8000, why);
