@@ -13,9 +13,9 @@
  * tree is walked once (twice for a free cluster: the deleted entries)
  * and each chain followed until the cluster is met: no per-cluster owner
  * map is built, so memory is the walker's and the FAT reader's.  Every
- * chain is bounded by its size and the cluster count, and a loop is cut
- * by Brent's cycle test, so a hostile chain costs at most a few times
- * its length.
+ * chain is bounded by its size and the cluster count, and followed
+ * through the chain iterator (layout/chain.c), whose loop test costs at
+ * most a few times the chain's length.
  */
 #include "config.h"
 
@@ -29,33 +29,24 @@
 /*
  * The position of target in the allocation from first (contiguous with
  * nofat), need clusters (0: to the chain's end): its index, or -1 when
- * the allocation does not hold it.  Loops end the walk (Brent).
+ * the allocation does not hold it.  Through the chain iterator: each
+ * cluster once, a loop ends the walk.
  */
 static int64_t chain_index(struct fatreader *fr, uint32_t first, uint64_t need, bool nofat, uint32_t target)
 {
 	const struct layout *l = &fr->l;
-	uint32_t c = first, mark = first;
-	uint64_t power = 1, lam = 0;
+	struct layout_chain it;
+	uint32_t c;
 
 	if (!need || need > l->held)
 		need = l->held;
 	if (nofat)
 		return target >= first && (uint64_t)target - first < need &&
 		       layout_cluster_valid(l, target) ? (int64_t)(target - first) : -1;
-	for (uint64_t i = 0; i < need; i++) {
-		if (!layout_cluster_valid(l, c))
-			return -1;
+	layout_chain_begin(&it, l, fatreader_link, fr, first, need, false);
+	while (it.n < need && layout_chain_next(&it, &c))
 		if (c == target)
-			return (int64_t)i;
-		c = fatreader_next(fr, c);
-		if (c == mark)
-			return -1;	/* a loop: every cluster of it was seen */
-		if (++lam == power) {
-			mark = c;
-			power *= 2;
-			lam = 0;
-		}
-	}
+			return (int64_t)(it.n - 1);
 	return -1;
 }
 
