@@ -258,6 +258,23 @@ static void lost_fat32_main(struct fsc_dev *dev, struct fsc_probe *p)
 	free(t);
 }
 
+/* Sector 0 is no boot sector: is the volume's backup there? */
+static void lost_boot_sector(struct fsc_dev *dev, struct fsc_probe *p)
+{
+	lost_main_region(dev, p);
+	if (p->backup_type == FSC_TYPE_UNKNOWN)
+		lost_fat32_main(dev, p);
+}
+
+/* A partition table with no partition in it. */
+static bool mbr_empty(const struct fsc_probe *p)
+{
+	for (int i = 0; i < 4; i++)
+		if (p->mbr[i].type != 0)
+			return false;
+	return true;
+}
+
 void probe_decode(struct fsc_dev *dev, struct fsc_probe *p)
 {
 	p->type = probe_classify(p->sector0);
@@ -275,12 +292,17 @@ void probe_decode(struct fsc_dev *dev, struct fsc_probe *p)
 		break;
 	case FSC_TYPE_MBR:
 		mbr_decode(p);
+		/*
+		 * An empty partition table is also what a superfloppy exFAT boot
+		 * sector with a damaged name looks like (zeros in its boot code,
+		 * 55 AA): a sound backup region behind it says which it is.
+		 */
+		if (mbr_empty(p))
+			lost_boot_sector(dev, p);
 		break;
 	case FSC_TYPE_BLANK:
 	case FSC_TYPE_UNKNOWN:
-		lost_main_region(dev, p);
-		if (p->backup_type == FSC_TYPE_UNKNOWN)
-			lost_fat32_main(dev, p);
+		lost_boot_sector(dev, p);
 		break;
 	default:
 		break;

@@ -61,6 +61,18 @@ static void p_volume_length(struct img *im) { ex(im); put_le64(im->buf, 72, 1000
 static void p_dev_sector(struct img *im) { build_exfat(im, 8 << 20, 12, 0); }
 static void p_beyond(struct img *im) { ex(im); im->len -= 4096; }
 static void p_main_lost(struct img *im) { ex(im); memset(im->buf, 0, 512); }
+/*
+ * One bit of the name and one of MustBeZero (salvage seed 17): no longer an
+ * exFAT look-alike, and with zeros in its boot code and 55 AA sector 0 reads
+ * as an empty partition table.
+ */
+static void p_main_name(struct img *im)
+{
+	ex(im);
+	memset(im->buf + 446, 0, 64);	/* boot code as mkfs.exfat writes it: zeros */
+	im->buf[8] ^= 0x08;
+	im->buf[40] ^= 0x20;
+}
 
 /* ---- exFAT root directory ---- */
 static void p_bitmap_free(struct img *im) { ex(im); im->buf[im->heap_byte] &= (uint8_t)~1; }
@@ -270,6 +282,7 @@ static const struct {
 	{ "EXFAT_DEVICE_SECTOR_SIZE", p_dev_sector, "" },
 	{ "EXFAT_VOLUME_BEYOND_DEVICE", p_beyond, "" },
 	{ "EXFAT_MAIN_BOOT_LOST", p_main_lost, "" },
+	{ "EXFAT_MAIN_BOOT_LOST", p_main_name, "MBR_BPB_OVERLAP" },
 	{ "EXFAT_BITMAP_CLUSTERS_FREE", p_bitmap_free, "" },
 	{ "EXFAT_BITMAP_MISSING", p_bitmap_missing, "" },
 	{ "EXFAT_BITMAP_SIZE", p_bitmap_size, "" },
