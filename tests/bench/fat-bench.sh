@@ -16,7 +16,9 @@
 # 100k image.
 # Exit status: 0 PASS (or BENCH_REPORT_ONLY=1), 1 FAIL, 2 setup or run
 # error.  Environment: BENCH_RUNS (7), BENCH_BUILDDIR, FATSCOPE,
-# FATSCOPE_BENCH_CACHE, GNU_TIME.
+# FATSCOPE_BENCH_CACHE, GNU_TIME; BENCH_BUILD_ONLY=1 builds the cached
+# images (when missing) and exits 0 without measuring (fat-repair-bench.sh
+# uses this).
 
 set -euo pipefail
 
@@ -30,10 +32,13 @@ limit=${BENCH_LIMIT:-0.05}
 rss_limit=${BENCH_RSS_LIMIT:-0.125}
 report_only=${BENCH_REPORT_ONLY:-0}
 huge=${BENCH_HUGE:-1}
+build_only=${BENCH_BUILD_ONLY:-0}
 cache=${FATSCOPE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fatscope-bench/fat}
-fatscope_default "$root"
-fatscope_check
-gnu_time required
+if [[ $build_only != 1 ]]; then
+	fatscope_default "$root"
+	fatscope_check
+	gnu_time required
+fi
 for t in mkfs.fat fsck.fat mcopy python3; do
 	command -v "$t" > /dev/null || die "$t not found (apt-get install -y dosfstools mtools python3)"
 done
@@ -90,6 +95,11 @@ build() {	# build LABEL
 run_fatscope() { local img=$1; shift; "$@" "$FATSCOPE" fsck -n -- "$img" > /dev/null 2>&1 < /dev/null || die "fatscope fsck -n $img failed"; }
 # shellcheck disable=SC2317
 run_fsck_fat() { local img=$1; shift; "$@" fsck.fat -n -- "$img" > /dev/null 2>&1 < /dev/null || die "fsck.fat -n $img failed"; }
+
+if [[ $build_only == 1 ]]; then
+	for label in "${labels[@]}"; do build "$label"; done
+	exit 0
+fi
 
 note "fatscope: $FATSCOPE"
 note "fsck.fat: $(command -v fsck.fat) (dosfstools $(dpkg-query -W -f '${Version}' dosfstools 2>/dev/null || echo '?'))"
