@@ -38,6 +38,8 @@ struct fat_hooks {
 	void (*lost)(void *ctx, uint32_t c);
 	/* A lost chain that starts a directory of its own (first cluster c) whose .. is the live directory parent (0: the root). */
 	void (*lost_dir)(void *ctx, uint32_t c, uint32_t parent);
+	/* Each allocation the walk claims from a valid first cluster: a file's of size bytes, or a directory's (dir). */
+	void (*claimed)(void *ctx, uint32_t first, uint32_t size, bool dir);
 	void *ctx;
 	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
 	uint64_t free_clusters;

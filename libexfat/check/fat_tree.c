@@ -371,6 +371,8 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 		return;
 	}
 	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
+	if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, first))
+		v->hooks->claimed(v->hooks->ctx, first, size, false);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
 	if (res.crossed && hooked(t) && v->hooks->cross && (x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX)
@@ -662,6 +664,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 				return;
 		}
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
+		if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, j->first))
+			v->hooks->claimed(v->hooks->ctx, j->first, 0, true);
 		if (!res.contiguous)
 			v->ck.sum->fragmented++;
 		/* (a first cluster another's, or one outside the data area: a damaged cluster field) */

@@ -207,13 +207,91 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 }
 
 /*
+ * The clusters whose entry differs between copies a and k of l's FAT
+ * (bit c - 2 of *differ, allocated here); false: an entry could not be
+ * read, or no memory.
+ */
+static bool copies_differ_at(const struct layout *l, const struct fsc_fat_bpb *b, unsigned a, unsigned k,
+			     uint64_t **differ)
+{
+	struct layout la = *l, lk = *l;
+	struct fatreader ra, rk;
+	uint32_t va, vk;
+	bool ok = (*differ = calloc(((size_t)l->held + 63) / 64 + 1, sizeof(**differ))) != NULL;
+
+	la.fat_byte = ((uint64_t)b->reserved + (uint64_t)a * b->fat_size) * b->bytes_per_sector;
+	lk.fat_byte = ((uint64_t)b->reserved + (uint64_t)k * b->fat_size) * b->bytes_per_sector;
+	fatreader_init(&ra, &la);
+	fatreader_init(&rk, &lk);
+	for (uint32_t c = 2; ok && (uint64_t)c <= (uint64_t)l->held + 1; c++) {
+		ok = fatreader_raw(&ra, c, &va) == 0 && fatreader_raw(&rk, c, &vk) == 0;
+		if (ok && va != vk)
+			bit_set(*differ, c - 2);
+	}
+	fatreader_free(&ra);
+	fatreader_free(&rk);
+	if (!ok) {
+		free(*differ);
+		*differ = NULL;
+	}
+	return ok;
+}
+
+/*
+ * Whether a check through copy k could find fewer errors than the first
+ * check found through copy 0, told without that check where it can be.
+ * Of the errors, only those of allocations whose chain passes a cluster
+ * where the two copies differ can change (FAT[0], FAT[1], lost clusters
+ * and lost directories give warnings, and errors are what is counted):
+ * when each of those is a file whose chain through copy 0 is whole (an
+ * end mark after exactly the clusters its size needs) and no cross-link
+ * was found, copy k can only keep or add errors.  A directory among them
+ * (what the walk reads depends on its chain) or a cross-link needs the
+ * check.
+ */
+static bool may_beat(struct frp *f, struct fsc_dev *dev, unsigned k)
+{
+	const struct fsc_fat_bpb *b = &f->r.p->fat;
+	struct layout l;
+	struct fatreader r0;
+	uint64_t *differ = NULL;
+	char why[96];
+	bool maybe = false;
+
+	if (rp_find(&f->r, FSC_PR_FAT_CROSS_LINK) || fat_layout(&l, dev, b, why, sizeof(why)) < 0 || !l.cluster_bytes)
+		return true;
+	if (!copies_differ_at(&l, b, 0, k, &differ))
+		return true;
+	l.fat_byte = (uint64_t)b->reserved * b->bytes_per_sector;
+	fatreader_init(&r0, &l);
+	for (size_t i = 0; i < f->nallocs && !maybe; i++) {
+		const struct fr_alloc *a = &f->allocs[i];
+		uint64_t need = ((uint64_t)a->size + l.cluster_bytes - 1) / l.cluster_bytes;
+		struct layout_chain it;
+		bool touched = false;
+		uint32_t c;
+
+		layout_chain_begin(&it, &l, fatreader_link, &r0, a->first, l.held, false);
+		while (layout_chain_next(&it, &c))	/* (as the check walks it: to its end, a loop or a break) */
+			touched |= bit_get(differ, c - 2);
+		maybe = touched && (a->dir || it.end != LAYOUT_CHAIN_END || it.n != need);
+	}
+	fatreader_free(&r0);
+	free(differ);
+	return maybe;
+}
+
+/*
  * FAT copies that differ (mirroring on): the copy with the fewest errors
  * when the volume is checked through it, if fewer than through the first
  * (which drivers read), is copied over every other one, sector by sector
- * where they differ, first of all; true when that is planned.
+ * where they differ, first of all; true when that is planned.  A copy
+ * that cannot do better (may_beat) is not checked.
  */
-bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p, size_t errors_first)
+bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first)
 {
+	struct rp *r = &f->r;
+	const struct fsc_probe *p = r->p;
 	const struct fsc_fat_bpb *b = &p->fat;
 	struct fsc_finding *x = rp_find(r, FSC_PR_FAT_COPIES_DIFFER);
 	uint32_t ss = b->bytes_per_sector;
@@ -223,11 +301,19 @@ bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p
 
 	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !rp_wanted(r, x))
 		return false;
-	for (k = 1; k < b->num_fats && k < 16; k++)
-		if ((n = errors_through(dev, p, k)) < best)
+	for (k = 1; best && k < b->num_fats && k < 16; k++)
+		if (may_beat(f, dev, k) && (n = errors_through(dev, p, k)) < best)
 			best = n, pick = k;
-	if (!pick || !(a = malloc(ss)) || !(o = malloc(ss)))
+	if (!pick)
 		return false;
+	a = malloc(ss);
+	o = malloc(ss);
+	if (!a || !o) {
+		free(a);
+		free(o);
+		r->err = -ENOMEM;
+		return false;
+	}
 	for (k = 0; k < b->num_fats && !r->err; k++)
 		for (uint64_t at = 0; k != pick && at < (uint64_t)b->fat_size * ss && !r->err; at += ss) {
 			uint64_t from = (uint64_t)b->reserved * ss + (uint64_t)pick * b->fat_size * ss + at;

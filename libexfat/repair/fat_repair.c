@@ -100,6 +100,16 @@ static void note_lost(void *ctx, uint32_t c)
 		f->lost[f->nlost++] = c;
 }
 
+static void note_alloc(void *ctx, uint32_t first, uint32_t size, bool dir)
+{
+	struct frp *f = ctx;
+
+	if (!grow((void **)&f->allocs, &f->capallocs, f->nallocs + 1, sizeof(*f->allocs)))
+		f->r.err = -ENOMEM;
+	else
+		f->allocs[f->nallocs++] = (struct fr_alloc){ first, size, dir };
+}
+
 static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
 {
 	struct frp *f = ctx;
@@ -183,7 +193,7 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
  */
 static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 {
-	uint64_t at = f->b->bpb32 ? 65 : 37;
+	uint64_t at = f->b->bpb32 ? FAT32_BS_RESERVED1 : FAT16_BS_RESERVED1;
 	uint32_t clean = f->lay.fat_bits == 16 ? 0x8000 : 0x08000000, v;
 	uint8_t s;
 
@@ -425,13 +435,21 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	struct fsc_findings *out = f->r.out;
 	size_t n0 = out->n, errors = 0;
 	struct fsc_finding differs;
-	int ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
+	int ret;
+	bool chosen;
 
+	hooks->claimed = note_alloc;
+	ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
+	hooks->claimed = NULL;
 	for (size_t i = n0; i < out->n; i++)
 		errors += out->v[i].id != FSC_PR_FAT_COPIES_DIFFER && !fsc_findings_has(&f->r.p->findings, out->v[i].id) &&
 			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
-	if (ret < 0 || !rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) ||
-	    !fr_choose_copy(&f->r, *view ? *view : f->r.dev, f->r.p, errors))
+	chosen = ret >= 0 && !f->r.err && rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) &&
+		 fr_choose_copy(f, *view ? *view : f->r.dev, errors);
+	free(f->allocs);
+	f->allocs = NULL;
+	f->nallocs = f->capallocs = 0;
+	if (!chosen)
 		return ret;
 	differs = *rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	differs.path = NULL;
@@ -468,6 +486,7 @@ static void restored_findings(struct fsc_findings *out, const struct fsc_probe *
 
 static void frp_free(struct frp *f)
 {
+	free(f->allocs);
 	for (size_t i = 0; i < f->nreqs; i++) {
 		free(f->reqs[i].off);
 		free(f->reqs[i].first);

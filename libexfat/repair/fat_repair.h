@@ -46,8 +46,16 @@ struct lost_dir {
 	uint32_t c, parent;
 };
 
+/* An allocation the first check claimed (fat_hooks.claimed): for the choice among FAT copies. */
+struct fr_alloc {
+	uint32_t first, size;
+	bool dir;
+};
+
 struct frp {
 	struct rp r;
+	struct fr_alloc *allocs;	/* of the first check, while FAT copies are weighed */
+	size_t nallocs, capallocs;
 	struct lost_dir *lostdirs;	/* of the last check of the plan */
 	size_t nlostdirs, caplostdirs;
 	struct astray_req *astray;
@@ -151,7 +159,11 @@ size_t fr_relink_lost_dirs(struct frp *f);
 /* fat_boot.c: the FAT32 boot sector restored from its backup (first); the boot region's other fixes (last). */
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2);
 void fr_boot_fixes(struct frp *f);
-/* fat_boot.c: the FAT copy that agrees best with the directories made every copy (planned: true). */
-bool fr_choose_copy(struct rp *r, struct fsc_dev *dev, const struct fsc_probe *p, size_t errors_first);
+/*
+ * fat_boot.c: the FAT copy that agrees best with the directories made
+ * every copy (planned: true); dev the volume as first checked, f->allocs
+ * what that check claimed, errors_first its errors.
+ */
+bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first);
 
 #endif
