@@ -9,7 +9,8 @@
  * (fsc_plan_apply, with an undo log), label edits, and read access to
  * the tree and the files (ls, cat, extract, dump).  Errors are negative
  * errno values; what is wrong with a volume is a list of findings, never
- * a message printed here.
+ * a message printed here.  Every function here is exported under the
+ * symbol version of the release that added it (libfatscope.sym).
  */
 #ifndef FATSCOPE_H
 #define FATSCOPE_H
