@@ -24,6 +24,7 @@
 
 #include "vol/geo.h"
 #include "write/write.h"
+#include "repair/dired.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 
@@ -71,113 +72,53 @@ FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, stru
 
 /* ---- directory slots ---- */
 
-/* Walk the root's clusters (exFAT, FAT32) or the fixed root (FAT12/16) for a slot. */
+/* The root's slots for a label or GUID entry (exFAT, FAT32: through its chain; FAT12/16: the fixed root). */
 struct slot {
 	uint64_t label_off, guid_off, free_off;	/* byte offsets; UINT64_MAX: none */
 	uint32_t last_cluster;
 	bool broken;
+	struct exfat_asm *as;		/* exFAT: the entry-set parser over the root */
+	enum fsc_type type;
 };
 
-/* One root entry of exFAT, through the entry-set parser: free slots, the label and GUID entries. */
-static void exfat_slot(struct exfat_asm *as, const uint8_t *e, uint64_t off, struct slot *s, bool *ended)
+/* One root entry, up to the end mark: the label entry (and exFAT's GUID entry), through exFAT's set parser. */
+static void note_slot(void *ctx, const uint8_t *e, uint64_t off, uint32_t cluster, uint32_t index)
 {
+	struct slot *s = ctx;
 	enum exfat_ev ev;
 
-	while ((ev = exfat_asm_feed(as, e, &(struct exfat_where){ 0, 0, off })) == EXA_CUT)
+	(void)cluster;
+	(void)index;
+	if (s->type != FSC_TYPE_EXFAT) {
+		if (fat_entry_kind(e) == FAT_E_LABEL && s->label_off == UINT64_MAX)
+			s->label_off = off;
+		return;
+	}
+	while ((ev = exfat_asm_feed(s->as, e, &(struct exfat_where){ 0, 0, off })) == EXA_CUT)
 		;
-	if ((ev == EXA_END || ev == EXA_UNUSED) && s->free_off == UINT64_MAX)
-		s->free_off = off;
-	if (ev == EXA_END)
-		*ended = true;
-	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_LABEL && s->label_off == UINT64_MAX)
+	if (ev == EXA_PRIMARY && e[0] == EXFAT_T_LABEL && s->label_off == UINT64_MAX)
 		s->label_off = off;
 	else if (ev == EXA_PRIMARY && e[0] == EXFAT_T_GUID && s->guid_off == UINT64_MAX)
 		s->guid_off = off;
-}
-
-/* One root entry of FAT: free slots (0x00, 0xE5) and the label entry. */
-static void fat_slot(const uint8_t *e, uint64_t off, struct slot *s, bool *ended)
-{
-	enum fat_kind k = fat_entry_kind(e);
-
-	if ((k == FAT_E_END || e[FAT_DIR_NAME] == FAT_DIR_FREE) && s->free_off == UINT64_MAX)
-		s->free_off = off;
-	if (k == FAT_E_END)
-		*ended = true;
-	else if (k == FAT_E_LABEL && s->label_off == UINT64_MAX)
-		s->label_off = off;
-}
-
-static void scan_area(const struct layout *g, struct exfat_asm *as, const uint8_t *d, size_t len,
-		      uint64_t base, struct slot *s, bool *ended)
-{
-	for (size_t i = 0; i + 32 <= len && !*ended; i += 32) {
-		if (g->type == FSC_TYPE_EXFAT)
-			exfat_slot(as, d + i, base + i, s, ended);
-		else
-			fat_slot(d + i, base + i, s, ended);
-	}
-}
-
-/* The FAT as the plan so far leaves it, for the chain iterator (exFAT, FAT32: 32-bit cells). */
-struct plan_fat {
-	struct fsc_dev *dev;
-	const struct fsc_plan *plan;
-	const struct layout *g;
-};
-
-static uint32_t plan_fat_link(void *ctx, uint32_t c)
-{
-	const struct plan_fat *pf = ctx;
-	uint8_t fe[4];
-
-	if (plan_view_read(pf->dev, pf->plan, pf->g->fat_byte + 4ull * c, fe, 4) < 0)
-		return LAYOUT_UNREADABLE;
-	return layout_fat_value(pf->g, layout_cell_get(fe, 32, c));
 }
 
 /* The root as the plan so far leaves it (an earlier change may have taken a slot or grown it). */
 static void find_slots(struct fsc_dev *dev, const struct fsc_plan *plan, const struct layout *g,
 		       struct slot *s)
 {
-	struct layout_chain it;
-	uint32_t c;
-	bool ended = false;
-	uint8_t *d;
-	struct exfat_asm *as = NULL;
+	struct dired d = { .dev = dev, .plan = plan, .g = g };
+	struct dired_slots ds = { .want = 1, .to_end = true, .each = note_slot, .ctx = s };
 
 	s->label_off = s->guid_off = s->free_off = UINT64_MAX;
-	s->broken = false;
-	d = malloc(g->type != FSC_TYPE_EXFAT && g->fat_bits != 32 ? g->root_bytes : g->cluster_bytes);
-	if (g->type == FSC_TYPE_EXFAT && (as = malloc(sizeof(*as))))
-		exfat_asm_init(as, 0, 0);
-	if (!d || (g->type == FSC_TYPE_EXFAT && !as)) {
-		free(d);
-		free(as);
-		s->broken = true;
-		return;
-	}
-	if (g->type != FSC_TYPE_EXFAT && g->fat_bits != 32) {
-		if (plan_view_read(dev, plan, g->root_byte, d, g->root_bytes) < 0)
-			s->broken = true;
-		else
-			scan_area(g, NULL, d, g->root_bytes, g->root_byte, s, &ended);
-		free(d);
-		return;
-	}
-	layout_chain_begin(&it, g, plan_fat_link, &(struct plan_fat){ dev, plan, g }, g->root_cluster, g->held, false);
-	while (!ended && layout_chain_next(&it, &c)) {	/* each cluster once */
-		if (plan_view_read(dev, plan, layout_cluster_byte(g, c), d, g->cluster_bytes) < 0) {
-			s->broken = true;
-			break;
-		}
-		scan_area(g, as, d, g->cluster_bytes, layout_cluster_byte(g, c), s, &ended);
-		s->last_cluster = c;
-	}
-	if (!ended && it.end != LAYOUT_CHAIN_END)	/* a break, a loop, an unreadable entry */
-		s->broken = true;
-	free(as);
-	free(d);
+	s->type = g->type;
+	s->as = g->type == FSC_TYPE_EXFAT ? malloc(sizeof(*s->as)) : NULL;
+	if (s->as)
+		exfat_asm_init(s->as, 0, 0);
+	s->broken = (g->type == FSC_TYPE_EXFAT && !s->as) || dired_find(&d, 0, &ds) < 0 || ds.broken;
+	free(s->as);
+	s->as = NULL;
+	s->free_off = ds.found ? ds.slot[0] : UINT64_MAX;
+	s->last_cluster = ds.last;
 }
 
 /* ---- exFAT ---- */
@@ -193,18 +134,68 @@ static int exfat_usable(const struct fsc_probe *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* A new root cluster for the directory editor: plan_put's edits (ctx: a struct label_grow). */
+struct label_grow {
+	struct fsc_dev *dev;
+	struct fsc_plan *plan;
+	const struct layout *g;
+	uint64_t bitmap_byte;		/* the allocation bitmap's first byte */
+	uint8_t bits;			/* the bitmap's byte that holds c's bit */
+	uint32_t c;			/* the cluster to take */
+	uint8_t piu;			/* PercentInUse with c (0xFF: leave it) */
+	int err;
+};
+
+static int lg_put(void *ctx, uint64_t off, const void *data, size_t len, const char *why)
+{
+	struct label_grow *lg = ctx;
+
+	return plan_put(lg->dev, lg->plan, off, data, len, why, false);
+}
+
+static uint32_t lg_take(void *ctx)
+{
+	struct label_grow *lg = ctx;
+	uint32_t c = lg->c;
+	uint8_t e[4], b = (uint8_t)(lg->bits | (1u << ((c - 2) % 8)));
+
+	exfat_fat_cell_put(e, 0xFFFFFFFF);
+	lg->err = plan_put(lg->dev, lg->plan, lg->g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster",
+			   false);
+	if (!lg->err)
+		lg->err = plan_put(lg->dev, lg->plan, lg->bitmap_byte + (c - 2) / 8, &b, 1, "mark the new root cluster used",
+				   false);
+	if (!lg->err && lg->piu != 0xFF)
+		lg->err = plan_put(lg->dev, lg->plan, EXFAT_BOOT_PERCENT_IN_USE, &lg->piu, 1, "update PercentInUse", false);
+	return lg->err ? 0 : c;
+}
+
+/* The link last, after a sync: the new cluster is whole before the root reaches it. */
+static int lg_link(void *ctx, uint32_t c, uint32_t next)
+{
+	struct label_grow *lg = ctx;
+	uint8_t e[4];
+
+	exfat_fat_cell_put(e, next);
+	return plan_put(lg->dev, lg->plan, lg->g->fat_byte + 4ull * c, e, 4, "link the new root cluster", true);
+}
+
 /*
- * A new root cluster: the first free one in the bitmap, zeroed, chained
- * after the last; PercentInUse follows the new count (it is outside the
- * boot checksum, EXSPEC 3.1.13 and 3.4).  Not on TexFAT volumes: their
- * second FAT and bitmap would have to change too.
+ * A new root cluster, through the directory editor: the first free one in
+ * the bitmap, zeroed, chained after the last; PercentInUse follows the
+ * new count (it is outside the boot checksum, EXSPEC 3.1.13 and 3.4).
+ * Not on TexFAT volumes: their second FAT and bitmap would have to change
+ * too.
  */
 static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, const struct layout *g,
 			     const struct slot *s, struct fsc_plan *plan, uint64_t *slot_off, char *err, size_t errlen)
 {
-	uint8_t *bm, *zero, e[4];
-	uint32_t c = 0;
+	struct label_grow lg = { dev, plan, g, 0, 0, 0, 0xFF, 0 };
+	struct dired d = { .dev = dev, .plan = plan, .g = g };
+	struct dired_ops ops = { lg_put, lg_take, lg_link, &lg };
+	struct dired_slots ds = { .want = 1, .last = s->last_cluster };
 	uint64_t used = 0, cc = p->ex.cluster_count;
+	uint8_t *bm;
 	int r;
 
 	if (p->ex.num_fats != 1) {
@@ -216,8 +207,8 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 		bm = NULL;
 	else if ((bm = malloc(((size_t)g->held + 7) / 8)) == NULL)
 		return -ENOMEM;
-	if (!bm || plan_view_read(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster), bm,
-				  ((size_t)g->held + 7) / 8) < 0) {
+	lg.bitmap_byte = bm ? layout_cluster_byte(g, p->root.bitmap_cluster) : 0;
+	if (!bm || plan_view_read(dev, plan, lg.bitmap_byte, bm, ((size_t)g->held + 7) / 8) < 0) {
 		free(bm);
 		snprintf(err, errlen, "the allocation bitmap cannot be read; run fatscope fsck first");
 		return -EUCLEAN;
@@ -225,42 +216,23 @@ static int exfat_extend_root(struct fsc_dev *dev, const struct fsc_probe *p, con
 	for (uint32_t i = 0; i < g->held; i++) {
 		if ((bm[i / 8] >> (i % 8)) & 1)
 			used++;
-		else if (!c)
-			c = i + 2;
+		else if (!lg.c)
+			lg.c = i + 2;
 	}
-	if (!c) {
-		free(bm);
+	if (lg.c)
+		lg.bits = bm[(lg.c - 2) / 8];
+	free(bm);
+	if (!lg.c) {
 		snprintf(err, errlen, "the root directory is full and the volume has no free cluster");
 		return -ENOSPC;
 	}
-	zero = calloc(1, g->cluster_bytes);
-	if (!zero) {
-		free(bm);
-		return -ENOMEM;
-	}
-	r = plan_put(dev, plan, layout_cluster_byte(g, c), zero, g->cluster_bytes, "zero the new root cluster", false);
-	free(zero);
-	exfat_fat_cell_put(e, 0xFFFFFFFF);
-	if (!r)
-		r = plan_put(dev, plan, g->fat_byte + 4ull * c, e, 4, "end the root chain at the new cluster", false);
-	if (!r) {
-		uint8_t b = (uint8_t)(bm[(c - 2) / 8] | (1u << ((c - 2) % 8)));
-
-		r = plan_put(dev, plan, layout_cluster_byte(g, p->root.bitmap_cluster) + (c - 2) / 8, &b, 1,
-			     "mark the new root cluster used", false);
-	}
-	free(bm);
-	/* Of ClusterCount as the boot sector says, as fsck judges it. */
-	if (!r && p->ex.percent_in_use <= 100 && cc) {
-		uint8_t piu = (uint8_t)((used + 1) * 100 / cc);
-
-		r = plan_put(dev, plan, EXFAT_BOOT_PERCENT_IN_USE, &piu, 1, "update PercentInUse", false);
-	}
-	exfat_fat_cell_put(e, c);
-	if (!r)
-		r = plan_put(dev, plan, g->fat_byte + 4ull * s->last_cluster, e, 4, "link the new root cluster", true);
-	*slot_off = layout_cluster_byte(g, c);
-	return r;
+	if (p->ex.percent_in_use <= 100 && cc)	/* of ClusterCount as the boot sector says, as fsck judges it */
+		lg.piu = (uint8_t)((used + 1) * 100 / cc);
+	r = dired_grow(&d, &ops, &ds);
+	if (r == -ENOSPC && !lg.err)
+		snprintf(err, errlen, "the root directory is full and cannot grow");
+	*slot_off = ds.slot[0];
+	return lg.err ? lg.err : r;
 }
 
 /* Directory edits on exFAT, bracketed by VolumeDirty (EXSPEC 8.1). */

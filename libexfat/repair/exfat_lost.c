@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "repair/repair.h"
+#include "repair/dired.h"
 
 #define MAX_SAVED 65536u		/* chains saved in one repair; the rest stay lost */
 #define SET_BYTES 96u			/* file, stream and one name entry */
@@ -206,96 +207,97 @@ static void note_found_entry(void *ctx, const struct exfat_asm *as, enum exfat_e
 		note_found(as, ctx);
 }
 
+/* The assembler over the root's entries, for the caller's each. */
+struct root_feed {
+	struct exfat_asm *as;
+	root_entry_fn each;
+	void *ctx;
+};
+
+static void root_feed(void *ctx, const uint8_t *e, uint64_t off, uint32_t cluster, uint32_t index)
+{
+	struct root_feed *rf = ctx;
+	enum exfat_ev ev = exfat_asm_feed(rf->as, e, &(struct exfat_where){ cluster, index, off });
+
+	rf->each(rf->ctx, rf->as, ev, e, off);
+}
+
 /*
- * The root as the plan leaves it, from its first cluster: each entry to
- * each (with what the assembler made of it; may be NULL), the first n
- * (1..3) free slots in a row in one cluster into slot, the root's last
- * cluster into *last (0: none read).  False: no such slots.
+ * The root as the plan leaves it, through the directory editor: each
+ * entry to each (with what the assembler made of it; may be NULL), the
+ * first n (1..3) free slots in a row in one cluster into slot (zeros:
+ * none), the root's last cluster into *last (0: none read).  False: no
+ * such slots.
  */
 bool xr_root_slots(struct rp *r, struct xvol *v, unsigned n, uint64_t *slot, uint32_t *last, root_entry_fn each,
-		void *ctx)
+		   void *ctx)
 {
-	struct exfat_asm *as = malloc(sizeof(*as));
-	uint8_t *d = malloc(v->cb);
-	struct layout_chain it;
-	uint32_t c;
-	unsigned run = 0;
-	bool found = false;
+	struct dired d = { .dev = r->dev, .plan = r->plan, .g = &v->lay };
+	struct root_feed rf = { each ? malloc(sizeof(*rf.as)) : NULL, each, ctx };
+	struct dired_slots s = { .want = n, .each = each ? root_feed : NULL, .ctx = &rf };
 
 	*last = 0;
-	if (!as || !d) {
-		free(as);
-		free(d);
+	memset(slot, 0, n * sizeof(*slot));
+	if (rf.as)
+		exfat_asm_init(rf.as, 0, 0);
+	if ((each && !rf.as) || dired_find(&d, v->p->ex.root_cluster, &s) < 0) {
+		free(rf.as);
 		r->err = -ENOMEM;
 		return false;
 	}
-	exfat_asm_init(as, 0, 0);
-	layout_chain_begin(&it, &v->lay, fatreader_link, &v->fr, v->p->ex.root_cluster, v->cc, false);
-	while (layout_chain_next(&it, &c)) {	/* each cluster once, a looping root too */
-		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
-			break;
-		for (uint32_t i = 0; i < v->cb; i += 32) {
-			uint64_t off = xv_cluster_byte(v, c) + i;
-			enum exfat_ev ev = exfat_asm_feed(as, d + i, &(struct exfat_where){ c, i / 32, off });
-
-			if (each)
-				each(ctx, as, ev, d + i, off);
-			run = (d[i] & 0x80) || i == 0 ? !(d[i] & 0x80) : run + 1;	/* in one cluster */
-			if (!found && run && run <= n)
-				slot[run - 1] = off;
-			found |= run == n;
-		}
-		*last = c;
-	}
-	free(as);
-	free(d);
-	return found;
+	free(rf.as);
+	*last = s.last;
+	if (s.found)
+		memcpy(slot, s.slot, n * sizeof(*slot));
+	return s.found;
 }
 
-/*
- * The end marks at the end of the root's last cluster made unused entries
- * (0x05): else the new cluster after it would lie past the root's end.
- */
-static void unmark_end(struct rp *r, struct xvol *v, uint32_t last)
+/* The directory editor's edits in a repair: through the ledger (ctx: a struct rp_dired). */
+struct rp_dired {
+	struct rp *r;
+	struct xvol *v;
+};
+
+static int rd_put(void *ctx, uint64_t off, const void *data, size_t len, const char *why)
 {
-	uint8_t *d = malloc(v->cb);
-	uint32_t z = v->cb;
+	struct rp *r = ((struct rp_dired *)ctx)->r;
 
-	if (!d || plan_view_read(r->dev, r->plan, xv_cluster_byte(v, last), d, v->cb) < 0) {
-		r->err = d ? -EIO : -ENOMEM;
-		free(d);
-		return;
-	}
-	while (z >= 32 && d[z - 32] == 0x00)
-		z -= 32;
-	for (uint32_t i = z; i < v->cb; i += 32)
-		d[i] = 0x05;
-	if (z < v->cb)
-		rp_put(r, xv_cluster_byte(v, last) + z, d + z, v->cb - z, "unused entries: the root goes on", false);
-	free(d);
+	rp_put(r, off, data, len, why, false);
+	return r->err;
 }
 
-/* A new root cluster, zeroed and chained after the last: its first n slots into slot. */
+static uint32_t rd_take(void *ctx)
+{
+	struct rp_dired *rd = ctx;
+	uint32_t c;
+
+	return rp_alloc_clusters(rd->r, rd->v, &c, 1, "end the root directory's new cluster") ? c : 0;
+}
+
+static int rd_link(void *ctx, uint32_t c, uint32_t next)
+{
+	struct rp_dired *rd = ctx;
+	uint8_t e[4];
+
+	exfat_fat_cell_put(e, next);
+	rp_put(rd->r, rd->v->fat_byte + 4ull * c, e, 4, "link the root directory's new cluster", false);
+	return rd->r->err;
+}
+
+/* A new root cluster, zeroed and chained after last (its end marks made unused): its first n slots. */
 bool xr_extend_root(struct rp *r, struct xvol *v, uint32_t last, unsigned n, uint64_t *slot)
 {
-	uint32_t c;
-	uint8_t e[4], *zero;
+	struct dired d = { .dev = r->dev, .plan = r->plan, .g = &v->lay };
+	struct rp_dired rd = { r, v };
+	struct dired_ops ops = { rd_put, rd_take, rd_link, &rd };
+	struct dired_slots s = { .want = n, .last = last };
+	int e = dired_grow(&d, &ops, &s);
 
-	if (!rp_alloc_clusters(r, v, &c, 1, "end the root directory's new cluster"))
-		return false;
-	unmark_end(r, v, last);
-	zero = calloc(1, v->cb);
-	if (!zero) {
-		r->err = -ENOMEM;
-		return false;
-	}
-	rp_put(r, xv_cluster_byte(v, c), zero, v->cb, "zero the root directory's new cluster", false);
-	free(zero);
-	exfat_fat_cell_put(e, c);
-	rp_put(r, v->fat_byte + 4ull * last, e, 4, "link the root directory's new cluster", false);
-	for (unsigned i = 0; i < n; i++)
-		slot[i] = xv_cluster_byte(v, c) + 32ull * i;
-	return true;
+	if (e < 0 && e != -ENOSPC && !r->err)
+		r->err = e;
+	if (e == 0)
+		memcpy(slot, s.slot, n * sizeof(*slot));
+	return e == 0;
 }
 
 /* How many chains fit: a directory of their sets, and a root cluster, in the free clusters. */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "repair/fat_repair.h"
+#include "repair/dired.h"
 #include "fat/fat.h"
 
 #define MAX_SAVED 65000u		/* a FAT directory holds 65536 entries */
@@ -145,7 +146,6 @@ static void new_entry(const struct frp *f, uint8_t *e, const char *name11, uint8
 struct dir_scan {
 	uint32_t want;
 	uint64_t slot;			/* a free or deleted slot (0: none) */
-	uint32_t last;			/* the directory's last cluster (0: the FAT12/16 root) */
 	uint8_t found[1000];		/* FOUND.nnn taken */
 	uint8_t chk[10000];		/* DIRnnnn.CHK taken */
 	uint64_t revive;		/* the deleted entry of want (0: none) */
@@ -174,8 +174,6 @@ static void scan_entry(const struct frp *f, const uint8_t *e, uint64_t at, struc
 	enum fat_kind k = fat_entry_kind(e);
 	unsigned n;
 
-	if ((k == FAT_E_END || k == FAT_E_DELETED || k == FAT_E_LFN_DELETED) && !rs->slot)
-		rs->slot = at;
 	if (!memcmp(e, "FOUND   ", 8) && (n = digits(e + 8, 3)) != UINT_MAX)
 		rs->found[n] = 1;
 	if (!memcmp(e, "DIR", 3) && !memcmp(e + 8, "CHK", 3) && (n = digits(e + 3, 4)) != UINT_MAX && e[7] == ' ')
@@ -207,47 +205,78 @@ static void scan_entry(const struct frp *f, const uint8_t *e, uint64_t at, struc
 	rs->nrun = 0;
 }
 
-static void scan_slots(struct frp *f, uint64_t at, uint64_t len, struct dir_scan *rs)
-{
-	uint8_t e[32];
+/* The directory editor's reader and edits in a FAT repair (ctx: a struct fr_dired). */
+struct fr_dired {
+	struct frp *f;
+	struct dir_scan *rs;
+	bool taken;			/* the new cluster counts in taken_after (no check follows) */
+};
 
-	for (uint64_t o = 0; o + 32 <= len && !f->r.err; o += 32) {
-		if (plan_view_read(f->r.dev, f->r.plan, at + o, e, 32) < 0) {
-			f->r.err = -EIO;
-			return;
-		}
-		scan_entry(f, e, at + o, rs);
+static void fd_entry(void *ctx, const uint8_t *e, uint64_t off, uint32_t cluster, uint32_t index)
+{
+	struct fr_dired *fd = ctx;
+
+	(void)cluster;
+	(void)index;
+	scan_entry(fd->f, e, off, fd->rs);
+}
+
+static int fd_put(void *ctx, uint64_t off, const void *data, size_t len, const char *why)
+{
+	struct frp *f = ((struct fr_dired *)ctx)->f;
+
+	rp_put(&f->r, off, data, len, why, false);
+	return f->r.err;
+}
+
+static uint32_t fd_take(void *ctx)
+{
+	struct fr_dired *fd = ctx;
+	uint32_t nw = fr_next_free(fd->f);
+
+	if (nw) {
+		fr_fat_set(fd->f, nw, fr_eoc(fd->f), "a new directory cluster");
+		fd->f->taken_after += fd->taken;
 	}
+	return nw;
+}
+
+static int fd_link(void *ctx, uint32_t c, uint32_t next)
+{
+	struct frp *f = ((struct fr_dired *)ctx)->f;
+
+	fr_fat_set(f, c, next, "the directory's chain goes on");
+	return f->r.err;
 }
 
 /*
- * A slot in directory dir (0: the root) for a new entry: scanned whole;
- * a directory in the data area that is full grows a cluster (taken counts
- * it when no check follows); false: no room (a full FAT12/16 root).
+ * A slot in directory dir (0: the root) for a new entry, through the
+ * directory editor: scanned whole (each entry to scan_entry); a directory
+ * in the data area that is full grows a cluster (taken counts it when no
+ * check follows); false: no room (a full FAT12/16 root).
  */
 static bool dir_slot(struct frp *f, uint32_t dir, struct dir_scan *rs, bool taken)
 {
-	uint32_t c, nw;
-	uint64_t n = 0;
-	uint8_t *z;
+	struct layout l = f->lay;	/* the active copy, the clusters checked */
+	struct fr_dired fd = { f, rs, taken };
+	struct dired d = { .dev = f->r.dev, .plan = f->r.plan, .g = &l };
+	struct dired_ops ops = { fd_put, fd_take, fd_link, &fd };
+	struct dired_slots s = { .want = 1, .each = fd_entry, .ctx = &fd };
 
-	if (!dir && f->lay.fat_bits == 32)
-		dir = f->lay.root_cluster;
-	if (!dir) {
-		scan_slots(f, f->lay.root_byte, f->lay.root_bytes, rs);
-		return rs->slot != 0;
+	l.fat_byte = fr_copy_byte(f, f->active);
+	l.held = f->cc;
+	if (dired_find(&d, dir, &s) < 0) {
+		f->r.err = -ENOMEM;
+		return false;
 	}
-	for (c = dir, rs->last = c; c && n++ <= f->cc && !f->r.err; rs->last = c, c = fr_step(f, c))
-		scan_slots(f, layout_cluster_byte(&f->lay, c), f->lay.cluster_bytes, rs);
-	if (rs->slot || !(nw = fr_next_free(f)) || !(z = calloc(1, f->lay.cluster_bytes)))
-		return rs->slot != 0;
-	rp_put(&f->r, layout_cluster_byte(&f->lay, nw), z, f->lay.cluster_bytes, "a new directory cluster", false);
-	free(z);
-	fr_fat_set(f, nw, fr_eoc(f), "a new directory cluster");
-	fr_fat_set(f, rs->last, nw, "the directory's chain goes on");
-	rs->slot = layout_cluster_byte(&f->lay, nw);
-	f->taken_after += taken;
-	return true;
+	if (!s.found && !f->r.err) {
+		int e = dired_grow(&d, &ops, &s);
+
+		if (e < 0 && e != -ENOSPC && !f->r.err)	/* (-ENOSPC: no free cluster, or a full fixed root) */
+			f->r.err = e;
+	}
+	rs->slot = s.found ? s.slot[0] : 0;
+	return rs->slot != 0;
 }
 
 /*

@@ -1277,6 +1277,109 @@ static void test_repair_saves_many(void **state)
 }
 
 /*
+ * Repair im saving its lost clusters (id among the findings); afterwards
+ * the volume checks with no finding, the peer agrees and a second repair
+ * plans nothing.
+ */
+static void save_lost_clean(struct img *im, enum fsc_problem id)
+{
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	free_lost = false;
+	plan = plan_repair(im, &fs);
+	assert_true(fsc_findings_has(&fs, id));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(im, plan);
+	assert_true(peer_check(im) <= 0);
+	plan = plan_repair(im, &fs);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	free_lost = true;
+}
+
+/*
+ * Lost chains to save where the root has no free slot (filled with TexFAT
+ * padding entries, in use, as test_label.c does): the directory editor
+ * grows the root by a cluster (its end marks made unused), links
+ * /FOUND.000 there, and the saved chain keeps its bytes; afterwards the
+ * volume checks with no finding, the peer agrees, and a second repair
+ * plans nothing.
+ */
+static void test_repair_lost_full_root(void **state)
+{
+	struct img im;
+	const uint8_t *e;
+	uint32_t root, grown;
+	int found, chk;
+
+	(void)state;
+	build_exfat(&im, 2 << 20, 9, 0);	/* 512-byte clusters: 16 root slots */
+	root = get_le32(im.buf, 96);
+	for (unsigned i = 3; i < im.cb / 32; i++)
+		exfat_root_entry(&im, i)[0] = 0xA1;
+	exfat_mark(&im, 200, 1);		/* a lost cluster, an end mark in the FAT */
+	exfat_set_fat(&im, 200, 0xFFFFFFFF);
+	memset(im.buf + im.heap_byte + 198ull * im.cb, 0x5A, im.cb);
+	save_lost_clean(&im, FSC_PR_EXFAT_LOST_CLUSTERS);
+	grown = get_le32(im.buf, im.fat_byte + 4ull * root);
+	assert_true(grown >= 2 && grown < im.cluster_count + 2);
+	assert_int_equal(get_le32(im.buf, im.fat_byte + 4ull * grown), 0xFFFFFFFF);
+	assert_true((found = slot_named(&im, grown, "FOUND.000")) >= 0);
+	e = exfat_entry(&im, grown, (unsigned)found);
+	chk = slot_named(&im, get_le32(e, 52), "FILE0000.CHK");
+	assert_true(chk >= 0);
+	e = exfat_entry(&im, get_le32(e, 52), (unsigned)chk);
+	assert_int_equal(get_le32(e, 52), 200);
+	assert_int_equal(im.buf[im.heap_byte + 198ull * im.cb + 17], 0x5A);
+	img_free(&im);
+}
+
+/*
+ * The same on FAT32 (the populated tree): a root cluster full of (empty)
+ * files, a lost chain:
+ * the root grows a cluster in every FAT copy, FOUND.000 is linked there
+ * and holds the chain as FILE0000.CHK; afterwards the volume checks with
+ * no finding, the peer agrees, and a second repair plans nothing.
+ */
+static void test_repair_lost_full_root_fat32(void **state)
+{
+	struct img im;
+	uint32_t root, grown, eoc, dir = 0;
+	unsigned slots;
+
+	(void)state;
+	build_fat_tree(&im, 32);
+	root = fat_root(&im);
+	eoc = fat_eoc(&im);
+	slots = (unsigned)(get_le16(im.buf, 11) * im.buf[13]) / 32;
+	for (unsigned n = 0; n < slots; n++) {
+		char sfn[16];
+
+		if (fat_dirent(&im, root, n)[0] != 0x00)
+			continue;
+		snprintf(sfn, sizeof(sfn), "F%04u   TXT", n % 10000);
+		fat_put_entry(&im, root, n, sfn, NULL, 0x20, 0, 0);
+	}
+	fat_set(&im, 300, 301);		/* a lost chain of two clusters */
+	fat_set(&im, 301, eoc);
+	save_lost_clean(&im, FSC_PR_FAT_LOST_CLUSTERS);
+	grown = get_le32(im.buf, im.fat_byte + 4ull * root) & 0x0FFFFFFF;
+	assert_true(grown >= 3 && grown < eoc - 8);
+	for (unsigned n = 0; n < slots && !dir; n++) {
+		const uint8_t *e = fat_dirent(&im, grown, n);
+
+		if (!memcmp(e, "FOUND   000", 11))
+			dir = get_le16(e, 26) | (uint32_t)get_le16(e, 20) << 16;
+	}
+	assert_true(dir != 0);
+	assert_memory_equal(fat_dirent(&im, dir, 2), "FILE0000CHK", 11);
+	assert_int_equal(get_le16(fat_dirent(&im, dir, 2), 26), 300);
+	img_free(&im);
+}
+
+/*
  * A broken up-case table (TableChecksum) on a volume with two names beyond
  * ASCII: "\xe4b" (U+00E4 'b') whose NameHash up-cases only ASCII, and
  * "\xf6" (U+00F6) whose NameHash is that of the recommended table.  The
@@ -1496,6 +1599,8 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_builds_bitmap),
 		cmocka_unit_test(test_repair_restores_main),
 		cmocka_unit_test(test_repair_saves_many),
+		cmocka_unit_test(test_repair_lost_full_root),
+		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_fat_copy_choice),
