@@ -287,6 +287,25 @@ static uint64_t mended_size(const struct xvol *v, const struct chain_res *ch, co
 	return 0;
 }
 
+/* Clusters first + from .. first + to - 1 of a run the walk gave a file, nobody's again (a mended size ends before them). */
+static void release_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t from, uint64_t to)
+{
+	for (uint64_t k = from; k < to && xv_cluster_valid(v, first + (uint32_t)k); k++)
+		if (cluster_owned(v, first + (uint32_t)k)) {
+			cluster_unclaim(v, first + (uint32_t)k);
+			r->unclaimed = true;
+		}
+}
+
+void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now)
+{
+	const uint8_t *st = EXFAT_STREAM_OF(now);
+	uint64_t old = exfat_stream_data_length(EXFAT_STREAM_OF(was)), size = exfat_stream_data_length(st);
+
+	if ((st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) && size < old && old <= (uint64_t)v->cc * v->cb)
+		release_run(r, v, exfat_stream_first_cluster(st), (size + v->cb - 1) / v->cb, (old + v->cb - 1) / v->cb);
+}
+
 /*
  * Before a chain is cut or copied: a file whose entry is what is wrong.
  *   - FirstCluster outside the heap: the lost allocation of the file's
@@ -330,12 +349,60 @@ unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, 
 	 * marked for them.
 	 */
 	if (nofat)
-		for (uint64_t k = (sz + v->cb - 1) / v->cb; k < ch->good && xv_cluster_valid(v, first + (uint32_t)k); k++)
-			if (cluster_owned(v, first + (uint32_t)k)) {
-				cluster_unclaim(v, first + (uint32_t)k);
-				r->unclaimed = true;
-			}
+		release_run(r, v, first, (sz + v->cb - 1) / v->cb, ch->good);
 	return SF_CHAIN;
+}
+
+/* A size candidate of xr_undo_size_flip: sound (VDL at most DL, within the heap) and the checksum the set holds. */
+static bool size_sound(const struct xvol *v, const uint8_t *set, unsigned n, uint16_t want)
+{
+	const uint8_t *st = EXFAT_STREAM_OF(set);
+	uint64_t size = exfat_stream_data_length(st);
+
+	return exfat_stream_valid_data_length(st) <= size && size <= (uint64_t)v->cc * v->cb &&
+	       (size == 0) == (exfat_stream_first_cluster(st) == 0) && fsc_exfat_set_checksum(set, n) == want;
+}
+
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n)
+{
+	static const unsigned field[2] = { EXFAT_STREAM_VALID_DATA_LENGTH, EXFAT_STREAM_DATA_LENGTH };
+	uint16_t want = exfat_primary_set_checksum(set);
+	uint8_t *st = EXFAT_STREAM_OF(set);
+	unsigned bit[128], found = 0, equal = 0, pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 };
+
+	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM ||
+	    exfat_stream_valid_data_length(st) <= exfat_stream_data_length(st) || fsc_exfat_set_checksum(set, n) == want)
+		return false;
+	for (unsigned i = 0; i < 128; i++)	/* the bits of ValidDataLength and DataLength, as bit numbers of st */
+		bit[i] = 8 * field[i / 64] + i % 64;
+#define FLIP(b) (st[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
+	/* (i == j: one bit flipped; the checksum's rotations make some pairs look alike, so all are counted) */
+	for (unsigned i = 0; i < 128; i++) {
+		FLIP(bit[i]);
+		for (unsigned j = i; j < 128; j++) {
+			if (j != i)
+				FLIP(bit[j]);
+			if (size_sound(v, set, n, want)) {
+				found++;
+				pick[0] = i, pick[1] = j;
+				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st))
+					equal++, pick_eq[0] = i, pick_eq[1] = j;
+			}
+			if (j != i)
+				FLIP(bit[j]);
+		}
+		FLIP(bit[i]);
+	}
+	/* One change that fits; or of several, the one whose sizes agree (what writers leave but for preallocation). */
+	if (found != 1 && equal != 1)
+		return false;
+	if (found != 1)
+		pick[0] = pick_eq[0], pick[1] = pick_eq[1];
+	FLIP(bit[pick[0]]);
+	if (pick[1] != pick[0])
+		FLIP(bit[pick[1]]);
+#undef FLIP
+	return true;
 }
 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */

@@ -159,7 +159,12 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	if (xr_revive_names_damaged(a->set, n))
 		return;
 	memcpy(set, a->set, 32ull * n);
-	if (chain && (ids = xr_fix_extent(r, v, a, chain, set)) != 0)
+	/* Sizes a flipped bit made contradict, taken back by the set's checksum: what the walk claimed for them is stale. */
+	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n)) {
+		ids = SF_VDL | SF_CHAIN;
+		r->size_undone = true;
+		xr_release_past(r, v, a->set, set);
+	} else if (chain && (ids = xr_fix_extent(r, v, a, chain, set)) != 0)
 		;
 	else if (chain && chain->crossed)
 		ids |= xr_fix_cross(r, v, a, chain, set, path);
@@ -286,7 +291,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
 	struct exfat_asm *t = malloc(sizeof(*t));
-	bool mended = false;
+	bool mended = r->size_undone;
 
 	if (!t) {
 		r->err = -ENOMEM;
@@ -295,8 +300,10 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
-		memcpy(probe, d->bytes, 32ull * (d->head.count < d->n ? d->head.count : d->n));
-		if (!xr_fix_extent_possible(v, &d->chain, probe))
+		unsigned n = d->head.count < d->n ? d->head.count : d->n;
+
+		memcpy(probe, d->bytes, 32ull * n);
+		if (!xr_fix_extent_possible(v, &d->chain, probe) && !xr_undo_size_flip(v, probe, n))
 			continue;
 		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
 		d->done = mended = true;

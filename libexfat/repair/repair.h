@@ -72,7 +72,8 @@ struct rp {
 	struct end_mark_rec *marks;	/* end markers with entries after them (exfat_revive.c) */
 	size_t nmarks, capmarks;
 	bool defer_lost;
-	bool mended;			/* a file's size or place mended: the rest waits for the next round */		/* a directory revived: lost clusters wait for the round that walks it */
+	bool mended;			/* a file's size or place mended: the rest waits for the next round */
+	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
@@ -182,6 +183,19 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 void xr_fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
 bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
+/*
+ * A set of n entries whose ValidDataLength exceeds its DataLength and
+ * whose SetChecksum is not that of its entries: the sizes one or two
+ * flipped bits of theirs away, when exactly one such change gives the
+ * entries the checksum the set holds and sound sizes (ValidDataLength at
+ * most DataLength, within the heap, a first cluster exactly when there
+ * are bytes), or of several exactly one gives equal sizes (the checksum's
+ * rotations make some pairs of flips alike).  True: set holds them now
+ * (a flip undone, the set whole).
+ */
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n);
+/* A set in a row whose DataLength went from was's to now's smaller one: the clusters past it nobody's again. */
+void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
 unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
 
 /* exfat_entries.c: entries outside any set marked unused; the label's length and characters. */

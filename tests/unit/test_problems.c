@@ -1045,14 +1045,14 @@ static void apply_and_expect_clean(struct img *im, struct fsc_plan *plan)
  * its file's clusters as lost ones; afterwards the volume checks with no
  * finding at all, and is byte for byte the undamaged one.
  */
-static void expect_whole_again(void (*damage)(struct img *), enum fsc_problem id)
+static void expect_whole_again_on(void (*base)(struct img *), void (*damage)(struct img *), enum fsc_problem id)
 {
 	struct img im, clean;
 	struct fsc_findings fs, before;
 	struct fsc_plan *plan;
 
-	tr(&clean);
-	tr(&im);
+	base(&clean);
+	base(&im);
 	damage(&im);
 	before = probe_and_check(&im);
 	assert_true(fsc_findings_has(&before, id));
@@ -1069,6 +1069,11 @@ static void expect_whole_again(void (*damage)(struct img *), enum fsc_problem id
 	assert_memory_equal(im.buf, clean.buf, im.len);	/* byte for byte the undamaged volume */
 	img_free(&im);
 	img_free(&clean);
+}
+
+static void expect_whole_again(void (*damage)(struct img *), enum fsc_problem id)
+{
+	expect_whole_again_on(tr, damage, id);
 }
 
 static void count_one(struct img *im) { hello(im)[1] = 1; }	/* the checksum is left as it was */
@@ -1218,6 +1223,25 @@ static void test_repair_revives_set(void **state)
 	(void)state;
 	expect_whole_again(count_one, FSC_PR_EXFAT_SET_COUNT);
 	expect_whole_again(stream_type, FSC_PR_EXFAT_STREAM_MISSING);
+}
+
+/*
+ * Two bits of hello.txt's sizes flipped, its SetChecksum left: DataLength
+ * 100 + 8192 (three clusters, over sub's and a.bin's), ValidDataLength
+ * 100 + 2^40 (past DataLength).  The set's checksum takes both flips
+ * back, in a row (hello.txt NoFatChain: it claims sub's and a.bin's
+ * clusters first, and they are not copied or cut) and by the FAT (its
+ * chain short of the size); afterwards the volume is byte for byte the
+ * undamaged one, not a hello.txt of 8292 bytes holding the others'.
+ */
+static void tr_nofat(struct img *im) { tr(im); hello(im)[32 + 1] = 0x03; fix_hello(im); }
+static void sizes_flipped(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x20; hello(im)[32 + 8 + 5] ^= 0x01; }
+
+static void test_repair_sizes_by_checksum(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr_nofat, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
+	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 }
 
 /*
@@ -1595,6 +1619,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_table),
 		cmocka_unit_test(test_repair_every_case),
 		cmocka_unit_test(test_repair_revives_set),
+		cmocka_unit_test(test_repair_sizes_by_checksum),
 		cmocka_unit_test(test_repair_saves_lost_dir),
 		cmocka_unit_test(test_repair_builds_bitmap),
 		cmocka_unit_test(test_repair_restores_main),
