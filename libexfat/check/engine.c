@@ -6,7 +6,7 @@
  * pass, runs of clusters for findings.
  *
  * Consumes: FAT entries through the filesystem's reader (normalised to
- * CK_FREE, CK_BAD, CK_END or a cluster).  Produces: findings and the
+ * CK_FREE, CK_BAD, CK_END, CK_END_ODD or a cluster).  Produces: findings and the
  * claimed set.  A chain walk never takes more than count steps and needs
  * no memory: a loop is told from a cross-link by walking the chain again.
  */
@@ -49,7 +49,10 @@ void ck_free(struct ck_engine *e)
 {
 	free(e->claimed);
 	free(e->owners_set);
+	free(e->odd_ends);
 	e->claimed = e->owners_set = NULL;
+	e->odd_ends = NULL;
+	e->nodd_ends = e->capodd_ends = 0;
 }
 
 struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_loc_kind kind,
@@ -268,7 +271,13 @@ static bool claim_next(struct ck_engine *e, const struct owner *who, uint64_t n,
 	uint32_t next = e->next(e->next_ctx, *c);
 	char msg[80];
 
-	if (next == CK_END) {
+	if (next == CK_END_ODD && !e->owners_pass) {
+		snprintf(msg, sizeof(msg), "0x%08x", e->next_raw ? e->next_raw(e->next_ctx, *c) : next);
+		chain_problem(e, e->ids->end_value, who, *c, msg);
+		if (grow((void **)&e->odd_ends, &e->capodd_ends, e->nodd_ends + 1, sizeof(*e->odd_ends)))
+			e->odd_ends[e->nodd_ends++] = *c;
+	}
+	if (next == CK_END || next == CK_END_ODD) {
 		*ended = true;
 		return false;
 	}

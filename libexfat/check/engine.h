@@ -34,10 +34,12 @@ struct owner {
 #define CK_FREE	0u
 #define CK_BAD	0xFFFFFFF7u
 #define CK_END	0xFFFFFFFFu
+#define CK_END_ODD	0xFFFFFFFEu	/* an end, by a value the format does not give for one (exFAT's F8..FE) */
 
 /* The problems a chain walk reports, named by each filesystem. */
 struct ck_chain_ids {
 	enum fsc_problem range, loop, cross, free, bad, shorter, longer;
+	enum fsc_problem end_value;	/* a chain ended by CK_END_ODD (when next gives it) */
 };
 
 struct ck_xlink {
@@ -59,12 +61,16 @@ struct ck_engine {
 	uint64_t *claimed;
 	uint32_t (*next)(void *ctx, uint32_t c);	/* CK_FREE, CK_BAD, CK_END or a cluster */
 	void *next_ctx;
+	uint32_t (*next_raw)(void *ctx, uint32_t c);	/* the FAT entry as stored, for messages (may be NULL) */
 	const struct ck_chain_ids *ids;
 	/* the owners pass: claims go to a fresh set, no finding is made */
 	bool owners_pass;
 	uint64_t *owners_set;
 	struct ck_xlink xlinks[64];
 	unsigned nxlinks;
+	/* clusters whose FAT entry ended a chain by CK_END_ODD (each once: a claim takes a cluster once) */
+	uint32_t *odd_ends;
+	size_t nodd_ends, capodd_ends;
 };
 
 /*

@@ -64,14 +64,19 @@ uint32_t xv_next(void *ctx, uint32_t c)
 {
 	uint32_t next = xv_fat(ctx, c);
 
-	return next >= EXFAT_EOC ? CK_END : next == EXFAT_BAD ? CK_BAD : next;
+	return next == 0xFFFFFFFFu ? CK_END : next >= EXFAT_EOC ? CK_END_ODD : next == EXFAT_BAD ? CK_BAD : next;
+}
+
+uint32_t xv_raw(void *ctx, uint32_t c)
+{
+	return xv_fat(ctx, c);
 }
 
 const struct ck_chain_ids xv_chain_ids = {
 	.range = FSC_PR_EXFAT_CHAIN_RANGE, .loop = FSC_PR_EXFAT_CHAIN_LOOP,
 	.cross = FSC_PR_EXFAT_CROSS_LINK, .free = FSC_PR_EXFAT_CHAIN_FREE,
 	.bad = FSC_PR_EXFAT_CHAIN_BAD, .shorter = FSC_PR_EXFAT_CHAIN_SHORT,
-	.longer = FSC_PR_EXFAT_CHAIN_LONG,
+	.longer = FSC_PR_EXFAT_CHAIN_LONG, .end_value = FSC_PR_EXFAT_CHAIN_END_VALUE,
 };
 
 int xv_load_bitmap(struct xvol *v)

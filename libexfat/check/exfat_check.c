@@ -113,6 +113,7 @@ static int passes(struct xvol *v)
 	v->dirbuf = malloc(v->cb < XV_DIR_CHUNK ? v->cb : XV_DIR_CHUNK);
 	if (!v->upcase || !v->dirbuf || ck_init_clusters(&v->ck, v->cc, v->cb, xv_next, v, &xv_chain_ids) < 0)
 		return -ENOMEM;
+	v->ck.next_raw = xv_raw;
 	if (xv_load_fat(v) < 0)
 		return 0;	/* EXFAT_FAT_UNREADABLE */
 	r = xv_load_bitmap(v);

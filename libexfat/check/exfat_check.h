@@ -104,8 +104,10 @@ static inline uint64_t xv_cluster_byte(const struct xvol *v, uint32_t c)
 }
 
 /* exfat_alloc.c */
-/* The FAT entry of c normalised for the engine (CK_END, CK_BAD, CK_FREE or a cluster). */
+/* The FAT entry of c normalised for the engine (CK_END; CK_END_ODD for F8..FE; CK_BAD, CK_FREE or a cluster). */
 uint32_t xv_next(void *v, uint32_t c);
+/* The FAT entry of c as stored (for messages; v: the struct xvol). */
+uint32_t xv_raw(void *v, uint32_t c);
 extern const struct ck_chain_ids xv_chain_ids;
 int xv_load_fat(struct xvol *v);
 int xv_load_bitmap(struct xvol *v);

@@ -442,3 +442,14 @@ void xr_fix_structure_chains(struct rp *r, struct xvol *v)
 	if (rt->upcase_found && !r->new_upcase)
 		end_structure(r, v, &v->upcase_chain, rt->upcase_length, "up-case table");
 }
+
+void xr_fix_end_values(struct rp *r, struct xvol *v)
+{
+	uint8_t e[4];
+
+	if (!v->ck.nodd_ends || !rp_take(r, FSC_PR_EXFAT_CHAIN_END_VALUE))
+		return;
+	exfat_fat_cell_put(e, 0xFFFFFFFF);
+	for (size_t i = 0; i < v->ck.nodd_ends; i++)
+		rp_put(r, v->fat_byte + 4ull * v->ck.odd_ends[i], e, 4, "the end of a chain as FFFFFFFF", false);
+}

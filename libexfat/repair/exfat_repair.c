@@ -611,6 +611,7 @@ static int repair_done(struct xvol *v)
 	if (!r->mended)
 		fix_duplicates(r, v);
 	fix_fat_head(r, v);
+	xr_fix_end_values(r, v);
 	xr_fix_structure_chains(r, v);
 	if (!r->mended)
 		xr_revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */

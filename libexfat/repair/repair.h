@@ -196,6 +196,8 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n);
 /* A set in a row whose DataLength went from was's to now's smaller one: the clusters past it nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
+/* EXFAT_CHAIN_END_VALUE: each chain the walk saw end by FFFFFFF8..FFFFFFFE ended by FFFFFFFF instead. */
+void xr_fix_end_values(struct rp *r, struct xvol *v);
 unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);
 
 /* exfat_entries.c: entries outside any set marked unused; the label's length and characters. */

@@ -174,6 +174,7 @@ static const struct recorded {
 	{ "FAT_LABEL_ROOT_MISSING", FSC_PR_FAT_LABEL_ROOT_MISSING, 131 },
 	{ "FAT_LFN_RESERVED", FSC_PR_FAT_LFN_RESERVED, 132 },
 	{ "FAT32_FSINFO_SECTOR", FSC_PR_FAT32_FSINFO_SECTOR, 133 },
+	{ "EXFAT_CHAIN_END_VALUE", FSC_PR_EXFAT_CHAIN_END_VALUE, 134 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -225,7 +226,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 132);
+	assert_int_equal(NRECORDED, 133);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */
