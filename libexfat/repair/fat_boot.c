@@ -58,9 +58,10 @@ static bool backup_at(const struct fsc_fat_bpb *b, uint32_t *sector)
 /*
  * The volume as the restore planned after edit start leaves it: *view and
  * *p2 when that is a FAT32 volume with no error in its boot sector (and,
- * with was, the size and reserved area the damaged sector gave; with
- * typed, a cluster count that makes it FAT32); else the restore is
- * dropped again.
+ * with was, the reserved area the damaged sector gave and its size or
+ * one at most two bits away from it: a backup from another format of the
+ * device is left; with typed, a cluster count that makes it FAT32); else
+ * the restore is dropped again.
  */
 static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, struct fsc_probe **p2,
 			  const struct fsc_fat_bpb *was, bool typed)
@@ -73,7 +74,9 @@ static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, str
 
 		for (size_t i = 0; i < (*p2)->findings.n; i++)
 			sound &= fsc_problem_info((*p2)->findings.v[i].id)->severity < FSC_SEV_ERROR;
-		if (sound && (!was || ((*p2)->fat.total_sectors == was->total_sectors && (*p2)->fat.reserved == was->reserved)) &&
+		/* (the size one or two flipped bits away: the main sector's is what is damaged, the backup sound) */
+		if (sound && (!was || (__builtin_popcount((*p2)->fat.total_sectors ^ was->total_sectors) <= 2 &&
+				       (*p2)->fat.reserved == was->reserved)) &&
 		    (!typed || !boot_suspect(*p2)))
 			return true;
 	}

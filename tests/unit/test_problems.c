@@ -1508,6 +1508,43 @@ static void test_repair_dir_field(void **state)
 }
 
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
+/*
+ * FAT32 with one bit of BPB_TotSec32 flipped (the volume past the device,
+ * its FAT too small for the clusters that gives) and a sound backup boot
+ * sector: the main sector is restored from the backup, whose size is a
+ * bit away from it, and the volume is byte for byte the undamaged one.
+ * A backup past the device too (another bit of its size flipped) is not
+ * taken.
+ */
+static void test_repair_fat32_size_flip(void **state)
+{
+	for (int other = 0; other < 2; other++) {
+		struct img im, clean;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+
+		(void)state;
+		f32(&im);
+		f32(&clean);
+		im.buf[32 + 2] ^= 0x10;				/* BPB_TotSec32 + 2^20 sectors */
+		if (other)
+			im.buf[6 * 512 + 32 + 2] ^= 0x20;	/* the backup's size + 2^21 sectors */
+		plan = plan_repair(&im, &fs);
+		assert_true(fsc_findings_has(&fs, FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
+		fsc_findings_free(&fs);
+		if (!other) {
+			apply_and_expect_clean(&im, plan);
+			assert_memory_equal(im.buf, clean.buf, im.len);
+		} else {
+			for (size_t i = 0; i < fsc_plan_count(plan); i++)
+				assert_true(fsc_plan_edit(plan, i)->offset != 0);	/* sector 0 not restored */
+			fsc_plan_free(plan);
+		}
+		img_free(&im);
+		img_free(&clean);
+	}
+}
+
 static void test_repair_fat_copy_choice(void **state)
 {
 	struct img clean, im;
@@ -1631,6 +1668,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_fat_copy_choice),
+		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
 		cmocka_unit_test(test_repair_power_cut),
 	};
