@@ -403,6 +403,10 @@ void exfat_root_findings(struct fsc_probe *p)
 	}
 	if (!r->bitmap_found) {
 		ADD(EXFAT_BITMAP_MISSING, CLUSTER, p->ex.root_cluster, NULL);
+	} else if (r->bitmap_cluster < 2 || r->bitmap_cluster > (uint64_t)p->ex.cluster_count + 1) {
+		f = ADD(EXFAT_BITMAP_CLUSTER, CLUSTER, p->ex.root_cluster, "FirstCluster");
+		finding_actual(f, "%u", r->bitmap_cluster);
+		finding_expected(f, "%llu", (unsigned long long)p->ex.cluster_count + 1);
 	} else if (r->bitmap_length < need) {
 		f = ADD(EXFAT_BITMAP_SIZE, CLUSTER, r->bitmap_cluster, "DataLength");
 		finding_actual(f, "%llu", (unsigned long long)r->bitmap_length);

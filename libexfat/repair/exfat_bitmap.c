@@ -2,7 +2,8 @@
 /*
  * exfat_bitmap.c - a bitmap entry whose DataLength is too short for
  * ClusterCount over a chain that holds every bit gets its length; a
- * missing allocation bitmap, or a chain too short, is built anew (-y): a bit set for every cluster the tree owns
+ * missing allocation bitmap, one whose entry points outside the heap, or
+ * a chain too short, is built anew (-y): a bit set for every cluster the tree owns
  * (and every cluster the repair allocates), in new clusters, then the
  * bitmap entry written (a new one in a free root slot, or the old one
  * pointed at the new clusters).  Without a bitmap nothing says which of
@@ -17,7 +18,7 @@
  * entry that links them; PercentInUse follows.  Cut before the link, the
  * next repair builds the same bitmap in the same clusters.
  *
- * Consumes: EXFAT_BITMAP_MISSING and EXFAT_BITMAP_SIZE, the claimed set.
+ * Consumes: EXFAT_BITMAP_MISSING, EXFAT_BITMAP_CLUSTER and EXFAT_BITMAP_SIZE, the claimed set.
  * Produces: plan edits; every bitmap finding planned.
  */
 #include "config.h"
@@ -29,7 +30,7 @@
 #include "repair/repair.h"
 
 static const enum fsc_problem bitmap_ids[] = {
-	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE,
+	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE, FSC_PR_EXFAT_BITMAP_CLUSTER,
 };
 
 bool xr_bitmap_rebuild_wanted(struct rp *r)
@@ -162,14 +163,9 @@ void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v)
 		return;
 	}
 	write_bits(r, v, &marked);
-	if (off && plan_view_read(r->dev, r->plan, off, e, 32) < 0) {
-		r->err = -EIO;
-		return;
-	}
-	if (!off) {
-		memset(e, 0, sizeof(e));
-		e[0] = EXFAT_T_BITMAP;
-	}
+	/* (a fresh entry: the old one's flags and reserved bytes may be what was damaged) */
+	memset(e, 0, sizeof(e));
+	e[0] = EXFAT_T_BITMAP;
 	put_le32(e, EXFAT_BITMAP_FIRST_CLUSTER, r->bitmap_first);
 	put_le64(e, EXFAT_BITMAP_DATA_LENGTH, bytes);
 	rp_put(r, off ? off : slot, e, 32, "link the new allocation bitmap", true);

@@ -169,6 +169,7 @@ static void p_chain_free(struct img *im) { tr(im); exfat_set_fat(im, 7, 0); }
 static void p_chain_long(struct img *im) { tr(im); exfat_set_fat(im, 8, 11); exfat_set_fat(im, 11, 0xFFFFFFFF); exfat_mark(im, 11, 1); }
 static void p_chain_loop(struct img *im) { tr(im); exfat_set_fat(im, 8, 7); }
 static void p_chain_range(struct img *im) { tr(im); exfat_set_fat(im, 7, 5000); }
+static void p_bitmap_cluster(struct img *im) { tr(im); put_le32(exfat_root_entry(im, 1), 20, 0x1BF2B35E); }	/* garbage's */
 static void p_end_value(struct img *im) { tr(im); exfat_set_fat(im, 8, 0xFFFFFFFB); }	/* a.bin's end mark, bit 2 */
 /*
  * hello.txt in a row (NoFatChain) with bit 40 of its DataLength flipped
@@ -391,6 +392,7 @@ static const struct {
 	{ "EXFAT_CHAIN_LOOP", p_chain_loop, "" },
 	{ "EXFAT_CHAIN_RANGE", p_chain_range, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CHAIN_END_VALUE", p_end_value, "" },
+	{ "EXFAT_BITMAP_CLUSTER", p_bitmap_cluster, "" },
 	{ "EXFAT_CHAIN_RANGE", p_size_past_heap, "EXFAT_SET_CHECKSUM" },
 	{ "EXFAT_CHAIN_SHORT", p_chain_short, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CROSS_LINK", p_cross, "EXFAT_CHAIN_LONG EXFAT_LOST_CLUSTERS" },
@@ -763,7 +765,7 @@ static const char *const repaired[] = {
 	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",
 	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
 	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
-	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
+	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
