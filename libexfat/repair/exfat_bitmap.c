@@ -53,35 +53,10 @@ static void give_up(struct rp *r)
 	r->new_bitmap = false;
 }
 
-/* May cluster k of n (from c0) hold the new bitmap: owned by nothing, no FAT link but the one it gets? */
-static bool usable(struct xvol *v, uint32_t c, uint64_t k, uint64_t n)
-{
-	uint32_t fat;
-
-	if (!xv_cluster_valid(v, c) || cluster_owned(v, c))
-		return false;
-	fat = xv_fat(v, c);
-	return fat == 0 || fat == (k + 1 < n ? c + 1 : 0xFFFFFFFF);
-}
-
-/* The first run of n usable clusters in a row; 0: none. */
-static uint32_t find_run(struct xvol *v, uint64_t n)
-{
-	uint64_t have = 0;
-
-	for (uint32_t c = 2; (uint64_t)c <= (uint64_t)v->cc + 1; c++) {
-		have = usable(v, c, have, n) ? have + 1 : 0;
-		if (have == n)
-			return (uint32_t)(c - n + 1);
-	}
-	return 0;
-}
-
 void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
 	uint64_t words = ((uint64_t)v->cc + 63) / 64;
-	uint8_t e[4];
 
 	if (!xr_bitmap_rebuild_wanted(r))
 		return;
@@ -91,16 +66,9 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 		r->new_bitmap = false;
 		return;
 	}
-	if (!n || !(r->bitmap_first = find_run(v, n))) {
+	if (!n || !(r->bitmap_first = rp_alloc_run(r, v, n, false, "chain the new allocation bitmap"))) {
 		give_up(r);
 		return;
-	}
-	for (uint64_t k = 0; k < n; k++) {
-		uint32_t c = r->bitmap_first + (uint32_t)k;
-
-		cluster_claim(v, c);
-		exfat_fat_cell_put(e, k + 1 < n ? c + 1 : 0xFFFFFFFF);
-		rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the new allocation bitmap", false);
 	}
 	/* The old bitmap's clusters (too few) are no longer the bitmap's: free in the new one. */
 	for (uint32_t c = v->p->root.bitmap_cluster, k = 0; v->p->root.bitmap_found && k < n && xv_cluster_valid(v, c);

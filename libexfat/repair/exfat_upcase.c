@@ -163,8 +163,16 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 		r->err = -ENOMEM;
 		return;
 	}
-	if (!rp_alloc_clusters(r, v, cl, n, "chain the new up-case table") ||
-	    (!u->entry && !slot && !xr_extend_root(r, v, last, 1, &u->slot))) {
+	/* In a row: Linux and fsck.exfat read the table from its first cluster on, not by the FAT. */
+	if (!(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
+		free(cl);
+		give_up(r);
+		return;
+	}
+	for (uint64_t i = 1; i < n; i++)
+		cl[i] = cl[0] + (uint32_t)i;
+	r->allocated = true;
+	if (!u->entry && !slot && !xr_extend_root(r, v, last, 1, &u->slot)) {
 		free(cl);
 		r->err = r->err ? r->err : -ENOSPC;	/* room() counted them */
 		return;

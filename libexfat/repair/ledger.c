@@ -146,6 +146,48 @@ uint32_t rp_next_cluster(const struct xvol *v, uint32_t c, bool lost)
 	return 0;
 }
 
+/*
+ * May cluster k of a run of n (from c - k) hold a new structure: owned by
+ * nothing, unmarked in the bitmap (unless marks is false: a bitmap being
+ * rebuilt says nothing), no FAT link but the one it gets?
+ */
+static bool run_usable(struct xvol *v, uint32_t c, uint64_t k, uint64_t n, bool marks)
+{
+	uint32_t fat;
+
+	if (!xv_cluster_valid(v, c) || cluster_owned(v, c) || (marks && bit_get(v->marked, c - 2)))
+		return false;
+	fat = xv_fat(v, c);
+	return fat == 0 || fat == (k + 1 < n ? c + 1 : 0xFFFFFFFF);
+}
+
+uint32_t rp_find_run(struct xvol *v, uint64_t n, bool marks)
+{
+	uint64_t have = 0;
+
+	for (uint32_t c = 2; n && (uint64_t)c <= (uint64_t)v->cc + 1; c++) {
+		have = run_usable(v, c, have, n, marks) ? have + 1 : 0;
+		if (have == n)
+			return (uint32_t)(c - n + 1);
+	}
+	return 0;
+}
+
+uint32_t rp_alloc_run(struct rp *r, struct xvol *v, uint64_t n, bool marks, const char *what)
+{
+	uint32_t first = rp_find_run(v, n, marks);
+	uint8_t e[4];
+
+	for (uint64_t k = 0; first && k < n; k++) {
+		uint32_t c = first + (uint32_t)k;
+
+		cluster_claim(v, c);
+		exfat_fat_cell_put(e, k + 1 < n ? c + 1 : 0xFFFFFFFF);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, what, false);
+	}
+	return first;
+}
+
 /* n free clusters into out, claimed and chained in the FAT; false when there are fewer. */
 bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what)
 {

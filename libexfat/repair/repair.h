@@ -147,6 +147,18 @@ uint32_t rp_next_cluster(const struct xvol *v, uint32_t c, bool lost);
  * an end mark; what: why, for the plan); false when there are fewer.
  */
 bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, const char *what);
+/*
+ * The first run of n clusters in a row that nothing owns, the bitmap
+ * does not mark (with marks; a bitmap being rebuilt says nothing) and
+ * whose FAT entries are free (or already the chain the run gets: a repair
+ * cut short takes the same ones again); 0: none.  For the structures drivers
+ * read in a row whatever the FAT says: the allocation bitmap and the
+ * up-case table (Linux and fsck.exfat read both from their first
+ * cluster on).
+ */
+uint32_t rp_find_run(struct xvol *v, uint64_t n, bool marks);
+/* Such a run claimed and chained in the FAT (what: why, for the plan); its first cluster, 0: none. */
+uint32_t rp_alloc_run(struct rp *r, struct xvol *v, uint64_t n, bool marks, const char *what);
 
 /* The finding id at the set whose primary lies at at (the latest), or NULL. */
 struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);

@@ -1471,6 +1471,43 @@ static void test_repair_upcase_names(void **state)
 }
 
 /*
+ * A broken up-case table replaced where the free clusters are not in a
+ * row (cluster 12, between free 11 and 13, marked in the bitmap by a lost
+ * chain): the new table takes clusters in a row, as Linux and fsck.exfat
+ * read it from its first cluster on, whatever the FAT says; the bytes
+ * there in a row give the entry's TableChecksum, and the volume checks
+ * with no finding.
+ */
+static void test_repair_upcase_in_a_row(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	const uint8_t *e;
+	uint32_t first;
+	uint64_t len;
+
+	(void)state;
+	tr(&im);
+	exfat_mark(&im, 12, 1);
+	im.buf[im.heap_byte + 1ull * im.cb + 10] ^= 1;	/* a bit of the table (cluster 3, 60 bytes) */
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	e = exfat_root_entry(&im, 2);
+	assert_int_equal(e[0], 0x82);
+	first = get_le32(e, 20);
+	len = get_le64(e, 24);
+	assert_true(len > im.cb);				/* (more than one cluster: the test means something) */
+	for (uint32_t k = 0; k + 1 < (len + im.cb - 1) / im.cb; k++)
+		assert_int_equal(get_le32(im.buf, im.fat_byte + 4ull * (first + k)), first + k + 1);
+	assert_int_equal(fsc_exfat_table_checksum(im.buf + im.heap_byte + (uint64_t)(first - 2) * im.cb, (size_t)len, 0),
+			 get_le32(e, 4));
+	img_free(&im);
+}
+
+/*
  * Power cut: each repaired case (lost clusters freed, then saved), its
  * plan cut before its k-th write for every k (every other cut also loses
  * the writes its disk cache held since the last sync, but every other of
@@ -1669,6 +1706,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
+		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
