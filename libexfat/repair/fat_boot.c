@@ -211,29 +211,41 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 
 /*
  * The clusters whose entry differs between copies a and k of l's FAT
- * (bit c - 2 of *differ, allocated here); false: an entry could not be
- * read, or no memory.
+ * (bit c - 2 of *differ, allocated here), the copies compared 64 KiB at
+ * a time; a FAT12 byte marks each entry it may hold part of.  False: the
+ * copies could not be read, or no memory.
  */
 static bool copies_differ_at(const struct layout *l, const struct fsc_fat_bpb *b, unsigned a, unsigned k,
 			     uint64_t **differ)
 {
-	struct layout la = *l, lk = *l;
-	struct fatreader ra, rk;
-	uint32_t va, vk;
-	bool ok = (*differ = calloc(((size_t)l->held + 63) / 64 + 1, sizeof(**differ))) != NULL;
+	enum { CHUNK = 64 * 1024 };
+	uint64_t base = (uint64_t)b->reserved * b->bytes_per_sector, copy = (uint64_t)b->fat_size * b->bytes_per_sector;
+	uint64_t bytes = layout_fat_bytes(l, (uint64_t)l->held + 2);
+	uint8_t *x = malloc(CHUNK), *y = malloc(CHUNK);
+	bool ok;
 
-	la.fat_byte = ((uint64_t)b->reserved + (uint64_t)a * b->fat_size) * b->bytes_per_sector;
-	lk.fat_byte = ((uint64_t)b->reserved + (uint64_t)k * b->fat_size) * b->bytes_per_sector;
-	fatreader_init(&ra, &la);
-	fatreader_init(&rk, &lk);
-	for (uint32_t c = 2; ok && (uint64_t)c <= (uint64_t)l->held + 1; c++) {
-		ok = fatreader_raw(&ra, c, &va) == 0 && fatreader_raw(&rk, c, &vk) == 0;
-		if (ok && va != vk)
-			bit_set(*differ, c - 2);
+	*differ = NULL;
+	ok = x && y && (*differ = calloc(((size_t)l->held + 63) / 64 + 1, sizeof(**differ))) != NULL;
+
+	if (bytes > copy)
+		bytes = copy;
+	for (uint64_t at = 0; ok && at < bytes; at += CHUNK) {
+		size_t n = bytes - at < CHUNK ? (size_t)(bytes - at) : CHUNK;
+
+		ok = fsc_dev_read(l->dev, base + a * copy + at, x, n) == 0 && fsc_dev_read(l->dev, base + k * copy + at, y, n) == 0;
+		for (size_t i = 0; ok && i < n; i++) {
+			uint64_t byte = at + i, c = byte * 8 / l->fat_bits;
+
+			if (x[i] == y[i])
+				continue;
+			for (uint64_t e = c > 0 ? c - (l->fat_bits == 12) : c; e <= c + (l->fat_bits == 12); e++)
+				if (e >= 2 && e <= (uint64_t)l->held + 1)
+					bit_set(*differ, e - 2);
+		}
 	}
-	fatreader_free(&ra);
-	fatreader_free(&rk);
-	if (!ok) {
+	free(x);
+	free(y);
+	if (!ok && *differ) {
 		free(*differ);
 		*differ = NULL;
 	}

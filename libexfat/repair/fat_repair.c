@@ -104,10 +104,14 @@ static void note_alloc(void *ctx, uint32_t first, uint32_t size, bool dir)
 {
 	struct frp *f = ctx;
 
+	if (f->weigh < 0)	/* (pass 2 compared the copies before the walk: asked once) */
+		f->weigh = rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) != NULL;
+	if (!f->weigh)
+		return;
 	if (!grow((void **)&f->allocs, &f->capallocs, f->nallocs + 1, sizeof(*f->allocs)))
 		f->r.err = -ENOMEM;
 	else
-		f->allocs[f->nallocs++] = (struct fr_alloc){ first, size, dir };
+		f->allocs[f->nallocs++] = (struct fr_alloc){ .first = first & 0x7FFFFFFF, .dir = dir, .size = size };
 }
 
 static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
@@ -439,6 +443,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	bool chosen;
 
 	hooks->claimed = note_alloc;
+	f->weigh = -1;
 	ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
 	hooks->claimed = NULL;
 	for (size_t i = n0; i < out->n; i++)

@@ -46,16 +46,18 @@ struct lost_dir {
 	uint32_t c, parent;
 };
 
-/* An allocation the first check claimed (fat_hooks.claimed): for the choice among FAT copies. */
+/* An allocation the first check claimed (fat_hooks.claimed): for the choice among FAT copies (8 bytes each). */
 struct fr_alloc {
-	uint32_t first, size;
-	bool dir;
+	uint32_t first : 31;		/* (FAT32 clusters are 28 bits) */
+	uint32_t dir : 1;
+	uint32_t size;
 };
 
 struct frp {
 	struct rp r;
 	struct fr_alloc *allocs;	/* of the first check, while FAT copies are weighed */
 	size_t nallocs, capallocs;
+	int weigh;			/* the copies differ: allocs kept (-1: not asked yet) */
 	struct lost_dir *lostdirs;	/* of the last check of the plan */
 	size_t nlostdirs, caplostdirs;
 	struct astray_req *astray;
