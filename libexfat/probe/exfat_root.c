@@ -304,6 +304,8 @@ static void check_bitmap_self(const struct geo *g, struct fsc_exfat_root *r)
 	}
 	r->bitmap_self_checked = true;
 	r->bitmap_self_allocated = true;
+	for (uint64_t i = 1; i < nclus; i++)
+		r->bitmap_fragmented |= chain[i] != chain[0] + i;
 	for (uint64_t i = 0; i < nclus; i++) {
 		uint64_t bit = chain[i] - 2, byte = bit / 8;
 		uint8_t v;
@@ -415,6 +417,8 @@ void exfat_root_findings(struct fsc_probe *p)
 		f = ADD(EXFAT_BITMAP_CLUSTERS_FREE, CLUSTER, r->bitmap_cluster, NULL);
 		finding_actual(f, "%u", r->bitmap_cluster);
 	}
+	if (r->bitmap_fragmented)
+		ADD(EXFAT_BITMAP_FRAGMENTED, CLUSTER, r->bitmap_cluster, NULL);
 	if (!r->upcase_found) {
 		ADD(EXFAT_UPCASE_MISSING, CLUSTER, p->ex.root_cluster, NULL);
 	} else if (r->upcase_cluster < 2 || r->upcase_cluster > (uint64_t)p->ex.cluster_count + 1) {

@@ -22,6 +22,7 @@ struct fsc_exfat_root {
 	uint64_t bitmap_length;
 	bool bitmap_self_allocated;	/* its own clusters are marked used */
 	bool bitmap_self_checked;
+	bool bitmap_fragmented;		/* its chain (whole) is not in a row, as Linux reads it */
 	bool upcase_found;
 	bool upcase_after_end;
 	uint32_t upcase_cluster;

@@ -2,8 +2,9 @@
 /*
  * exfat_bitmap.c - a bitmap entry whose DataLength is too short for
  * ClusterCount over a chain that holds every bit gets its length; a
- * missing allocation bitmap, one whose entry points outside the heap, or
- * a chain too short, is built anew (-y): a bit set for every cluster the tree owns
+ * missing allocation bitmap, one whose entry points outside the heap, one
+ * not in a row (Linux reads it so), or a chain too short, is built anew
+ * (-y): a bit set for every cluster the tree owns
  * (and every cluster the repair allocates), in new clusters, then the
  * bitmap entry written (a new one in a free root slot, or the old one
  * pointed at the new clusters).  Without a bitmap nothing says which of
@@ -18,7 +19,7 @@
  * entry that links them; PercentInUse follows.  Cut before the link, the
  * next repair builds the same bitmap in the same clusters.
  *
- * Consumes: EXFAT_BITMAP_MISSING, EXFAT_BITMAP_CLUSTER and EXFAT_BITMAP_SIZE, the claimed set.
+ * Consumes: EXFAT_BITMAP_MISSING, _CLUSTER, _FRAGMENTED and _SIZE, the claimed set.
  * Produces: plan edits; every bitmap finding planned.
  */
 #include "config.h"
@@ -30,7 +31,7 @@
 #include "repair/repair.h"
 
 static const enum fsc_problem bitmap_ids[] = {
-	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE, FSC_PR_EXFAT_BITMAP_CLUSTER,
+	FSC_PR_EXFAT_BITMAP_MISSING, FSC_PR_EXFAT_BITMAP_SIZE, FSC_PR_EXFAT_BITMAP_CLUSTER, FSC_PR_EXFAT_BITMAP_FRAGMENTED,
 };
 
 bool xr_bitmap_rebuild_wanted(struct rp *r)
@@ -61,27 +62,44 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 	if (!xr_bitmap_rebuild_wanted(r))
 		return;
 	/* Too short a DataLength over a chain that holds every bit: only the length is wrong. */
-	if (!rp_find(r, FSC_PR_EXFAT_BITMAP_MISSING) && v->bitmap_ok) {
+	if (!rp_find(r, FSC_PR_EXFAT_BITMAP_MISSING) && !rp_find(r, FSC_PR_EXFAT_BITMAP_FRAGMENTED) && v->bitmap_ok) {
 		r->bitmap_length_only = true;
 		r->new_bitmap = false;
 		return;
 	}
-	if (!n || !(r->bitmap_first = rp_alloc_run(r, v, n, false, "chain the new allocation bitmap"))) {
+	/* (the old bitmap read whole, only not in a row: its marks stand, so no lost cluster is taken) */
+	if (!n || !(r->bitmap_first = rp_alloc_run(r, v, n, v->bitmap_ok, "chain the new allocation bitmap"))) {
 		give_up(r);
 		return;
 	}
-	/* The old bitmap's clusters (too few) are no longer the bitmap's: free in the new one. */
+	/* The old bitmap's clusters (too few, or not in a row) are no longer the bitmap's: free in the new one. */
 	for (uint32_t c = v->p->root.bitmap_cluster, k = 0; v->p->root.bitmap_found && k < n && xv_cluster_valid(v, c);
-	     k++, c = xv_fat(v, c))
+	     k++, c = xv_fat(v, c)) {
 		cluster_unclaim(v, c);
-	/* From here the bitmap is what the tree owns: nothing is lost, allocations see it. */
-	memcpy(v->marked, v->ck.claimed, words * 8);
+		bit_clear(v->marked, c - 2);
+	}
+	/*
+	 * From here the bitmap is what the tree owns (nothing is lost,
+	 * allocations see it), but for an old one read whole: its marks
+	 * stand, and the clusters they mark that nothing owns are lost ones,
+	 * saved or freed as usual.
+	 */
+	r->bitmap_marks_kept = v->bitmap_ok;
+	if (!v->bitmap_ok)
+		memcpy(v->marked, v->ck.claimed, words * 8);
+	for (uint64_t k = 0; k < n; k++)
+		bit_set(v->marked, r->bitmap_first + k - 2);
 	v->bitmap_ok = true;
 }
 
-/* The new bitmap's bytes: every owned cluster (the old up-case table's released ones excepted). */
+/*
+ * The new bitmap's bytes: every owned cluster (the old up-case table's
+ * released ones excepted), and the lost ones the old bitmap marked when
+ * it was read whole and lost clusters are not freed.
+ */
 static void write_bits(struct rp *r, struct xvol *v, uint64_t *marked)
 {
+	bool keep = r->bitmap_marks_kept && !(r->o->free_lost && !r->defer_lost);
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
 	uint8_t *buf = calloc(1, v->cb);
 
@@ -96,7 +114,8 @@ static void write_bits(struct rp *r, struct xvol *v, uint64_t *marked)
 			for (unsigned b = 0; b < 8; b++) {
 				uint64_t bit = 8 * (k * v->cb + i) + b;
 
-				if (bit < v->cc && bit_get(v->ck.claimed, bit) && !(r->freed && bit_get(r->freed, bit))) {
+				if (bit < v->cc && (bit_get(v->ck.claimed, bit) || (keep && bit_get(v->marked, bit))) &&
+				    !(r->freed && bit_get(r->freed, bit))) {
 					buf[i] |= (uint8_t)(1u << b);
 					++*marked;
 				}

@@ -81,6 +81,7 @@ struct rp {
 	bool new_bitmap;		/* a new allocation bitmap is built (exfat_bitmap.c) */
 	bool bitmap_length_only;	/* or only its DataLength is set */
 	uint32_t bitmap_first;		/* the new bitmap's first cluster (a run) */
+	bool bitmap_marks_kept;		/* the old bitmap was read whole: its marks of lost clusters carry over */
 	uint64_t *freed;		/* clusters to clear in the bitmap (the old table's), or NULL */
 	struct dup_rename *dups;	/* duplicate names to make unique, at the end */
 	size_t ndups, capdups;

@@ -176,6 +176,7 @@ static const struct recorded {
 	{ "FAT32_FSINFO_SECTOR", FSC_PR_FAT32_FSINFO_SECTOR, 133 },
 	{ "EXFAT_CHAIN_END_VALUE", FSC_PR_EXFAT_CHAIN_END_VALUE, 134 },
 	{ "EXFAT_BITMAP_CLUSTER", FSC_PR_EXFAT_BITMAP_CLUSTER, 135 },
+	{ "EXFAT_BITMAP_FRAGMENTED", FSC_PR_EXFAT_BITMAP_FRAGMENTED, 136 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -227,7 +228,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 134);
+	assert_int_equal(NRECORDED, 135);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

@@ -169,6 +169,29 @@ static void p_chain_free(struct img *im) { tr(im); exfat_set_fat(im, 7, 0); }
 static void p_chain_long(struct img *im) { tr(im); exfat_set_fat(im, 8, 11); exfat_set_fat(im, 11, 0xFFFFFFFF); exfat_mark(im, 11, 1); }
 static void p_chain_loop(struct img *im) { tr(im); exfat_set_fat(im, 8, 7); }
 static void p_chain_range(struct img *im) { tr(im); exfat_set_fat(im, 7, 5000); }
+/*
+ * 8 MiB of 512-byte clusters, the bitmap (1,984 bytes: four clusters)
+ * moved to the chain 100 -> 101 -> 300 -> 103, whole and right but not in
+ * a row (cluster 2 free): what Linux would read as its third cluster is
+ * 102's bytes.
+ */
+static void p_bitmap_fragmented(struct img *im)
+{
+	static const uint32_t chain[] = { 100, 101, 300, 103 }, used[] = { 3, 4, 100, 101, 300, 103 };
+	uint8_t bits[4 * 512] = { 0 };
+
+	build_exfat(im, 8 << 20, 9, 0);
+	assert_int_equal(get_le64(exfat_root_entry(im, 1), 24), 1984);
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		bits[(used[i] - 2) / 8] |= (uint8_t)(1u << ((used[i] - 2) % 8));
+	exfat_set_fat(im, 2, 0);
+	for (size_t k = 0; k < 4; k++) {
+		memcpy(im->buf + im->heap_byte + (uint64_t)(chain[k] - 2) * im->cb, bits + 512 * k, 512);
+		exfat_set_fat(im, chain[k], k < 3 ? chain[k + 1] : 0xFFFFFFFF);
+	}
+	memset(im->buf + im->heap_byte, 0, im->cb);
+	put_le32(exfat_root_entry(im, 1), 20, 100);
+}
 static void p_bitmap_cluster(struct img *im) { tr(im); put_le32(exfat_root_entry(im, 1), 20, 0x1BF2B35E); }	/* garbage's */
 static void p_end_value(struct img *im) { tr(im); exfat_set_fat(im, 8, 0xFFFFFFFB); }	/* a.bin's end mark, bit 2 */
 /*
@@ -393,6 +416,7 @@ static const struct {
 	{ "EXFAT_CHAIN_RANGE", p_chain_range, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CHAIN_END_VALUE", p_end_value, "" },
 	{ "EXFAT_BITMAP_CLUSTER", p_bitmap_cluster, "" },
+	{ "EXFAT_BITMAP_FRAGMENTED", p_bitmap_fragmented, "" },
 	{ "EXFAT_CHAIN_RANGE", p_size_past_heap, "EXFAT_SET_CHECKSUM" },
 	{ "EXFAT_CHAIN_SHORT", p_chain_short, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CROSS_LINK", p_cross, "EXFAT_CHAIN_LONG EXFAT_LOST_CLUSTERS" },
@@ -765,7 +789,7 @@ static const char *const repaired[] = {
 	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",
 	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
 	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
-	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
+	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_BITMAP_FRAGMENTED", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
