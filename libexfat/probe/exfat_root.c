@@ -255,7 +255,7 @@ static bool scan_cluster(const struct geo *g, struct scan *st, uint32_t c)
 static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 {
 	uint64_t len = r->upcase_length;
-	uint32_t c = r->upcase_cluster, sum = 0;
+	uint32_t c = r->upcase_cluster, first = c, sum = 0;
 	struct exfat_upcase_rd rd = { 0, false };
 	char err[96];
 	uint8_t *buf;
@@ -277,6 +277,7 @@ static void read_upcase(const struct geo *g, struct fsc_exfat_root *r)
 		done += n;
 		if (done < len && chain_next(g, c, &c, err, sizeof(err)) != 1)
 			goto out;
+		r->upcase_fragmented |= done < len && c != first + steps + 1;
 	}
 	r->upcase_read = true;
 	r->upcase_checksum_computed = sum;
@@ -437,6 +438,8 @@ void exfat_root_findings(struct fsc_probe *p)
 		f = ADD(EXFAT_UPCASE_SHORT, CLUSTER, r->upcase_cluster, NULL);
 		finding_actual(f, "%u", r->upcase_coverage);
 	}
+	if (r->upcase_read && r->upcase_fragmented)
+		ADD(EXFAT_UPCASE_FRAGMENTED, CLUSTER, r->upcase_cluster, NULL);
 	if (r->label_found && r->label_chars > 11) {
 		f = ADD(EXFAT_LABEL_LENGTH, NONE, 0, "VolumeLabel");
 		finding_actual(f, "%u", r->label_chars);

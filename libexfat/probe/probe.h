@@ -29,6 +29,7 @@ struct fsc_exfat_root {
 	uint64_t upcase_length;
 	uint32_t upcase_checksum_stored, upcase_checksum_computed;
 	bool upcase_read;		/* table read and checksummed */
+	bool upcase_fragmented;		/* its chain is not in a row, as Linux reads it */
 	uint32_t upcase_coverage;	/* code points covered */
 	const char *upcase_length_bad;	/* why DataLength cannot be a table, or NULL */
 	bool label_found;		/* first 0x83 before the end marker */

@@ -177,6 +177,7 @@ static const struct recorded {
 	{ "EXFAT_CHAIN_END_VALUE", FSC_PR_EXFAT_CHAIN_END_VALUE, 134 },
 	{ "EXFAT_BITMAP_CLUSTER", FSC_PR_EXFAT_BITMAP_CLUSTER, 135 },
 	{ "EXFAT_BITMAP_FRAGMENTED", FSC_PR_EXFAT_BITMAP_FRAGMENTED, 136 },
+	{ "EXFAT_UPCASE_FRAGMENTED", FSC_PR_EXFAT_UPCASE_FRAGMENTED, 137 },
 };
 
 #define NRECORDED (sizeof(recorded) / sizeof(recorded[0]))
@@ -228,7 +229,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 135);
+	assert_int_equal(NRECORDED, 136);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

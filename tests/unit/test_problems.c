@@ -192,6 +192,32 @@ static void p_bitmap_fragmented(struct img *im)
 	memset(im->buf + im->heap_byte, 0, im->cb);
 	put_le32(exfat_root_entry(im, 1), 20, 100);
 }
+/*
+ * 2 MiB of 512-byte clusters, an up-case table of 604 bytes (a-z to A-Z,
+ * the rest identity: 300 code points listed, then a run of 65,236) in
+ * clusters 3 and 100: whole and right by the FAT, not in a row.
+ */
+static void p_upcase_fragmented(struct img *im)
+{
+	uint8_t t[604];
+	uint8_t *e;
+
+	build_exfat(im, 2 << 20, 9, 0);
+	for (unsigned i = 0; i < 300; i++)
+		put_le16(t, 2 * i, (uint16_t)(i >= 'a' && i <= 'z' ? i - 32 : i));
+	put_le16(t, 600, 0xFFFF);
+	put_le16(t, 602, 65536 - 300);
+	memcpy(im->buf + im->heap_byte + 1ull * im->cb, t, 512);
+	memcpy(im->buf + im->heap_byte + 98ull * im->cb, t + 512, sizeof(t) - 512);
+	exfat_set_fat(im, 3, 100);
+	exfat_set_fat(im, 100, 0xFFFFFFFF);
+	exfat_mark(im, 100, 1);
+	e = exfat_root_entry(im, 2);
+	assert_int_equal(e[0], 0x82);
+	assert_int_equal(get_le32(e, 20), 3);
+	put_le32(e, 4, fsc_exfat_table_checksum(t, sizeof(t), 0));
+	put_le64(e, 24, sizeof(t));
+}
 static void p_bitmap_cluster(struct img *im) { tr(im); put_le32(exfat_root_entry(im, 1), 20, 0x1BF2B35E); }	/* garbage's */
 static void p_end_value(struct img *im) { tr(im); exfat_set_fat(im, 8, 0xFFFFFFFB); }	/* a.bin's end mark, bit 2 */
 /*
@@ -417,6 +443,7 @@ static const struct {
 	{ "EXFAT_CHAIN_END_VALUE", p_end_value, "" },
 	{ "EXFAT_BITMAP_CLUSTER", p_bitmap_cluster, "" },
 	{ "EXFAT_BITMAP_FRAGMENTED", p_bitmap_fragmented, "" },
+	{ "EXFAT_UPCASE_FRAGMENTED", p_upcase_fragmented, "" },
 	{ "EXFAT_CHAIN_RANGE", p_size_past_heap, "EXFAT_SET_CHECKSUM" },
 	{ "EXFAT_CHAIN_SHORT", p_chain_short, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_CROSS_LINK", p_cross, "EXFAT_CHAIN_LONG EXFAT_LOST_CLUSTERS" },
@@ -789,7 +816,7 @@ static const char *const repaired[] = {
 	"EXFAT_FAT_ENTRY0", "EXFAT_FAT_ENTRY1", "EXFAT_LOST_CLUSTERS", "EXFAT_PERCENT_IN_USE_WRONG",
 	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
 	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
-	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_BITMAP_FRAGMENTED", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
+	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_BITMAP_FRAGMENTED", "EXFAT_UPCASE_FRAGMENTED", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
 	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
