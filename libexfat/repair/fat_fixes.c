@@ -503,8 +503,13 @@ size_t fr_set_aside(struct frp *f)
 		    !fr_read_entry(f, off, e) || e[FAT_DIR_NAME] == FAT_DIR_FREE || e[FAT_DIR_NAME] == FAT_DIR_LAST_FREE ||
 		    fat_is_long_name(e))
 			continue;
-		/* where . or .. belongs, one field no file could have is enough */
-		dot = dot_slot(f, x);
+		/*
+		 * where . or .. belongs, one field no file could have is enough:
+		 * the walk's FAT_DOT_MISSING says the slot is one (its other dot
+		 * slot may be garbage too), else the other dot entry there does
+		 */
+		dot = x->id == FSC_PR_FAT_DOT_MISSING && x->loc_kind == FSC_LOC_ENTRY && x->entry <= 1 ? (int)x->entry :
+		      dot_slot(f, x);
 		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || !rp_wanted(&f->r, x))
 			continue;
 		if (dot >= 0) {

@@ -215,7 +215,32 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The files of dmg that are sound: read in full, bytes equal to a file of the original (orig sorted by hash). */
+/*
+ * An empty file of dmg that is one of the original's empty files: at the
+ * same path (the bytes of any empty file equal those of any other, so a
+ * garbage entry of size 0 would match otherwise).
+ */
+static bool empty_original(const struct files *orig_sorted, const struct file *f)
+{
+	const struct file *hit = bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), files_cmp_hash);
+	size_t at;
+
+	if (!hit)
+		return false;
+	at = (size_t)(hit - orig_sorted->v);
+	while (at > 0 && !files_cmp_hash(&orig_sorted->v[at - 1], f))
+		at--;
+	for (; at < orig_sorted->n && !files_cmp_hash(&orig_sorted->v[at], f); at++)
+		if (!strcmp(orig_sorted->v[at].path, f->path))
+			return true;
+	return false;
+}
+
+/*
+ * The files of dmg that are sound: read in full, bytes equal to a file of
+ * the original (orig sorted by hash); an empty one also at an original
+ * empty file's path.
+ */
 void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound)
 {
 	memset(sound, 0, sizeof(*sound));
@@ -223,7 +248,8 @@ void sound_files(const struct files *orig_sorted, const struct files *dmg, struc
 		const struct file *f = &dmg->v[i];
 
 		if (!f->readable || f->in_found ||
-		    !bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), files_cmp_hash))
+		    !bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), files_cmp_hash) ||
+		    (f->size == 0 && !empty_original(orig_sorted, f)))
 			continue;
 		if (sound->n == sound->cap) {
 			sound->cap = sound->cap ? 2 * sound->cap : 256;

@@ -17,7 +17,9 @@
  *
  * Checked on each damaged volume:
  *   - sound files kept: every file the library's reader reads in full on
- *     the damaged volume, with bytes equal to a file of the undamaged one,
+ *     the damaged volume, with bytes equal to a file of the undamaged one
+ *     (an empty one at an empty file's path: garbage read as an entry of
+ *     size 0 would match any),
  *     is still there after the repair with the same bytes: under its path,
  *     or elsewhere (renamed, or in FOUND.nnn, where a .CHK may be longer);
  *   - one run finishes: the repaired volume checks without an error

@@ -30,6 +30,20 @@ void pf_fsinfo_free(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 
 void pf_fsinfo_next(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 512 + 492, 0x0FFFFFF0); }
 void pf_fsinfo_backup(struct img *im) { build_fat_tree(im, 32); put_le32(im->buf, 7 * 512, 0); }
 void pf_dot_missing(struct img *im) { t16(im); sub(im, 0)[0] = 0xE5; }
+/*
+ * Garbage over both dot slots of sub: a "file" with a reserved attribute
+ * bit (one field no file could have) where . was, and where .. was an
+ * invalid name with directory and label bits at once (two).
+ */
+void pf_dots_garbage(struct img *im)
+{
+	t16(im);
+	memset(sub(im, 0), 0, 64);
+	memcpy(sub(im, 0), "GARBAGE0BIN", 11);
+	sub(im, 0)[11] = 0x60;
+	memcpy(sub(im, 1), "GAR\nAGE1BIN", 11);
+	sub(im, 1)[11] = 0x18;
+}
 void pf_dot_cluster(struct img *im) { t16(im); put_le16(sub(im, 1), 26, 5); }
 void pf_short_name(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "A*B        ", NULL, 0x20, 0, 0); }
 /* byte 12's "no 8.3 name" flag on a sound name with no long name (fsck.fat: a bad name) */

@@ -404,6 +404,7 @@ static const struct {
 	{ "FAT32_FSINFO_NEXT_FREE", pf_fsinfo_next, "" },
 	{ "FAT32_FSINFO_SIGNATURE", pf_fsinfo_backup, "" },
 	{ "FAT_DOT_MISSING", pf_dot_missing, "" },
+	{ "FAT_DOT_MISSING", pf_dots_garbage, "FAT_ATTRIBUTES FAT_ATTRIBUTES FAT_DOT_MISSING FAT_SHORT_NAME" },
 	{ "FAT_DOT_MISSING", pf_dir_free_sub, "FAT_CHAIN_FREE" },
 	{ "FAT_DOT_CLUSTER", pf_dot_cluster, "" },
 	{ "FAT_SHORT_NAME", pf_short_name, "" },
