@@ -306,6 +306,25 @@ sorted() {
 
 fails=0
 passes=0
+# The FUSE daemon serving device $1 (mount.exfat-fuse DEV ...), by its
+# command line; and a wait (60 s at most) for it to exit after umount, when
+# it has written its last bytes to the device: umount returns before that,
+# and a test that then reads the image can see it half written.
+fuse_daemon() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$(tr '\0' ' ' 2> /dev/null < "$p/cmdline") || continue
+		case $c in *mount.exfat-fuse*" $1 "*) echo "${p#/proc/}"; return 0 ;; esac
+	done
+	return 1
+}
+fuse_wait() {
+	local i=0
+	[ -n "$1" ] || return 0
+	while [ -d "/proc/$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -d "/proc/$1" ]
+}
+
 ok() { passes=$((passes + 1)); }
 # FSC_FAIL_FAST=1 ends the script at its first failed check (stub-meta.sh:
 # whether a script can fail is known then, and the stubs need not run all).

@@ -368,7 +368,7 @@ for x in "${l[@]}"; do [ "$x" = 'not recovered (overwritten): /victim-over.bin' 
 same out/README.TXT src/README.TXT && ok || bad "fat: extract --deleted: a live file differs"
 
 # ---- 3. exFAT through exfat-fuse
-loop= mnt="$SCRATCH/mnt" fuse_done=
+loop= mnt="$SCRATCH/mnt" fuse_done= fuse_pid=
 cleanup() {
 	[ -n "$mnt" ] && mountpoint -q "$mnt" 2> /dev/null && { umount "$mnt" 2> /dev/null || fusermount -u "$mnt"; }
 	[ -n "$loop" ] && losetup -d "$loop" 2> /dev/null
@@ -376,12 +376,14 @@ cleanup() {
 }
 trap cleanup EXIT
 exfat_mount() {
-	loop=$(losetup -f --show ex.img 2> /dev/null) && mkdir -p "$mnt" && mount.exfat-fuse "$loop" "$mnt" > /dev/null 2>&1
+	loop=$(losetup -f --show ex.img 2> /dev/null) && mkdir -p "$mnt" && mount.exfat-fuse "$loop" "$mnt" > /dev/null 2>&1 &&
+	{ fuse_pid=$(fuse_daemon "$loop") || fuse_pid=; }
 }
-exfat_umount() {
+exfat_umount() {	# (the image is read next: the daemon's last writes waited for)
 	umount "$mnt" 2> /dev/null || fusermount -u "$mnt"
+	fuse_wait "$fuse_pid" || hard_error "mount.exfat-fuse still running 60 s after umount"
 	losetup -d "$loop"
-	loop=
+	loop= fuse_pid=
 }
 if [ "$(id -u)" = 0 ] && command -v mkfs.exfat > /dev/null && command -v mount.exfat-fuse > /dev/null &&
    [ -c /dev/fuse ] && command -v losetup > /dev/null && rm -f ex.img && truncate -s 32M ex.img &&
