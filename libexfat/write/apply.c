@@ -107,7 +107,7 @@ static int read_back(struct fsc_dev *dev, const struct fsc_plan *plan)
 		if (m > 1)
 			qsort(over, m, sizeof(*over), cmp_index);
 		for (size_t j = 0; j < m; j++)
-			overlay(want, e->offset, e->len, fsc_plan_edit(plan, over[j])->data,
+			plan_overlay_bytes(want, e->offset, e->len, fsc_plan_edit(plan, over[j])->data,
 				fsc_plan_edit(plan, over[j])->offset, fsc_plan_edit(plan, over[j])->len);
 		r = fsc_dev_read(dev, e->offset, got, e->len);
 		if (r == 0 && memcmp(want, got, e->len))

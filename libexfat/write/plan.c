@@ -179,7 +179,7 @@ FSC_EXPORT const struct fsc_edit *fsc_plan_edit(const struct fsc_plan *plan, siz
 	return i < plan->n ? &plan->v[i] : NULL;
 }
 
-void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len)
+void plan_overlay_bytes(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len)
 {
 	uint64_t lo = off > boff ? off : boff, hi = off + len < boff + blen ? off + len : boff + blen;
 
@@ -196,7 +196,7 @@ int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n,
 		return r;
 	if (plan->index_lost) {
 		for (size_t j = 0; j < n && j < plan->n; j++)
-			overlay(buf, off, len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
+			plan_overlay_bytes(buf, off, len, plan->v[j].data, plan->v[j].offset, plan->v[j].len);
 		return 0;
 	}
 	/* page by page, each page's edits in plan order, laid over that page's part of buf only */
@@ -208,7 +208,7 @@ int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n,
 		for (uint32_t k = 0; s && k < s->n && s->v[k] < n; k++) {
 			const struct fsc_edit *e = &plan->v[s->v[k]];
 
-			overlay((uint8_t *)buf + (lo - off), lo, (size_t)(hi - lo), e->data, e->offset, e->len);
+			plan_overlay_bytes((uint8_t *)buf + (lo - off), lo, (size_t)(hi - lo), e->data, e->offset, e->len);
 		}
 	}
 	return 0;
@@ -245,8 +245,17 @@ int plan_put(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const voi
 	if (!old)
 		return -ENOMEM;
 	r = plan_view_read(dev, plan, off, old, len);	/* what this edit will find */
-	if (r == 0 && memcmp(old, data, len) != 0)
-		r = fsc_plan_add(plan, off, old, data, len, why, sync);
+	if (r == 0 && memcmp(old, data, len) != 0) {
+		const uint8_t *d = data;
+		size_t from = 0, to = len;
+
+		/* only the bytes that change: a cluster written for a few entries is a small edit (and undo record) */
+		while (old[from] == d[from])
+			from++;
+		while (old[to - 1] == d[to - 1])
+			to--;
+		r = fsc_plan_add(plan, off + from, old + from, d + from, to - from, why, sync);
+	}
 	free(old);
 	return r;
 }

@@ -9,7 +9,7 @@
 #include "base/base.h"
 
 /* Lay bytes (at off) over buf (at boff, blen) where they overlap. */
-void overlay(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len);
+void plan_overlay_bytes(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t *bytes, uint64_t off, size_t len);
 /* Drop the edits of a plan after the first n. */
 void plan_truncate(struct fsc_plan *plan, size_t n);
 /* Have edit i written only once everything before it is on stable storage. */
@@ -26,8 +26,9 @@ int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n,
 
 /*
  * Add an edit of len bytes at off to data, its old bytes read as the
- * device will be once the plan so far is applied; nothing when they are
- * data already.  0 or -errno.
+ * device will be once the plan so far is applied: of the bytes from the
+ * first that changes to the last (nothing when they are data already).
+ * 0 or -errno.
  */
 int plan_put(struct fsc_dev *dev, struct fsc_plan *plan, uint64_t off, const void *data, size_t len,
 	     const char *why, bool sync);
