@@ -453,3 +453,56 @@ void xr_fix_end_values(struct rp *r, struct xvol *v)
 	for (size_t i = 0; i < v->ck.nodd_ends; i++)
 		rp_put(r, v->fat_byte + 4ull * v->ck.odd_ends[i], e, 4, "the end of a chain as FFFFFFFF", false);
 }
+
+/* The up-case table's bytes read in a row from first: their TableChecksum (false: a read failed). */
+static bool row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum)
+{
+	uint8_t *buf = malloc(v->cb);
+	bool ok = buf != NULL;
+
+	*sum = 0;
+	for (uint64_t done = 0, k = 0; ok && done < len; k++) {
+		size_t n = len - done < v->cb ? (size_t)(len - done) : v->cb;
+
+		ok = fsc_dev_read(v->dev, xv_cluster_byte(v, first + (uint32_t)k), buf, n) == 0;
+		*sum = fsc_exfat_table_checksum(buf, n, *sum);
+		done += n;
+	}
+	free(buf);
+	return ok;
+}
+
+bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+	const struct chain_res *ch = &v->upcase_chain;
+	uint64_t len = rt->upcase_length, need = (len + v->cb - 1) / v->cb, p = 0;
+	uint32_t first = rt->upcase_cluster, c = first, sum;
+	uint8_t e[4];
+
+	if (!rt->upcase_found || r->new_upcase || !ch->broken || !need || need > v->cc || r->o->level != FSC_REPAIR_ALL ||
+	    !xv_cluster_valid(v, first) || (uint64_t)first + need - 1 > (uint64_t)v->cc + 1)
+		return false;
+	while (p < ch->good && c == first + p) {	/* the chain's first clusters in a row */
+		p++;
+		c = xv_fat(v, c);
+	}
+	if (!p || p >= need)
+		return false;
+	for (uint64_t k = p; k < need; k++)
+		if (cluster_owned(v, first + (uint32_t)k))
+			return false;
+	if (!row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored)
+		return false;
+	/* What the chain took past the row is nobody's again; the row is the table's. */
+	for (uint64_t k = p; k < ch->good && xv_cluster_valid(v, c); k++, c = xv_fat(v, c))
+		cluster_unclaim(v, c);
+	for (uint64_t k = p - 1; k < need; k++) {
+		exfat_fat_cell_put(e, k + 1 < need ? first + (uint32_t)k + 1 : 0xFFFFFFFF);
+		rp_put(r, v->fat_byte + 4ull * (first + k), e, 4, "the up-case table's chain in a row again, as its checksum says",
+		       false);
+	}
+	claim_run(v, first + (uint32_t)p, need - p, false);
+	r->allocated = true;
+	return true;
+}

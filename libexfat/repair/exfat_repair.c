@@ -291,7 +291,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
 	struct exfat_asm *t = malloc(sizeof(*t));
-	bool mended = r->size_undone;
+	bool mended = r->size_undone || r->upcase_relinked;
 
 	if (!t) {
 		r->err = -ENOMEM;
@@ -593,6 +593,7 @@ static int repair_done(struct xvol *v)
 
 	r->done = true;
 	xr_bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
+	r->upcase_relinked = xr_relink_upcase_in_row(r, v);
 	r->mended = mend_deferred(r, v);
 	if (!r->mended)
 		plan_deferred(r, v, plan_dirs(r, v));

@@ -73,7 +73,8 @@ struct rp {
 	size_t nmarks, capmarks;
 	bool defer_lost;
 	bool mended;			/* a file's size or place mended: the rest waits for the next round */
-	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */		/* a directory revived: lost clusters wait for the round that walks it */
+	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */
+	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
 	struct upcase_new *upcase;	/* exfat_upcase.c, between upcase_prepare and upcase_link */
@@ -209,6 +210,15 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n);
 /* A set in a row whose DataLength went from was's to now's smaller one: the clusters past it nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
+/*
+ * The up-case table's chain broken (a flipped link, a free one) where its
+ * clusters in a row still hold it: Linux and fsck.exfat read the table in
+ * a row from its first cluster, and when those bytes give its
+ * TableChecksum the chain is made that row again; what the chain took
+ * past the row is nobody's again.  True when planned (the round is then
+ * mended: files it crossed are judged again next round, not copied).
+ */
+bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v);
 /* EXFAT_CHAIN_END_VALUE: each chain the walk saw end by FFFFFFF8..FFFFFFFE ended by FFFFFFFF instead. */
 void xr_fix_end_values(struct rp *r, struct xvol *v);
 unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch, uint8_t *set);

@@ -1523,6 +1523,52 @@ static void test_repair_upcase_names(void **state)
 }
 
 /*
+ * An up-case table of 1,044 bytes (a-z to A-Z, 520 code points listed,
+ * then a run) in a row in clusters 100-102 of 512 bytes, its chain's
+ * first link flipped (100 -> 357, a free cluster after it): the chain is
+ * broken, the clusters 101-102 look lost, but the bytes in a row give
+ * TableChecksum, as Linux and fsck.exfat read them.  The repair makes the
+ * chain the row again (no new table); afterwards the volume checks with
+ * no finding and the peer agrees.
+ */
+static void test_repair_upcase_relinked(void **state)
+{
+	uint8_t t[1044];
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t *e;
+
+	(void)state;
+	build_exfat(&im, 2 << 20, 9, 0);
+	for (unsigned i = 0; i < 520; i++)
+		put_le16(t, 2 * i, (uint16_t)(i >= 'a' && i <= 'z' ? i - 32 : i));
+	put_le16(t, 1040, 0xFFFF);
+	put_le16(t, 1042, 65536 - 520);
+	memcpy(im.buf + im.heap_byte + 98ull * im.cb, t, sizeof(t));
+	exfat_set_fat(&im, 3, 0);
+	exfat_mark(&im, 3, 0);
+	exfat_set_fat(&im, 100, 101 ^ 0x100);
+	exfat_set_fat(&im, 101, 102);
+	exfat_set_fat(&im, 102, 0xFFFFFFFF);
+	for (uint32_t c = 100; c <= 102; c++)
+		exfat_mark(&im, c, 1);
+	e = exfat_root_entry(&im, 2);
+	put_le32(e, 4, fsc_exfat_table_checksum(t, sizeof(t), 0));
+	put_le32(e, 20, 100);
+	put_le64(e, 24, sizeof(t));
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_CHAIN_FREE));
+	assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(get_le32(exfat_root_entry(&im, 2), 20), 100);	/* the volume's own table, not a new one */
+	assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 100), 101);
+	assert_true(peer_check(&im) <= 0);
+	img_free(&im);
+}
+
+/*
  * A broken up-case table replaced where the free clusters are not in a
  * row (cluster 12, between free 11 and 13, marked in the bitmap by a lost
  * chain): the new table takes clusters in a row, as Linux and fsck.exfat
@@ -1759,6 +1805,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
+		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
