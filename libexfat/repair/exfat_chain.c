@@ -299,11 +299,17 @@ static void release_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t f
 
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now)
 {
-	const uint8_t *st = EXFAT_STREAM_OF(now);
-	uint64_t old = exfat_stream_data_length(EXFAT_STREAM_OF(was)), size = exfat_stream_data_length(st);
+	const uint8_t *ws = EXFAT_STREAM_OF(was), *ns = EXFAT_STREAM_OF(now);
+	uint64_t old = exfat_stream_data_length(ws), size = exfat_stream_data_length(ns);
+	uint32_t wf = exfat_stream_first_cluster(ws), nf = exfat_stream_first_cluster(ns);
+	uint64_t on = (old + v->cb - 1) / v->cb, nn = (size + v->cb - 1) / v->cb;
 
-	if ((st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) && size < old && old <= (uint64_t)v->cc * v->cb)
-		release_run(r, v, exfat_stream_first_cluster(st), (size + v->cb - 1) / v->cb, (old + v->cb - 1) / v->cb);
+	if (!(ws[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || old > (uint64_t)v->cc * v->cb ||
+	    !xv_cluster_valid(v, wf))
+		return;
+	if (!(ns[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || nf != wf)
+		nn = 0;		/* (another place: none of the old run is the file's) */
+	release_run(r, v, wf, nn, on);
 }
 
 /*
@@ -353,51 +359,89 @@ unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, 
 	return SF_CHAIN;
 }
 
-/* A size candidate of xr_undo_size_flip: sound (VDL at most DL, within the heap) and the checksum the set holds. */
-static bool size_sound(const struct xvol *v, const uint8_t *set, unsigned n, uint16_t want)
+/*
+ * Sizes and a place a file can have: ValidDataLength at most DataLength,
+ * within the heap, a first cluster in the heap exactly when there are
+ * bytes, and a run in a row inside the heap (NoFatChain).
+ */
+static bool extent_sound(const struct xvol *v, const uint8_t *st)
 {
-	const uint8_t *st = EXFAT_STREAM_OF(set);
-	uint64_t size = exfat_stream_data_length(st);
+	uint64_t size = exfat_stream_data_length(st), need = (size + v->cb - 1) / v->cb;
+	uint32_t first = exfat_stream_first_cluster(st);
 
-	return exfat_stream_valid_data_length(st) <= size && size <= (uint64_t)v->cc * v->cb &&
-	       (size == 0) == (exfat_stream_first_cluster(st) == 0) && fsc_exfat_set_checksum(set, n) == want;
+	if (exfat_stream_valid_data_length(st) > size || size > (uint64_t)v->cc * v->cb || (size == 0) != (first == 0))
+		return false;
+	if (!size)
+		return true;
+	return xv_cluster_valid(v, first) &&
+	       (!(st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || (uint64_t)first + need - 1 <= (uint64_t)v->cc + 1);
+}
+
+/* The bitmap marks the extent's clusters (a run in a row whole; by the FAT, its first): where a file's bytes are. */
+static bool extent_marked(const struct xvol *v, const uint8_t *st)
+{
+	uint64_t size = exfat_stream_data_length(st), need = (size + v->cb - 1) / v->cb;
+	uint32_t first = exfat_stream_first_cluster(st);
+
+	if (!size || !v->bitmap_ok)
+		return false;
+	if (!(st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN))
+		need = 1;
+	for (uint64_t k = 0; k < need; k++)
+		if (!bit_get(v->marked, first + k - 2))
+			return false;
+	return true;
 }
 
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n)
 {
-	static const unsigned field[2] = { EXFAT_STREAM_VALID_DATA_LENGTH, EXFAT_STREAM_DATA_LENGTH };
+	/* the bits searched: ValidDataLength's, DataLength's and FirstCluster's */
+	static const struct { unsigned at, bits; } field[3] = {
+		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
+	};
 	uint16_t want = exfat_primary_set_checksum(set);
 	uint8_t *st = EXFAT_STREAM_OF(set);
-	unsigned bit[128], found = 0, equal = 0, pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 };
+	unsigned bit[160], nbits = 0, found = 0, equal = 0, held = 0;
+	unsigned pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 }, pick_held[2] = { 0, 0 };
 
-	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM ||
-	    exfat_stream_valid_data_length(st) <= exfat_stream_data_length(st) || fsc_exfat_set_checksum(set, n) == want)
+	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM || extent_sound(v, st) ||
+	    fsc_exfat_set_checksum(set, n) == want)
 		return false;
-	for (unsigned i = 0; i < 128; i++)	/* the bits of ValidDataLength and DataLength, as bit numbers of st */
-		bit[i] = 8 * field[i / 64] + i % 64;
+	for (unsigned f = 0; f < 3; f++)	/* as bit numbers of st */
+		for (unsigned b = 0; b < field[f].bits; b++)
+			bit[nbits++] = 8 * field[f].at + b;
 #define FLIP(b) (st[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
 	/* (i == j: one bit flipped; the checksum's rotations make some pairs look alike, so all are counted) */
-	for (unsigned i = 0; i < 128; i++) {
+	for (unsigned i = 0; i < nbits; i++) {
 		FLIP(bit[i]);
-		for (unsigned j = i; j < 128; j++) {
+		for (unsigned j = i; j < nbits; j++) {
 			if (j != i)
 				FLIP(bit[j]);
-			if (size_sound(v, set, n, want)) {
+			if (extent_sound(v, st) && fsc_exfat_set_checksum(set, n) == want) {
 				found++;
 				pick[0] = i, pick[1] = j;
-				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st))
+				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st)) {
 					equal++, pick_eq[0] = i, pick_eq[1] = j;
+					if (extent_marked(v, st))
+						held++, pick_held[0] = i, pick_held[1] = j;
+				}
 			}
 			if (j != i)
 				FLIP(bit[j]);
 		}
 		FLIP(bit[i]);
 	}
-	/* One change that fits; or of several, the one whose sizes agree (what writers leave but for preallocation). */
-	if (found != 1 && equal != 1)
+	/*
+	 * One change that fits; or of several, the one whose sizes agree (what
+	 * writers leave but for preallocation); or of those, the one whose
+	 * clusters the bitmap marks.
+	 */
+	if (found != 1 && equal != 1 && held != 1)
 		return false;
-	if (found != 1)
+	if (found != 1 && equal == 1)
 		pick[0] = pick_eq[0], pick[1] = pick_eq[1];
+	else if (found != 1)
+		pick[0] = pick_held[0], pick[1] = pick_held[1];
 	FLIP(bit[pick[0]]);
 	if (pick[1] != pick[0])
 		FLIP(bit[pick[1]]);

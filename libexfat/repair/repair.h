@@ -198,17 +198,18 @@ void xr_fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
 bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const uint8_t *set);
 /*
- * A set of n entries whose ValidDataLength exceeds its DataLength and
- * whose SetChecksum is not that of its entries: the sizes one or two
- * flipped bits of theirs away, when exactly one such change gives the
- * entries the checksum the set holds and sound sizes (ValidDataLength at
- * most DataLength, within the heap, a first cluster exactly when there
- * are bytes), or of several exactly one gives equal sizes (the checksum's
- * rotations make some pairs of flips alike).  True: set holds them now
- * (a flip undone, the set whole).
+ * A set of n entries whose sizes or place no file can have (ValidDataLength
+ * past DataLength, a size past the heap, a first cluster outside it or a
+ * run in a row past its end) and whose SetChecksum is not that of its
+ * entries: ValidDataLength, DataLength and FirstCluster one or two flipped
+ * bits away, when exactly one such change gives the entries the checksum
+ * the set holds and a sound extent, or of several exactly one gives equal
+ * sizes (the checksum's rotations make some pairs of flips alike), or of
+ * those exactly one lies on clusters the bitmap marks.  True:
+ * set holds them now (a flip undone, the set whole).
  */
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n);
-/* A set in a row whose DataLength went from was's to now's smaller one: the clusters past it nobody's again. */
+/* A set in a row whose extent went from was's to now's: the clusters of the old run not in the new nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
 /*
  * The up-case table's chain broken (a flipped link, a free one) where its

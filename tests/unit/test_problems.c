@@ -1288,16 +1288,21 @@ static void test_repair_revives_set(void **state)
  * back, in a row (hello.txt NoFatChain: it claims sub's and a.bin's
  * clusters first, and they are not copied or cut) and by the FAT (its
  * chain short of the size); afterwards the volume is byte for byte the
- * undamaged one, not a hello.txt of 8292 bytes holding the others'.
+ * undamaged one, not a hello.txt of 8292 bytes holding the others'.  The
+ * same with FirstCluster flipped onto a.bin's cluster and DataLength past
+ * the heap (salvage seed 47, pop-many #20).
  */
 static void tr_nofat(struct img *im) { tr(im); hello(im)[32 + 1] = 0x03; fix_hello(im); }
 static void sizes_flipped(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x20; hello(im)[32 + 8 + 5] ^= 0x01; }
+/* FirstCluster 5 -> 7 (a.bin's) and DataLength + 2^40 (past the heap): the place taken back too */
+static void place_flipped(struct img *im) { hello(im)[32 + 20] ^= 0x02; hello(im)[32 + 24 + 5] ^= 0x01; }
 
 static void test_repair_sizes_by_checksum(void **state)
 {
 	(void)state;
 	expect_whole_again_on(tr_nofat, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
+	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 }
 
 /*
