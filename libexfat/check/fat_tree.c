@@ -334,7 +334,7 @@ static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_
 		return;
 	}
 	j = (struct job){ pathtab_add(&t->nodes, t->cur.node, name), first, t->is_root ? 0 : t->cur.first,
-			  t->cl, t->ent, t->cl ? 0 : t->byte };
+			  t->cl, t->ent, t->cl ? 0 : t->byte, false };
 	push_job(t, &j);
 }
 
@@ -613,16 +613,13 @@ static void read_root_area(struct ftree *t)
  * tree (the dir_astray hook).  A directory whose first cluster starts one
  * is walked as before, whatever points to it.
  */
-static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *who)
+static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *who, bool starts)
 {
 	struct fvol *v = t->v;
 	struct fsc_finding *f;
-	uint8_t d[64];
-	uint32_t up, pred;
+	uint32_t pred;
 
-	if (!fv_cluster_valid(v, j->first) ||
-	    fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, j->first), d, sizeof(d)) < 0 ||
-	    fat_dir_start(d, j->first, v->lay.fat_bits, &up) || !(pred = fv_predecessor(v, j->first)))
+	if (starts || !fv_cluster_valid(v, j->first) || !(pred = fv_predecessor(v, j->first)))
 		return false;
 	f = ck_add_owner(&v->ck, FSC_PR_FAT_CROSS_LINK, who);
 	if (f) {
@@ -659,8 +656,27 @@ static void read_dir(struct ftree *t, const struct job *j)
 			who.name = "root directory";
 			who.chain_told = fsc_findings_has(&v->p->findings, FSC_PR_FAT32_ROOT_CLUSTER);
 		} else {
+			uint8_t d[64];
+			uint32_t up;
+			bool starts = !fv_cluster_valid(v, j->first) ||
+				      fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, j->first), d, sizeof(d)) < 0 ||
+				      fat_dir_start(d, j->first, v->lay.fat_bits, &up);
+
+			/*
+			 * A cluster that holds no . and .. entries may be another's (a
+			 * cluster field flipped onto a file's first cluster): read
+			 * after every other directory, so that what claims it rightly
+			 * has it first, and this entry is the one taken for astray.
+			 */
+			if (!starts && !j->later) {
+				if (grow((void **)&t->later, &t->caplater, t->nlater + 1, sizeof(*t->later))) {
+					t->later[t->nlater] = *j;
+					t->later[t->nlater++].later = true;
+					return;
+				}
+			}
 			v->ck.sum->dirs++;
-			if (not_a_dir(t, j, &who))
+			if (not_a_dir(t, j, &who, starts))
 				return;
 		}
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
@@ -700,7 +716,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 int fv_walk_tree(struct fvol *v)
 {
 	struct ftree *t = calloc(1, sizeof(*t));
-	struct job root = { 0, v->lay.fat_bits == 32 ? v->lay.root_cluster : 0, 0, 0, 0, 0 };
+	struct job root = { 0, v->lay.fat_bits == 32 ? v->lay.root_cluster : 0, 0, 0, 0, 0, false };
 	int r = 0;
 
 	if (!t || pathtab_init(&t->nodes) < 0) {
@@ -712,14 +728,20 @@ int fv_walk_tree(struct fvol *v)
 	t->run.finding = SIZE_MAX;
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(t, &root);
-	while (t->nstack && !ck_out_of_time(&v->ck)) {
-		struct job j = t->stack[--t->nstack];
+	for (size_t next = 0;;) {
+		while (t->nstack && !ck_out_of_time(&v->ck)) {
+			struct job j = t->stack[--t->nstack];
 
-		read_dir(t, &j);
+			read_dir(t, &j);
+		}
+		if (next == t->nlater || ck_out_of_time(&v->ck))
+			break;
+		push_job(t, &t->later[next++]);		/* (the ones put off, in walk order, each with its tree) */
 	}
 	dev_random(v->dev, false);
 	pathtab_free(&t->nodes);
 	free(t->stack);
+	free(t->later);
 	free(t->names);
 	free(t->arena);
 	free(t->run.off);

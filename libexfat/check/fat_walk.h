@@ -16,6 +16,7 @@ struct job {
 	uint32_t parent;		/* the parent's first cluster as .. holds it (0: the root) */
 	uint32_t cl, ent;		/* the directory's entry in its parent */
 	uint64_t byte;			/* ... when the parent is the FAT12/16 root area */
+	bool later;			/* read after every other directory: its cluster does not start as one */
 };
 
 /* A name of the directory being read, for duplicates. */
@@ -37,6 +38,8 @@ struct ftree {
 	struct pathtab nodes;
 	struct job *stack;
 	size_t nstack, capstack;
+	struct job *later;		/* directories whose cluster holds no . and .. entries, in walk order */
+	size_t nlater, caplater;
 	/* the directory being read */
 	struct job cur;
 	bool is_root, end_seen;

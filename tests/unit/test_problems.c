@@ -1687,6 +1687,46 @@ static void test_repair_fat32_size_flip(void **state)
 	}
 }
 
+/*
+ * FAT16: a directory SUB2 (cluster 20, holding C.BIN at 21) whose entry's
+ * cluster field was flipped onto a.bin's first cluster (7), in SUB, which
+ * the walk reads after SUB2.  A cluster that holds no . and .. entries is
+ * read after every other directory: a.bin keeps its cluster, SUB2 is the
+ * entry astray, and the repair points it back to its own lost tree (the
+ * directory at 20 whose .. names the root); a.bin's bytes never serve as
+ * entries.  Afterwards the volume checks with no finding.
+ */
+static void test_repair_fat_dir_onto_file(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t a_bin[600];
+	unsigned slot = 0;
+
+	(void)state;
+	build_fat_tree(&im, 16);
+	while (fat_dirent(&im, 0, slot)[0])	/* the root's end */
+		slot++;
+	fat_put_entry(&im, 0, slot, "SUB2       ", NULL, 0x10, 7, 0);
+	fat_put_entry(&im, 20, 0, ".          ", NULL, 0x10, 20, 0);
+	fat_put_entry(&im, 20, 1, "..         ", NULL, 0x10, 0, 0);
+	fat_put_entry(&im, 20, 2, "C       BIN", NULL, 0x20, 21, 100);
+	fat_set(&im, 20, fat_eoc(&im));
+	fat_set(&im, 21, fat_eoc(&im));
+	memcpy(a_bin, fat_dirent(&im, 7, 0), sizeof(a_bin));
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(get_le16(fat_dirent(&im, 0, slot), 26), 20);	/* SUB2: its own cluster again */
+	assert_int_equal(get_le16(fat_dirent(&im, 4, 2), 26), 7);	/* a.bin kept its own */
+	assert_memory_equal(fat_dirent(&im, 7, 0), a_bin, sizeof(a_bin));
+	assert_memory_equal(fat_dirent(&im, 20, 2), "C       BIN", 11);
+	assert_true(peer_check(&im) <= 0);
+	img_free(&im);
+}
+
 static void test_repair_fat_copy_choice(void **state)
 {
 	struct img clean, im;
@@ -1812,6 +1852,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
+		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
 		cmocka_unit_test(test_repair_power_cut),
