@@ -94,13 +94,23 @@ static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, str
  * planned (sector 0 from the backup) and *view and *p2 are the volume as
  * it leaves it (the caller frees both).  false: nothing planned.
  */
+/* How many bits of a's first n bytes differ from b's. */
+static unsigned bits_apart(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	unsigned d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += (unsigned)__builtin_popcount((unsigned)(a[i] ^ b[i]));
+	return d;
+}
+
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 {
 	const struct fsc_fat_bpb *b = &r->p->fat;
 	uint32_t bk, ss = b->bytes_per_sector;
 	uint8_t *sec;
 	size_t start = fsc_plan_count(r->plan);
-	bool damaged;
+	bool damaged, near = false;
 
 	*view = NULL;
 	*p2 = NULL;
@@ -124,11 +134,17 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 	    !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) || r->o->level != FSC_REPAIR_ALL ||
 	    !(sec = malloc(ss)))
 		return false;
-	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0)
+	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0) {
 		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
+		near = bits_apart(r->p->sector0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2;
+	}
 	free(sec);
-	/* (a suspect main sector: the backup only when it is FAT32 by its cluster count, whatever its size) */
-	return restored_view(r, start, view, p2, damaged ? b : NULL, !damaged);
+	/*
+	 * (a suspect main sector: the backup only when it is FAT32 by its
+	 * cluster count, whatever its size; a damaged one whose BPB is a bit
+	 * or two from the backup's: whatever field the bits are in)
+	 */
+	return restored_view(r, start, view, p2, damaged && !near ? b : NULL, !damaged);
 }
 
 /* The FSInfo sector at s: signatures written; free count and hint "unknown" when they were garbage. */

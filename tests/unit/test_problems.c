@@ -1656,11 +1656,13 @@ static void test_repair_dir_field(void **state)
  * sector: the main sector is restored from the backup, whose size is a
  * bit away from it, and the volume is byte for byte the undamaged one.
  * A backup past the device too (another bit of its size flipped) is not
- * taken.
+ * taken.  The same with BPB_TotSec16 flipped to 1 (it then overrides
+ * BPB_TotSec32: the derived sizes are far apart, the sectors a bit apart;
+ * salvage seed 53, pop-fat32 #8).
  */
 static void test_repair_fat32_size_flip(void **state)
 {
-	for (int other = 0; other < 2; other++) {
+	for (int other = 0; other < 3; other++) {
 		struct img im, clean;
 		struct fsc_findings fs;
 		struct fsc_plan *plan;
@@ -1668,13 +1670,16 @@ static void test_repair_fat32_size_flip(void **state)
 		(void)state;
 		f32(&im);
 		f32(&clean);
-		im.buf[32 + 2] ^= 0x10;				/* BPB_TotSec32 + 2^20 sectors */
-		if (other)
+		if (other == 2)
+			im.buf[19] ^= 0x01;			/* BPB_TotSec16 1: the volume one sector long */
+		else
+			im.buf[32 + 2] ^= 0x10;			/* BPB_TotSec32 + 2^20 sectors */
+		if (other == 1)
 			im.buf[6 * 512 + 32 + 2] ^= 0x20;	/* the backup's size + 2^21 sectors */
 		plan = plan_repair(&im, &fs);
-		assert_true(fsc_findings_has(&fs, FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
+		assert_true(fsc_findings_has(&fs, other == 2 ? FSC_PR_FAT_BOOT_TOTAL_SECTORS : FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
 		fsc_findings_free(&fs);
-		if (!other) {
+		if (other != 1) {
 			apply_and_expect_clean(&im, plan);
 			assert_memory_equal(im.buf, clean.buf, im.len);
 		} else {
