@@ -393,7 +393,43 @@ static bool extent_marked(const struct xvol *v, const uint8_t *st)
 	return true;
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n)
+/*
+ * Three bits of the extent flipped back, when no change of one or two
+ * fits: the one change of three that gives the checksum, equal sizes and
+ * clusters the bitmap marks (all three, or none is taken).  True: set
+ * holds it.
+ */
+static bool undo_three(const struct xvol *v, uint8_t *set, unsigned n, const unsigned *bit, unsigned nbits,
+		       uint16_t want)
+{
+	uint8_t *st = EXFAT_STREAM_OF(set);
+	unsigned held = 0, pick[3] = { 0, 0, 0 };
+
+#define FLIP(b) (st[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
+	for (unsigned i = 0; i < nbits && held < 2; i++) {
+		FLIP(bit[i]);
+		for (unsigned j = i + 1; j < nbits && held < 2; j++) {
+			FLIP(bit[j]);
+			for (unsigned k = j + 1; k < nbits && held < 2; k++) {
+				FLIP(bit[k]);
+				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st) && extent_sound(v, st) &&
+				    extent_marked(v, st) && fsc_exfat_set_checksum(set, n) == want)
+					held++, pick[0] = i, pick[1] = j, pick[2] = k;
+				FLIP(bit[k]);
+			}
+			FLIP(bit[j]);
+		}
+		FLIP(bit[i]);
+	}
+	if (held != 1)
+		return false;
+	for (unsigned i = 0; i < 3; i++)
+		FLIP(bit[pick[i]]);
+#undef FLIP
+	return true;
+}
+
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, unsigned *triples)
 {
 	/* the bits searched: ValidDataLength's, DataLength's and FirstCluster's */
 	static const struct { unsigned at, bits; } field[3] = {
@@ -436,6 +472,10 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n)
 	 * writers leave but for preallocation); or of those, the one whose
 	 * clusters the bitmap marks.
 	 */
+	if (!found && *triples) {
+		--*triples;
+		return undo_three(v, set, n, bit, nbits, want);
+	}
 	if (found != 1 && equal != 1 && held != 1)
 		return false;
 	if (found != 1 && equal == 1)

@@ -74,6 +74,7 @@ struct rp {
 	bool defer_lost;
 	bool mended;			/* a file's size or place mended: the rest waits for the next round */
 	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */
+	unsigned undo_triples;		/* three-bit searches left to xr_undo_size_flip (bounded work) */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -205,10 +206,13 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * bits away, when exactly one such change gives the entries the checksum
  * the set holds and a sound extent, or of several exactly one gives equal
  * sizes (the checksum's rotations make some pairs of flips alike), or of
- * those exactly one lies on clusters the bitmap marks.  True:
+ * those exactly one lies on clusters the bitmap marks; when none fits,
+ * three bits, while *triples (the searches left to this repair, each about
+ * 700,000 candidates) lasts, taken only when exactly one change gives
+ * equal sizes on marked clusters.  True:
  * set holds them now (a flip undone, the set whole).
  */
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n);
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, unsigned *triples);
 /* A set in a row whose extent went from was's to now's: the clusters of the old run not in the new nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
 /*

@@ -1296,6 +1296,13 @@ static void tr_nofat(struct img *im) { tr(im); hello(im)[32 + 1] = 0x03; fix_hel
 static void sizes_flipped(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x20; hello(im)[32 + 8 + 5] ^= 0x01; }
 /* FirstCluster 5 -> 7 (a.bin's) and DataLength + 2^40 (past the heap): the place taken back too */
 static void place_flipped(struct img *im) { hello(im)[32 + 20] ^= 0x02; hello(im)[32 + 24 + 5] ^= 0x01; }
+/* three bits: FirstCluster 5 -> 7, DataLength + 2^13, ValidDataLength + 2^17 (salvage seed 59, pop-c32m #0) */
+static void three_flipped(struct img *im)
+{
+	hello(im)[32 + 20] ^= 0x02;
+	hello(im)[32 + 24 + 1] ^= 0x20;
+	hello(im)[32 + 8 + 2] ^= 0x02;
+}
 
 static void test_repair_sizes_by_checksum(void **state)
 {
@@ -1303,6 +1310,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_nofat, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
+	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 }
 
 /*
