@@ -413,7 +413,7 @@ static bool undo_three(const struct xvol *v, uint8_t *set, unsigned n, const uns
 			for (unsigned k = j + 1; k < nbits && held < 2; k++) {
 				FLIP(bit[k]);
 				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st) && extent_sound(v, st) &&
-				    extent_marked(v, st) && fsc_exfat_set_checksum(set, n) == want)
+				    fsc_exfat_set_checksum(set, n) == want && extent_marked(v, st))
 					held++, pick[0] = i, pick[1] = j, pick[2] = k;
 				FLIP(bit[k]);
 			}

@@ -513,14 +513,7 @@ heap_peak() {
 	sed -n 's/^mem_heap_B=//p' "$out" | sort -n | tail -n1
 }
 
-bin_id() { # a hash of the fatscope binary and the build tree's libfatscope
-	local f files=("$FATSCOPE")
-	for f in "$root"/libexfat/.libs/libfatscope.so*; do
-		[[ -f $f && ! -L $f ]] && files+=("$f")
-	done
-	cat -- "${files[@]}" | sha256sum | cut -c1-16
-}
-bin_before=$(bin_id)
+bin_before=$(fatscope_id)
 
 heap=${BENCH_HEAP:-auto}
 if [[ $heap == auto ]]; then
@@ -652,7 +645,7 @@ done
 
 echo
 note "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-[[ $(bin_id) == "$bin_before" ]] ||
+[[ $(fatscope_id) == "$bin_before" ]] ||
 	note "WARNING: $FATSCOPE or libfatscope changed during the run (rebuilt?): the figures mix two builds"
 for label in "${labels[@]}"; do
 	printf '%s\n' "${final[$label]}"
