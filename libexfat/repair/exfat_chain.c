@@ -394,99 +394,160 @@ static bool extent_marked(const struct xvol *v, const uint8_t *st)
 }
 
 /*
- * Three bits of the extent flipped back, when no change of one or two
- * fits: the one change of three that gives the checksum, equal sizes and
- * clusters the bitmap marks (all three, or none is taken).  True: set
- * holds it.
+ * No cluster of the extent is another allocation's: a cluster the walk
+ * gave an allocation is the damaged extent's own (from old, old_need of
+ * them in a row) or nobody's.
  */
-static bool undo_three(const struct xvol *v, uint8_t *set, unsigned n, const unsigned *bit, unsigned nbits,
-		       uint16_t want)
+static bool extent_free_of_others(const struct xvol *v, const uint8_t *st, uint32_t old, uint64_t old_need)
 {
-	uint8_t *st = EXFAT_STREAM_OF(set);
-	unsigned held = 0, pick[3] = { 0, 0, 0 };
+	uint64_t size = exfat_stream_data_length(st), need = (size + v->cb - 1) / v->cb;
+	uint32_t first = exfat_stream_first_cluster(st);
 
-#define FLIP(b) (st[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
-	for (unsigned i = 0; i < nbits && held < 2; i++) {
-		FLIP(bit[i]);
-		for (unsigned j = i + 1; j < nbits && held < 2; j++) {
-			FLIP(bit[j]);
-			for (unsigned k = j + 1; k < nbits && held < 2; k++) {
-				FLIP(bit[k]);
-				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st) && extent_sound(v, st) &&
-				    fsc_exfat_set_checksum(set, n) == want && extent_marked(v, st))
+	if (!(st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN))
+		need = size ? 1 : 0;
+	for (uint64_t k = 0; k < need; k++) {
+		uint32_t c = first + (uint32_t)k;
+
+		if (cluster_owned(v, c) && (c < old || c - old >= old_need))
+			return false;
+	}
+	return true;
+}
+
+/* A search of xr_undo_size_flip: the set, its checksum, the extent's bits, the old extent. */
+struct undo {
+	const struct xvol *v;
+	uint8_t *set;
+	unsigned n;
+	uint16_t want;
+	unsigned bit[160];
+	uint32_t old_first;
+	uint64_t old_need;
+};
+
+#define UNDO_FLIP(u, b) ((u)->set[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
+
+/*
+ * A change that fits: a sound extent, the checksum, and a place that is
+ * the old one or lies on clusters the bitmap marks and no other
+ * allocation holds (a change that moves a file onto another's clusters
+ * does not fit, however the checksum reads); *equal when its sizes agree,
+ * *held when then its clusters are so marked and free.
+ */
+static bool undo_fits(const struct undo *u, bool *equal, bool *held)
+{
+	const uint8_t *st = EXFAT_STREAM_OF(u->set);
+	bool placed;
+
+	if (!extent_sound(u->v, st) || fsc_exfat_set_checksum(u->set, u->n) != u->want)
+		return false;
+	placed = extent_marked(u->v, st) && extent_free_of_others(u->v, st, u->old_first, u->old_need);
+	if (!placed && exfat_stream_first_cluster(st) != u->old_first)
+		return false;
+	*equal = exfat_stream_valid_data_length(st) == exfat_stream_data_length(st);
+	*held = *equal && placed;
+	return true;
+}
+
+/*
+ * Three bits of the extent flipped back, when no change of one or two
+ * fits: the one change of three that fits with equal sizes on clusters
+ * the bitmap marks and no other allocation holds (all three, or none is
+ * taken).  True: set holds it.
+ */
+static bool undo_three(struct undo *u)
+{
+	unsigned held = 0, pick[3] = { 0, 0, 0 };
+	bool eq, hd;
+
+	for (unsigned i = 0; i < 160 && held < 2; i++) {
+		UNDO_FLIP(u, u->bit[i]);
+		for (unsigned j = i + 1; j < 160 && held < 2; j++) {
+			UNDO_FLIP(u, u->bit[j]);
+			for (unsigned k = j + 1; k < 160 && held < 2; k++) {
+				UNDO_FLIP(u, u->bit[k]);
+				if (undo_fits(u, &eq, &hd) && hd)
 					held++, pick[0] = i, pick[1] = j, pick[2] = k;
-				FLIP(bit[k]);
+				UNDO_FLIP(u, u->bit[k]);
 			}
-			FLIP(bit[j]);
+			UNDO_FLIP(u, u->bit[j]);
 		}
-		FLIP(bit[i]);
+		UNDO_FLIP(u, u->bit[i]);
 	}
 	if (held != 1)
 		return false;
 	for (unsigned i = 0; i < 3; i++)
-		FLIP(bit[pick[i]]);
-#undef FLIP
+		UNDO_FLIP(u, u->bit[pick[i]]);
 	return true;
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, unsigned *triples)
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples)
 {
-	/* the bits searched: ValidDataLength's, DataLength's and FirstCluster's */
 	static const struct { unsigned at, bits; } field[3] = {
 		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
 	};
-	uint16_t want = exfat_primary_set_checksum(set);
-	uint8_t *st = EXFAT_STREAM_OF(set);
-	unsigned bit[160], nbits = 0, found = 0, equal = 0, held = 0;
+	uint8_t t[256 * 32];
+	const uint8_t *st = EXFAT_STREAM_OF(t);
+	unsigned nbits = 0, found = 0, equal = 0, held = 0;
 	unsigned pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 }, pick_held[2] = { 0, 0 };
+	struct undo u = { .v = v, .set = t, .n = n, .want = exfat_primary_set_checksum(set) };
+	bool eq, hd, ok = false;
 
-	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM || extent_sound(v, st) ||
-	    fsc_exfat_set_checksum(set, n) == want)
+	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
-	for (unsigned f = 0; f < 3; f++)	/* as bit numbers of st */
+	memcpy(t, set, 32ull * n);
+	/* (the name's hash is known: a flip of it is no flip to search for, and could look like one of the extent's) */
+	if (want_hash >= 0)
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(t), (uint16_t)want_hash);
+	if (extent_sound(v, st) || fsc_exfat_set_checksum(t, n) == u.want)
+		return false;
+	u.old_first = exfat_stream_first_cluster(st);
+	/* (what the walk may have given the damaged extent: none of a size past the heap, which it did not claim) */
+	u.old_need = exfat_stream_data_length(st) > (uint64_t)v->cc * v->cb ? 0 :
+		     st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN ?
+		     (exfat_stream_data_length(st) + v->cb - 1) / v->cb : 1;
+	for (unsigned f = 0; f < 3; f++)	/* as bit numbers of the set */
 		for (unsigned b = 0; b < field[f].bits; b++)
-			bit[nbits++] = 8 * field[f].at + b;
-#define FLIP(b) (st[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
+			u.bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;
 	/* (i == j: one bit flipped; the checksum's rotations make some pairs look alike, so all are counted) */
 	for (unsigned i = 0; i < nbits; i++) {
-		FLIP(bit[i]);
+		UNDO_FLIP(&u, u.bit[i]);
 		for (unsigned j = i; j < nbits; j++) {
 			if (j != i)
-				FLIP(bit[j]);
-			if (extent_sound(v, st) && fsc_exfat_set_checksum(set, n) == want) {
-				found++;
-				pick[0] = i, pick[1] = j;
-				if (exfat_stream_valid_data_length(st) == exfat_stream_data_length(st)) {
+				UNDO_FLIP(&u, u.bit[j]);
+			if (undo_fits(&u, &eq, &hd)) {
+				found++, pick[0] = i, pick[1] = j;
+				if (eq)
 					equal++, pick_eq[0] = i, pick_eq[1] = j;
-					if (extent_marked(v, st))
-						held++, pick_held[0] = i, pick_held[1] = j;
-				}
+				if (hd)
+					held++, pick_held[0] = i, pick_held[1] = j;
 			}
 			if (j != i)
-				FLIP(bit[j]);
+				UNDO_FLIP(&u, u.bit[j]);
 		}
-		FLIP(bit[i]);
+		UNDO_FLIP(&u, u.bit[i]);
 	}
 	/*
 	 * One change that fits; or of several, the one whose sizes agree (what
-	 * writers leave but for preallocation); or of those, the one whose
-	 * clusters the bitmap marks.
+	 * writers leave but for preallocation); or of those, the one on
+	 * clusters the bitmap marks and no other allocation holds.
 	 */
 	if (!found && *triples) {
 		--*triples;
-		return undo_three(v, set, n, bit, nbits, want);
+		ok = undo_three(&u);
+	} else if (found == 1 || equal == 1 || held == 1) {
+		if (found != 1 && equal == 1)
+			pick[0] = pick_eq[0], pick[1] = pick_eq[1];
+		else if (found != 1)
+			pick[0] = pick_held[0], pick[1] = pick_held[1];
+		UNDO_FLIP(&u, u.bit[pick[0]]);
+		if (pick[1] != pick[0])
+			UNDO_FLIP(&u, u.bit[pick[1]]);
+		ok = true;
 	}
-	if (found != 1 && equal != 1 && held != 1)
-		return false;
-	if (found != 1 && equal == 1)
-		pick[0] = pick_eq[0], pick[1] = pick_eq[1];
-	else if (found != 1)
-		pick[0] = pick_held[0], pick[1] = pick_held[1];
-	FLIP(bit[pick[0]]);
-	if (pick[1] != pick[0])
-		FLIP(bit[pick[1]]);
-#undef FLIP
-	return true;
+	if (ok)
+		memcpy(set, t, 32ull * n);
+	return ok;
 }
 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */

@@ -160,7 +160,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		return;
 	memcpy(set, a->set, 32ull * n);
 	/* Sizes a flipped bit made contradict, taken back by the set's checksum: what the walk claimed for them is stale. */
-	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, &r->undo_triples)) {
+	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, want_hash, &r->undo_triples)) {
 		ids = SF_VDL | SF_CHAIN;
 		r->size_undone = true;
 		xr_release_past(r, v, a->set, set);
@@ -303,7 +303,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		unsigned n = d->head.count < d->n ? d->head.count : d->n;
 
 		memcpy(probe, d->bytes, 32ull * n);
-		if (!xr_fix_extent_possible(v, &d->chain, probe) && !xr_undo_size_flip(v, probe, n, &r->undo_triples))
+		if (!xr_fix_extent_possible(v, &d->chain, probe) && !xr_undo_size_flip(v, probe, n, d->want_hash, &r->undo_triples))
 			continue;
 		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
 		d->done = mended = true;

@@ -212,7 +212,7 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * equal sizes on marked clusters.  True:
  * set holds them now (a flip undone, the set whole).
  */
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, unsigned *triples);
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples);
 /* A set in a row whose extent went from was's to now's: the clusters of the old run not in the new nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
 /*

@@ -1296,6 +1296,14 @@ static void tr_nofat(struct img *im) { tr(im); hello(im)[32 + 1] = 0x03; fix_hel
 static void sizes_flipped(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x20; hello(im)[32 + 8 + 5] ^= 0x01; }
 /* FirstCluster 5 -> 7 (a.bin's) and DataLength + 2^40 (past the heap): the place taken back too */
 static void place_flipped(struct img *im) { hello(im)[32 + 20] ^= 0x02; hello(im)[32 + 24 + 5] ^= 0x01; }
+/*
+ * NameHash bit 8 and ValidDataLength + 2^52 flipped: FirstCluster 5 -> 7
+ * (a.bin's) with ValidDataLength back reads the same checksum (the hash's
+ * bit and that one are alike): the hash is the name's, and a change that
+ * moves the file onto another's clusters does not fit (salvage seed 61,
+ * pop-c32m #0 moved big.bin onto the root's cluster)
+ */
+static void hash_and_vdl(struct img *im) { hello(im)[32 + 5] ^= 0x01; hello(im)[32 + 8 + 6] ^= 0x10; }
 /* three bits: FirstCluster 5 -> 7, DataLength + 2^13, ValidDataLength + 2^17 (salvage seed 59, pop-c32m #0) */
 static void three_flipped(struct img *im)
 {
@@ -1311,6 +1319,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
+	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 }
 
 /*
