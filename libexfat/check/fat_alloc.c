@@ -118,6 +118,8 @@ static void compare_chunk(struct fvol *v, struct scan *s, unsigned k, uint64_t f
 			continue;
 		if (!s->differ[k]++)
 			s->first_diff[k] = (uint32_t)c;
+		if (v->differ && c >= 2)
+			bit_set(v->differ, c - 2);
 	}
 }
 
@@ -172,6 +174,7 @@ int fv_scan_fats(struct fvol *v)
 {
 	struct scan s = { 0 };
 	struct fsc_finding *f;
+	bool differ = false;
 	int r;
 
 	s.bytes = layout_fat_bytes(&v->lay, (uint64_t)v->cc + 2);
@@ -179,9 +182,12 @@ int fv_scan_fats(struct fvol *v)
 	if (!ck_pass(&v->ck, 2, s.bytes))
 		return -ETIMEDOUT;	/* the budget ran out: the summary says so */
 	v->used = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
+	if (v->hooks && v->hooks->claimed && v->mirrored && v->b->num_fats > 1)
+		v->differ = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
 	s.act = malloc(s.chunk + 4);
 	s.other = malloc(s.chunk + 4);
-	r = v->used && s.act && s.other ? scan_chunks(v, &s) : -ENOMEM;
+	r = v->used && s.act && s.other && (v->differ || !(v->hooks && v->hooks->claimed && v->mirrored &&
+							    v->b->num_fats > 1)) ? scan_chunks(v, &s) : -ENOMEM;
 	for (unsigned k = 0; r == 0 && k < v->b->num_fats && k < 16; k++) {
 		if (!s.differ[k] || !(f = ck_add(&v->ck, FSC_PR_FAT_COPIES_DIFFER, FSC_LOC_BYTE, copy_byte(v, k), NULL)))
 			continue;
@@ -191,6 +197,12 @@ int fv_scan_fats(struct fvol *v)
 	}
 	free(s.act);
 	free(s.other);
+	for (unsigned k = 0; k < 16; k++)
+		differ |= s.differ[k] != 0;
+	if (!differ) {			/* (the copies agree: no chain passes a difference) */
+		free(v->differ);
+		v->differ = NULL;
+	}
 	return r;
 }
 

@@ -121,6 +121,7 @@ int fat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_c
 	r = passes(&v);
 	ck_free(&v.ck);
 	free(v.used);
+	free(v.differ);
 	free(v.upcase);
 	free(v.dirbuf);
 	fatreader_free(&v.fr);

@@ -38,8 +38,13 @@ struct fat_hooks {
 	void (*lost)(void *ctx, uint32_t c);
 	/* A lost chain that starts a directory of its own (first cluster c) whose .. is the live directory parent (0: the root). */
 	void (*lost_dir)(void *ctx, uint32_t c, uint32_t parent);
-	/* Each allocation the walk claims from a valid first cluster: a file's of size bytes, or a directory's (dir). */
-	void (*claimed)(void *ctx, uint32_t first, uint32_t size, bool dir);
+	/*
+	 * Each allocation the walk claims from a valid first cluster: a
+	 * file's of size bytes, or a directory's (dir); differs: its chain
+	 * passes an entry where the FAT copies differ; whole: a file's chain
+	 * ends after exactly the clusters its size needs.
+	 */
+	void (*claimed)(void *ctx, uint32_t first, uint32_t size, bool dir, bool differs, bool whole);
 	void *ctx;
 	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
 	uint64_t free_clusters;
@@ -58,6 +63,7 @@ struct fvol {
 	unsigned active;		/* the FAT copy drivers read */
 	bool mirrored;			/* every copy must equal the active one */
 	uint64_t *used;			/* FAT entry of c not free: bit c - 2 */
+	uint64_t *differ;		/* for the claimed hook: c's entry differs between copies (bit c - 2; NULL: none) */
 	uint64_t free_clusters;		/* free entries among 2 .. cc + 1 */
 	uint32_t fat1;			/* FAT[1] as stored */
 	uint16_t *upcase;		/* 65536 entries: long names compared without case */

@@ -17,6 +17,24 @@
 #include "check/fat_check.h"
 #include "fat/fat.h"
 
+/* A set of ASCII bytes as two words of bits (a name's every byte is looked up: no string search). */
+#define BIT_LO(c) ((c) < 64 ? 1ull << ((c) & 63) : 0)
+#define BIT_HI(c) ((c) >= 64 ? 1ull << ((c) & 63) : 0)
+#define BITS_LO(a, b, c, d, e, f, g, h, i, j) \
+	(BIT_LO(a) | BIT_LO(b) | BIT_LO(c) | BIT_LO(d) | BIT_LO(e) | BIT_LO(f) | BIT_LO(g) | BIT_LO(h) | BIT_LO(i) | BIT_LO(j))
+#define BITS_HI(a, b, c, d, e, f, g, h, i, j) \
+	(BIT_HI(a) | BIT_HI(b) | BIT_HI(c) | BIT_HI(d) | BIT_HI(e) | BIT_HI(f) | BIT_HI(g) | BIT_HI(h) | BIT_HI(i) | BIT_HI(j))
+#define BYTE_SET(...) { BITS_LO(__VA_ARGS__), BITS_HI(__VA_ARGS__) }
+
+/* What no 8.3 name may hold ("*./:<>?\|), and what only some systems write (+,;=[]). */
+static const uint64_t sfn_forbidden[2] = BYTE_SET('"', '*', '.', '/', ':', '<', '>', '?', '\\', '|');
+static const uint64_t sfn_unusual[2] = BYTE_SET('+', ',', ';', '=', '[', ']', '+', '+', '+', '+');
+
+static bool in_set(const uint64_t set[2], uint8_t c)
+{
+	return c < 128 && (set[c >> 6] >> (c & 63) & 1);
+}
+
 const char *fv_sfn_invalid(const uint8_t raw[11])
 {
 	static _Thread_local char why[40];
@@ -30,7 +48,7 @@ const char *fv_sfn_invalid(const uint8_t raw[11])
 			snprintf(why, sizeof(why), "byte 0x%02x", c);
 			return why;
 		}
-		if (c && strchr("\"*./:<>?\\|", c)) {
+		if (in_set(sfn_forbidden, c)) {
 			snprintf(why, sizeof(why), "'%c'", c);
 			return why;
 		}
@@ -47,7 +65,7 @@ const char *fv_sfn_unusual(const uint8_t raw[11])
 
 		if (c >= 'a' && c <= 'z')
 			return "lower-case letters";
-		if (c && strchr("+,;=[]", c)) {
+		if (in_set(sfn_unusual, c)) {
 			snprintf(why, sizeof(why), "'%c'", c);
 			return why;
 		}

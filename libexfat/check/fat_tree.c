@@ -354,10 +354,25 @@ static size_t owner_finding(const struct ftree *t, const struct owner *who, enum
 	return SIZE_MAX;
 }
 
+/* A cluster of the allocation being claimed: does its entry differ between the FAT copies? */
+struct touch {
+	const uint64_t *differ;
+	bool touched;
+};
+
+static bool touch(void *ctx, uint32_t c)
+{
+	struct touch *w = ctx;
+
+	w->touched |= bit_get(w->differ, c - 2);
+	return true;
+}
+
 static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32_t size)
 {
 	struct owner who = here(t, name);
 	struct fvol *v = t->v;
+	struct touch w = { v->differ, false };
 	struct chain_res res;
 	struct fsc_finding *f;
 	size_t x;
@@ -370,9 +385,10 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 		}
 		return;
 	}
-	ck_claim(&v->ck, &who, first, size, false, &res, NULL, NULL);
+	ck_claim(&v->ck, &who, first, size, false, &res, v->differ ? touch : NULL, &w);
 	if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, first))
-		v->hooks->claimed(v->hooks->ctx, first, size, false);
+		v->hooks->claimed(v->hooks->ctx, first, size, false, w.touched,
+				  res.ended && !res.broken && !res.crossed && res.clusters == ((uint64_t)size + v->cb - 1) / v->cb);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
 	if (res.crossed && hooked(t) && v->hooks->cross && (x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX)
@@ -553,6 +569,8 @@ static bool dir_cluster(void *ctx, uint32_t c)
 	struct fvol *v = t->v;
 	bool to_end = ck_to_end_marker(&v->ck);
 
+	if (v->differ)
+		t->touched |= bit_get(v->differ, c - 2);
 	for (uint32_t at = 0, len = first_read(v, v->cb); at < v->cb;
 	     at += len, len = ck_next_read(v->cb - at, len, to_end, FV_DIR_CHUNK)) {
 		uint64_t byte = layout_cluster_byte(&v->lay, c) + at;
@@ -561,7 +579,9 @@ static bool dir_cluster(void *ctx, uint32_t c)
 			t->tail_unread = true;
 			break;
 		}
-		if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
+		if (c == t->head && at == 0) {
+			t->head = 0;	/* (read_dir read it to look for . and ..) */
+		} else if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
 			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0, 0 };
 
 			unreadable(t, &who, byte, len);
@@ -632,6 +652,33 @@ static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *
 	return true;
 }
 
+/*
+ * A subdirectory's first read, which the walk of its first cluster then
+ * uses (one read, not two): false when the directory is put off or is
+ * not one.  A cluster that holds no . and .. entries may be another's (a
+ * cluster field flipped onto a file's first cluster): read after every
+ * other directory, so that what claims it rightly has it first, and this
+ * entry is the one taken for astray.
+ */
+static bool dir_or_later(struct ftree *t, const struct job *j, const struct owner *who)
+{
+	struct fvol *v = t->v;
+	uint32_t up;
+	bool head = fv_cluster_valid(v, j->first) &&
+		    dev_warmth_read(&t->warmth, v->dev, layout_cluster_byte(&v->lay, j->first), v->dirbuf,
+				    first_read(v, v->cb)) == 0;
+	bool starts = !head || fat_dir_start(v->dirbuf, j->first, v->lay.fat_bits, &up);
+
+	t->head = head ? j->first : 0;
+	if (!starts && !j->later && grow((void **)&t->later, &t->caplater, t->nlater + 1, sizeof(*t->later))) {
+		t->later[t->nlater] = *j;
+		t->later[t->nlater++].later = true;
+		return false;
+	}
+	v->ck.sum->dirs++;
+	return !not_a_dir(t, j, who, starts);
+}
+
 static void read_dir(struct ftree *t, const struct job *j)
 {
 	struct fvol *v = t->v;
@@ -644,6 +691,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->is_root = j->node == 0;
 	t->end_seen = t->lfn_on = t->lfn_skip = t->revive_bad = t->tail_unread = t->dir_unread = false;
 	t->warmth.first = !t->is_root;
+	t->head = 0;
 	t->index = t->after_end = 0;
 	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = 0;
 	t->zlfn = SIZE_MAX;
@@ -655,33 +703,14 @@ static void read_dir(struct ftree *t, const struct job *j)
 		if (t->is_root) {
 			who.name = "root directory";
 			who.chain_told = fsc_findings_has(&v->p->findings, FSC_PR_FAT32_ROOT_CLUSTER);
-		} else {
-			uint8_t d[64];
-			uint32_t up;
-			bool starts = !fv_cluster_valid(v, j->first) ||
-				      fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, j->first), d, sizeof(d)) < 0 ||
-				      fat_dir_start(d, j->first, v->lay.fat_bits, &up);
-
-			/*
-			 * A cluster that holds no . and .. entries may be another's (a
-			 * cluster field flipped onto a file's first cluster): read
-			 * after every other directory, so that what claims it rightly
-			 * has it first, and this entry is the one taken for astray.
-			 */
-			if (!starts && !j->later) {
-				if (grow((void **)&t->later, &t->caplater, t->nlater + 1, sizeof(*t->later))) {
-					t->later[t->nlater] = *j;
-					t->later[t->nlater++].later = true;
-					return;
-				}
-			}
-			v->ck.sum->dirs++;
-			if (not_a_dir(t, j, &who, starts))
-				return;
+		} else if (!dir_or_later(t, j, &who)) {
+			return;
 		}
+		t->touched = false;
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
+		t->head = 0;
 		if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, j->first))
-			v->hooks->claimed(v->hooks->ctx, j->first, 0, true);
+			v->hooks->claimed(v->hooks->ctx, j->first, 0, true, t->touched, false);
 		if (!res.contiguous)
 			v->ck.sum->fragmented++;
 		/* (a first cluster another's, or one outside the data area: a damaged cluster field) */

@@ -46,6 +46,8 @@ struct ftree {
 	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
 	bool dir_unread;		/* a part of the directory could not be read */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
+	uint32_t head;			/* the cluster whose first read dirbuf holds already (0: none) */
+	bool touched;			/* the directory being read passes an entry where the FAT copies differ */
 	char path[4096];
 	uint64_t index;			/* entries read so far */
 	uint32_t cl, ent;		/* where the entry lies: cluster and index, */

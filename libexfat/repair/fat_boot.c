@@ -226,90 +226,20 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 }
 
 /*
- * The clusters whose entry differs between copies a and k of l's FAT
- * (bit c - 2 of *differ, allocated here), the copies compared 64 KiB at
- * a time; a FAT12 byte marks each entry it may hold part of.  False: the
- * copies could not be read, or no memory.
+ * Whether a check through another copy could find fewer errors than the
+ * first check found through copy 0, told without that check where it
+ * can be.  Of the errors, only those of allocations whose chain passes
+ * an entry where the copies differ can change (FAT[0], FAT[1], lost
+ * clusters and lost directories give warnings, and errors are what is
+ * counted): when each of those is a file whose chain through copy 0 is
+ * whole (an end mark after exactly the clusters its size needs; the
+ * first check tells, fat_hooks.claimed) and no cross-link was found, the
+ * other copy can only keep or add errors.  A directory among them (what
+ * the walk reads depends on its chain) or a cross-link needs the check.
  */
-static bool copies_differ_at(const struct layout *l, const struct fsc_fat_bpb *b, unsigned a, unsigned k,
-			     uint64_t **differ)
+static bool may_beat(const struct frp *f)
 {
-	enum { CHUNK = 64 * 1024 };
-	uint64_t base = (uint64_t)b->reserved * b->bytes_per_sector, copy = (uint64_t)b->fat_size * b->bytes_per_sector;
-	uint64_t bytes = layout_fat_bytes(l, (uint64_t)l->held + 2);
-	uint8_t *x = malloc(CHUNK), *y = malloc(CHUNK);
-	bool ok;
-
-	*differ = NULL;
-	ok = x && y && (*differ = calloc(((size_t)l->held + 63) / 64 + 1, sizeof(**differ))) != NULL;
-
-	if (bytes > copy)
-		bytes = copy;
-	for (uint64_t at = 0; ok && at < bytes; at += CHUNK) {
-		size_t n = bytes - at < CHUNK ? (size_t)(bytes - at) : CHUNK;
-
-		ok = fsc_dev_read(l->dev, base + a * copy + at, x, n) == 0 && fsc_dev_read(l->dev, base + k * copy + at, y, n) == 0;
-		for (size_t i = 0; ok && i < n; i++) {
-			uint64_t byte = at + i, c = byte * 8 / l->fat_bits;
-
-			if (x[i] == y[i])
-				continue;
-			for (uint64_t e = c > 0 ? c - (l->fat_bits == 12) : c; e <= c + (l->fat_bits == 12); e++)
-				if (e >= 2 && e <= (uint64_t)l->held + 1)
-					bit_set(*differ, e - 2);
-		}
-	}
-	free(x);
-	free(y);
-	if (!ok && *differ) {
-		free(*differ);
-		*differ = NULL;
-	}
-	return ok;
-}
-
-/*
- * Whether a check through copy k could find fewer errors than the first
- * check found through copy 0, told without that check where it can be.
- * Of the errors, only those of allocations whose chain passes a cluster
- * where the two copies differ can change (FAT[0], FAT[1], lost clusters
- * and lost directories give warnings, and errors are what is counted):
- * when each of those is a file whose chain through copy 0 is whole (an
- * end mark after exactly the clusters its size needs) and no cross-link
- * was found, copy k can only keep or add errors.  A directory among them
- * (what the walk reads depends on its chain) or a cross-link needs the
- * check.
- */
-static bool may_beat(struct frp *f, struct fsc_dev *dev, unsigned k)
-{
-	const struct fsc_fat_bpb *b = &f->r.p->fat;
-	struct layout l;
-	struct fatreader r0;
-	uint64_t *differ = NULL;
-	char why[96];
-	bool maybe = false;
-
-	if (rp_find(&f->r, FSC_PR_FAT_CROSS_LINK) || fat_layout(&l, dev, b, why, sizeof(why)) < 0 || !l.cluster_bytes)
-		return true;
-	if (!copies_differ_at(&l, b, 0, k, &differ))
-		return true;
-	l.fat_byte = (uint64_t)b->reserved * b->bytes_per_sector;
-	fatreader_init(&r0, &l);
-	for (size_t i = 0; i < f->nallocs && !maybe; i++) {
-		const struct fr_alloc *a = &f->allocs[i];
-		uint64_t need = ((uint64_t)a->size + l.cluster_bytes - 1) / l.cluster_bytes;
-		struct layout_chain it;
-		bool touched = false;
-		uint32_t c;
-
-		layout_chain_begin(&it, &l, fatreader_link, &r0, a->first, l.held, false);
-		while (layout_chain_next(&it, &c))	/* (as the check walks it: to its end, a loop or a break) */
-			touched |= bit_get(differ, c - 2);
-		maybe = touched && (a->dir || it.end != LAYOUT_CHAIN_END || it.n != need);
-	}
-	fatreader_free(&r0);
-	free(differ);
-	return maybe;
+	return rp_find(&f->r, FSC_PR_FAT_CROSS_LINK) || f->copy_may_matter;
 }
 
 /*
@@ -333,7 +263,7 @@ bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first)
 	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !rp_wanted(r, x))
 		return false;
 	for (k = 1; best && k < b->num_fats && k < 16; k++)
-		if (may_beat(f, dev, k) && (n = errors_through(dev, p, k)) < best)
+		if (may_beat(f) && (n = errors_through(dev, p, k)) < best)
 			best = n, pick = k;
 	if (!pick)
 		return false;

@@ -198,6 +198,7 @@ static void cut_chain(struct frp *f, uint8_t *e, uint32_t first, bool dir, uint6
 
 	fr_chain_walk(f, first, need, &w);
 	if (need && w.at_need && w.n > need) {	/* longer than the size: it ends where the size does */
+		fr_release(f, fr_step(f, w.at_need));
 		fr_fat_set(f, w.at_need, fr_eoc(f), "end the chain where the file ends");
 		w.n = need;
 	} else if (!w.ended) {			/* a break or a loop (else an earlier fix cut it) */
@@ -321,6 +322,7 @@ void fr_fix_chain(struct frp *f, struct fsc_finding *x)
 		fr_set_first(f, e, 0);
 		fat_dirent_put_file_size(e, 0);
 	} else if (x->id == FSC_PR_FAT_CHAIN_LONG && !dir && fat_dirent_file_size(e) == 0) {
+		fr_release(f, first);
 		fr_set_first(f, e, 0);		/* size 0: the clusters become lost ones, not the file's */
 	} else {
 		bool was_free = layout_fat_value(&f->lay, fr_fat_get(f, first)) == LAYOUT_FREE;

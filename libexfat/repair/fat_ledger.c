@@ -73,12 +73,15 @@ void fr_fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
 {
 	/* (a bit a cluster for fr_next_free's test, and the list, each entry once, for fix_copies) */
 	if ((!f->written_set && !(f->written_set = calloc(((uint64_t)f->cc + 2) / 64 + 1, 8))) ||
-	    !grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written))) {
+	    !grow((void **)&f->written, &f->capwritten, f->nwritten + 1, sizeof(*f->written)) ||
+	    !grow((void **)&f->prior, &f->capprior, f->nwritten + 1, sizeof(*f->prior))) {
 		f->r.err = -ENOMEM;
 		return;
 	}
-	if (c <= (uint64_t)f->cc + 1 && !bit_test_set(f->written_set, c))
+	if (c <= (uint64_t)f->cc + 1 && !bit_test_set(f->written_set, c)) {
+		f->prior[f->nwritten] = fr_fat_get(f, c);
 		f->written[f->nwritten++] = c;
+	}
 	fat_set_copy(f, f->active, c, v, why);
 }
 
@@ -185,14 +188,44 @@ bool fr_free_in_last(struct frp *f, uint32_t c)
  * leaves (the clusters it had taken, linked in the active copy only), so a
  * new repair takes the same clusters again and converges.  0: none.
  */
+/*
+ * Is FAT entry c free in the active copy?  Read a window at a time (the
+ * search goes over every used entry before the first free one): the
+ * window may be older than the plan's last edits, but only entries
+ * fr_fat_set wrote change between free and used, and the search skips
+ * those; a free one is read again all the same.
+ */
+#define FREE_WINDOW 16384u
+static bool free_in_window(struct frp *f, uint32_t c)
+{
+	size_t w;
+	uint64_t at = fr_entry_off(f, f->active, c, &w), end, from;
+
+	if (!f->win || at < f->win_at || at + w > f->win_at + f->win_len) {
+		from = fr_entry_off(f, f->active, c & ~1u, &w);	/* (FAT12: a window starts at an entry's first byte) */
+		end = fr_entry_off(f, f->active, f->cc + 1, &w) + w;
+		if (!f->win && !(f->win = malloc(FREE_WINDOW)))
+			return layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
+		f->win_len = end - from < FREE_WINDOW ? (size_t)(end - from) : FREE_WINDOW;
+		f->win_at = from;
+		if (plan_view_read(f->r.dev, f->r.plan, from, f->win, f->win_len) < 0) {
+			f->win_len = 0;
+			return layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
+		}
+	}
+	return layout_fat_value(&f->lay, entry_value(f, f->win + (at - f->win_at), c)) == LAYOUT_FREE;
+}
+
 uint32_t fr_next_free(struct frp *f)
 {
 	bool two = f->mirrored && f->b->num_fats > 1;
 
 	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
-		bool active_free = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
+		bool active_free = free_in_window(f, c);
 
 		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))) || (two && !fr_free_in_last(f, c)))
+			continue;
+		if (active_free && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_FREE && (!two || !was_lost(f, c)))
 			continue;
 		f->free_at = c + 1;
 		return c;
@@ -233,6 +266,23 @@ uint32_t fr_step(struct frp *f, uint32_t c)
 static uint32_t plan_link(void *f, uint32_t c)
 {
 	return layout_fat_value(&((struct frp *)f)->lay, fr_fat_get(f, c));
+}
+
+void fr_release(struct frp *f, uint32_t c)
+{
+	struct layout l = f->lay;
+	struct layout_chain it;
+	uint32_t x;
+
+	l.held = f->cc;
+	if (!layout_cluster_valid(&l, c))
+		return;
+	layout_chain_begin(&it, &l, plan_link, f, c, l.held, false);
+	while (layout_chain_next(&it, &x) && !f->r.err)
+		if (!grow((void **)&f->released, &f->capreleased, f->nreleased + 1, sizeof(*f->released)))
+			f->r.err = -ENOMEM;
+		else
+			f->released[f->nreleased++] = x;
 }
 
 /* The chain from first as the plan leaves it, through the one chain iterator (its loop test needs no memory). */

@@ -65,24 +65,32 @@ static void mirror_written(struct frp *f)
  * The other copies follow the active one: every sector where they differ
  * when FAT_COPIES_DIFFER is fixed, else the entries the plan set.
  */
+#define COPY_CHUNK (64u << 10)
 static void fix_copies(struct frp *f)
 {
 	uint32_t ss = f->b->bytes_per_sector;
 	uint64_t bytes = layout_fat_bytes(&f->lay, (uint64_t)f->cc + 2);
-	uint8_t *a = malloc(ss), *o = malloc(ss);
+	size_t chunk = COPY_CHUNK / ss * ss;	/* (sectors compared a chunk at a time, written a sector each) */
+	uint8_t *a = malloc(chunk), *o = malloc(chunk);
 
 	if (f->mirrored && !f->copies_taken)
 		mirror_written(f);
 	if (a && o && f->mirrored && f->copies_taken)
 		for (unsigned k = 0; k < f->b->num_fats && !f->r.err; k++)
-			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += ss) {
-				if (plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, f->active) + at, a, ss) < 0 ||
-				    plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, k) + at, o, ss) < 0) {
+			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += chunk) {
+				size_t len = bytes - at < chunk ? (size_t)((bytes - at + ss - 1) / ss * ss) : chunk;
+
+				if (plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, f->active) + at, a, len) < 0 ||
+				    plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, k) + at, o, len) < 0) {
 					f->r.err = -EIO;
 					break;
 				}
-				if (memcmp(a, o, ss))
-					rp_put(&f->r, fr_copy_byte(f, k) + at, a, ss, "FAT copy made the active one", false);
+				if (!memcmp(a, o, len))
+					continue;
+				for (size_t s = 0; s < len; s += ss)
+					if (memcmp(a + s, o + s, ss))
+						rp_put(&f->r, fr_copy_byte(f, k) + at + s, a + s, ss, "FAT copy made the active one",
+						       false);
 			}
 	if (!a || !o)
 		f->r.err = -ENOMEM;
@@ -100,18 +108,13 @@ static void note_lost(void *ctx, uint32_t c)
 		f->lost[f->nlost++] = c;
 }
 
-static void note_alloc(void *ctx, uint32_t first, uint32_t size, bool dir)
+static void note_alloc(void *ctx, uint32_t first, uint32_t size, bool dir, bool differs, bool whole)
 {
 	struct frp *f = ctx;
 
-	if (f->weigh < 0)	/* (pass 2 compared the copies before the walk: asked once) */
-		f->weigh = rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) != NULL;
-	if (!f->weigh)
-		return;
-	if (!grow((void **)&f->allocs, &f->capallocs, f->nallocs + 1, sizeof(*f->allocs)))
-		f->r.err = -ENOMEM;
-	else
-		f->allocs[f->nallocs++] = (struct fr_alloc){ .first = first & 0x7FFFFFFF, .dir = dir, .size = size };
+	(void)first;
+	(void)size;
+	f->copy_may_matter |= differs && (dir || !whole);
 }
 
 static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
@@ -351,6 +354,108 @@ static bool fix_round(struct frp *f, struct fat_hooks *after, bool *errors)
 	return fsc_plan_count(f->r.plan) > edits0;
 }
 
+/*
+ * Fixes whose effect on the allocations is known without a check of the
+ * plan: they edit entries' names, sizes, dot clusters and long-name parts,
+ * the FAT's first entries, the copies and the boot sector, or cut chains
+ * (fr_release says what the cut takes off).  Any other fix (entries
+ * revived, set aside or relinked, clusters copied for a cross-link,
+ * directories made) changes what the tree claims in ways only a check
+ * sees.  Advisory findings that nothing fixes change nothing.
+ */
+static bool known_effect(enum fsc_problem id)
+{
+	switch (id) {
+	case FSC_PR_FAT_DIRTY: case FSC_PR_FAT_FAT0: case FSC_PR_FAT_FAT1_FLAGS: case FSC_PR_FAT_COPIES_DIFFER:
+	case FSC_PR_FAT_CHAIN_RANGE: case FSC_PR_FAT_CHAIN_LOOP: case FSC_PR_FAT_CHAIN_FREE: case FSC_PR_FAT_CHAIN_BAD:
+	case FSC_PR_FAT_CHAIN_SHORT: case FSC_PR_FAT_CHAIN_LONG: case FSC_PR_FAT_LOST_CLUSTERS:
+	case FSC_PR_FAT_DOT_CLUSTER: case FSC_PR_FAT_SHORT_NAME: case FSC_PR_FAT_SHORT_NAME_UNUSUAL:
+	case FSC_PR_FAT_NAME_DUPLICATE: case FSC_PR_FAT_LFN_SEQUENCE: case FSC_PR_FAT_LFN_CHECKSUM:
+	case FSC_PR_FAT_LFN_ORPHAN: case FSC_PR_FAT_LFN_RESERVED: case FSC_PR_FAT_DIR_SIZE:
+	case FSC_PR_FAT_LABEL_MISMATCH: case FSC_PR_FAT_LABEL_ROOT_MISSING: case FSC_PR_FAT32_FSINFO_FREE_COUNT:
+	case FSC_PR_FAT32_FSINFO_NEXT_FREE:
+		return true;
+	default:
+		return fsc_problem_info(id)->severity < FSC_SEV_ERROR && fsc_problem_info(id)->fix == FSC_FIX_NONE;
+	}
+}
+
+/* Does x allow the volume as the plan leaves it to be known without a check (no error of it left)? */
+static bool foreseen(const struct fsc_finding *x)
+{
+	return known_effect(x->id) && (x->planned || fsc_problem_info(x->id)->severity < FSC_SEV_ERROR);
+}
+
+/*
+ * Can the check of the plan be foreseen?  Every finding's fix has a
+ * known effect and every error is planned; nothing was revived, copied,
+ * relinked or made empty.
+ */
+static bool foreseeable(const struct frp *f)
+{
+	if (f->r.err || f->ncross || f->nastray || f->nemptied || f->nlostdirs)
+		return false;
+	for (size_t i = 0; i < f->nreqs; i++)
+		if (f->reqs[i].sum == -2)
+			return false;
+	for (size_t i = 0; i < f->r.out->n; i++)
+		if (!foreseen(&f->r.out->v[i]))
+			return false;
+	for (size_t i = 0; i < f->r.p->findings.n; i++) {
+		const struct fsc_finding *x = rp_find(&f->r, f->r.p->findings.v[i].id);
+
+		if (!foreseen(x ? x : &f->r.p->findings.v[i]))
+			return false;
+	}
+	return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What a check of the plan would tell, foreseen: no error left; the lost
+ * clusters those of the first check and those the cuts released (but
+ * those the plan set: taken since); the free count the first check's,
+ * moved by every entry the plan set in the active copy.
+ */
+static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hooks *after)
+{
+	uint64_t free_now = first->free_clusters;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nwritten; i++) {
+		uint32_t c = f->written[i];
+		bool was = layout_fat_value(&f->lay, f->prior[i]) == LAYOUT_FREE;
+		bool is = layout_fat_value(&f->lay, fr_fat_get(f, c)) == LAYOUT_FREE;
+
+		if (c >= 2)
+			free_now = free_now + is - was;
+	}
+	*after = (struct fat_hooks){ .free_clusters = free_now, .clusters = first->clusters };
+	free(f->lost);
+	f->caplost = f->nlost0 + f->nreleased;
+	f->lost = f->caplost ? malloc(f->caplost * sizeof(*f->lost)) : NULL;
+	if (f->caplost && !f->lost) {
+		f->r.err = -ENOMEM;
+		f->caplost = 0;
+	}
+	for (size_t i = 0; f->lost && i < f->nlost0; i++)
+		f->lost[n++] = f->lost0[i];
+	for (size_t i = 0; f->lost && i < f->nreleased; i++)
+		f->lost[n++] = f->released[i];
+	qsort(f->lost, n, sizeof(*f->lost), cmp_u32);
+	f->nlost = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((!f->nlost || f->lost[f->nlost - 1] != f->lost[i]) && f->lost[i] &&
+		    !(f->written_set && bit_get(f->written_set, f->lost[i])))
+			f->lost[f->nlost++] = f->lost[i];
+}
+
 /* Rounds of lost directories linked back: a round's trees are checked, and their problems fixed, with the rest. */
 #define RELINK_ROUNDS 4
 
@@ -370,7 +475,7 @@ static void relink_rounds(struct frp *f, struct fat_hooks *after, bool *errors)
  */
 #define CONVERGE_ROUNDS 3
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
-static void plan_fixes(struct frp *f, bool *errors)
+static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *errors)
 {
 	struct fat_hooks after = { 0 };
 	struct fsc_findings again = { 0 };
@@ -387,6 +492,11 @@ static void plan_fixes(struct frp *f, bool *errors)
 	fr_fix_labels(f);
 	fix_fat0(f);
 	fr_boot_fixes(f);
+	if (foreseeable(f)) {		/* (the session's next round checks the plan) */
+		*errors = false;
+		foresee(f, first, &after);
+		goto last;
+	}
 	*errors = recheck(f, &after, &again);
 	/* The second round: a field the fixes themselves leave wrong (the .. of a new empty directory). */
 	for (size_t i = 0; i < again.n && !f->r.err; i++)
@@ -401,6 +511,7 @@ static void plan_fixes(struct frp *f, bool *errors)
 	for (int round = 0; round < CONVERGE_ROUNDS && *errors && !f->r.err; round++)
 		if (!fix_round(f, &after, errors))
 			break;
+last:
 	freed = fr_handle_lost(f, *errors);
 	fix_copies(f);
 	fix_fsinfo(f, &after, freed);
@@ -443,7 +554,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	bool chosen;
 
 	hooks->claimed = note_alloc;
-	f->weigh = -1;
+	f->copy_may_matter = false;
 	ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
 	hooks->claimed = NULL;
 	for (size_t i = n0; i < out->n; i++)
@@ -451,9 +562,6 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
 	chosen = ret >= 0 && !f->r.err && rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) &&
 		 fr_choose_copy(f, *view ? *view : f->r.dev, errors);
-	free(f->allocs);
-	f->allocs = NULL;
-	f->nallocs = f->capallocs = 0;
 	if (!chosen)
 		return ret;
 	differs = *rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
@@ -491,7 +599,6 @@ static void restored_findings(struct fsc_findings *out, const struct fsc_probe *
 
 static void frp_free(struct frp *f)
 {
-	free(f->allocs);
 	for (size_t i = 0; i < f->nreqs; i++) {
 		free(f->reqs[i].off);
 		free(f->reqs[i].first);
@@ -504,6 +611,9 @@ static void frp_free(struct frp *f)
 	free(f->lostdirs);
 	free(f->emptied);
 	free(f->written);
+	free(f->prior);
+	free(f->released);
+	free(f->win);
 	free(f->written_set);
 }
 
@@ -547,7 +657,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	}
 	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
 	marked = fsc_plan_count(plan) - start;
-	plan_fixes(&f, &errors);
+	plan_fixes(&f, &hooks, &errors);
 	fixes = fsc_plan_count(plan) - start - marked;
 	/* A fix the dirty mark made already (copies that differed in FAT[1] alone) is a fix all the same. */
 	for (size_t i = 0; i < out->n && !fixes; i++)

@@ -46,18 +46,14 @@ struct lost_dir {
 	uint32_t c, parent;
 };
 
-/* An allocation the first check claimed (fat_hooks.claimed): for the choice among FAT copies (8 bytes each). */
-struct fr_alloc {
-	uint32_t first : 31;		/* (FAT32 clusters are 28 bits) */
-	uint32_t dir : 1;
-	uint32_t size;
-};
-
 struct frp {
 	struct rp r;
-	struct fr_alloc *allocs;	/* of the first check, while FAT copies are weighed */
-	size_t nallocs, capallocs;
-	int weigh;			/* the copies differ: allocs kept (-1: not asked yet) */
+	/*
+	 * The first check claimed a directory, or a file whose chain is not
+	 * whole, through an entry where the FAT copies differ: a check
+	 * through another copy might find fewer errors (fr_choose_copy).
+	 */
+	bool copy_may_matter;
 	struct lost_dir *lostdirs;	/* of the last check of the plan */
 	size_t nlostdirs, caplostdirs;
 	struct astray_req *astray;
@@ -67,6 +63,9 @@ struct frp {
 	struct cross_req *cross;
 	size_t ncross, capcross;
 	uint32_t free_at;		/* where the search for a free cluster goes on */
+	uint8_t *win;			/* that search's window of the active copy as the plan left it */
+	uint64_t win_at;		/* (its byte on the volume, and length) */
+	size_t win_len;
 	uint64_t copied;		/* bytes copied for cross-links */
 	uint64_t taken_after;		/* clusters taken after the check of the plan (saving lost chains) */
 	struct ent_req *reqs;
@@ -78,11 +77,15 @@ struct frp {
 	bool to_end_marker;		/* the check's: the checks of the plan read as far (fsck -p) */
 	uint32_t cc;			/* clusters checked */
 	uint32_t *written;		/* FAT entries the plan sets in the active copy (each once) */
+	uint32_t *prior;		/* the value each had before (raw) */
+	size_t capprior;
 	uint64_t *written_set;		/* the same as bits: entry c is bit c */
 	size_t nwritten, capwritten;
 	bool copies_taken;		/* FAT_COPIES_DIFFER is fixed: every copy made the active one */
 	uint32_t *lost;			/* the lost clusters of the check through the plan */
 	size_t nlost, caplost;
+	uint32_t *released;		/* clusters fixes took out of their allocation's chain (fr_release) */
+	size_t nreleased, capreleased;
 	const char **emptied;		/* directories made empty: what the walk read in them is gone */
 	size_t nemptied, capemptied;
 };
@@ -120,6 +123,12 @@ bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x);
 /* The link after c when it stays in the data area (else 0); a chain walked through the plan. */
 uint32_t fr_step(struct frp *f, uint32_t c);
 void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w);
+/*
+ * The chain from c, as the plan leaves it before the fix that cuts it
+ * off, in nobody's allocation from then on: listed in f->released, so
+ * that the lost clusters the plan leaves are known without a check.
+ */
+void fr_release(struct frp *f, uint32_t c);
 
 /* fat_fixes.c */
 void fr_hook_lfn(void *ctx, size_t finding, const uint64_t *off, size_t n, int sum);
@@ -163,8 +172,8 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 void fr_boot_fixes(struct frp *f);
 /*
  * fat_boot.c: the FAT copy that agrees best with the directories made
- * every copy (planned: true); dev the volume as first checked, f->allocs
- * what that check claimed, errors_first its errors.
+ * every copy (planned: true); dev the volume as first checked,
+ * errors_first its errors.
  */
 bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first);
 

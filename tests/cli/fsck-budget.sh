@@ -82,7 +82,7 @@ else
 	echo "mkfs.fat or mtools not installed: the slow FAT case is skipped"
 fi
 slow=()
-for spec in slow-exfat:20000 slow-fat:5000; do
+for spec in slow-exfat:20000 slow-fat:10000; do
 	name=${spec%%:*} img=$SCRATCH/${spec%%:*}.img delay=${spec#*:}
 	[ -f "$img" ] || continue
 	slow+=("$spec")

@@ -1666,7 +1666,6 @@ static void test_repair_dir_field(void **state)
 	}
 }
 
-/* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 /*
  * FAT32 with one bit of BPB_TotSec32 flipped (the volume past the device,
  * its FAT too small for the clusters that gives) and a sound backup boot
@@ -1749,6 +1748,71 @@ static void test_repair_fat_dir_onto_file(void **state)
 	img_free(&im);
 }
 
+/* Reads of one byte through a fault device (its log). */
+struct byte_reads {
+	uint64_t byte;
+	unsigned n;
+};
+
+static void count_byte_reads(void *ctx, const struct fsc_fault_event *ev)
+{
+	struct byte_reads *b = ctx;
+
+	b->n += ev->op == FSC_FAULT_READ && ev->offset <= b->byte && b->byte < ev->offset + ev->len;
+}
+
+/*
+ * A FAT16 and a FAT32 volume whose fixes change no allocation but by
+ * cutting a chain (A.BIN's size says one cluster, its chain has two),
+ * with a lost cluster besides: the repair foresees the lost clusters and
+ * the free count the plan leaves, and the volume is read twice in all
+ * (the first check, and the session's check of the plan), not a third
+ * time for a check of its own (SUB's first byte, which no fix reads,
+ * counts the checks).  The cut-off cluster and the lost one are saved,
+ * and the volume checks clean afterwards.
+ */
+static void test_repair_fat_foreseen(void **state)
+{
+	for (int bits = 16; bits <= 32; bits += 16) {
+		struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .now = 1700000000 };
+		struct fsc_fault_config cfg;
+		struct byte_reads sub;
+		struct fsc_findings fs = { 0 };
+		struct fsc_check_summary sum;
+		struct fsc_plan *plan = fsc_plan_new();
+		struct fsc_dev *mem, *dev;
+		struct fsc_probe *p;
+		struct img im;
+
+		(void)state;
+		build_fat_tree(&im, bits);
+		put_le32(fat_dirent(&im, 4, 2), 28, 100);	/* A.BIN: 100 bytes, chain 7 -> 8 */
+		fat_set(&im, 20, fat_eoc(&im));			/* a lost cluster */
+		sub.byte = (uint64_t)(fat_dirent(&im, 4, 0) - im.buf);
+		sub.n = 0;
+		fsc_fault_config_init(&cfg);
+		cfg.log = count_byte_reads;
+		cfg.ctx = &sub;
+		p = img_probe(&im);
+		assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &mem), 0);
+		assert_int_equal(fsc_dev_open_fault(mem, &cfg, &dev), 0);
+		assert_int_equal(fsc_plan_repair(dev, p, NULL, &ro, &fs, &sum, plan), 0);
+		assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CHAIN_LONG));
+		assert_true(fsc_findings_has(&fs, FSC_PR_FAT_LOST_CLUSTERS));
+		for (size_t i = 0; i < fs.n; i++)
+			assert_true(fs.v[i].planned);
+		assert_int_equal(sub.n, 2);
+		fsc_findings_free(&fs);
+		fsc_dev_close(dev);
+		fsc_dev_close(mem);
+		fsc_probe_free(p);
+		apply_and_expect_clean(&im, plan);
+		assert_int_equal(get_le32(fat_dirent(&im, 4, 2), 28), 100);
+		img_free(&im);
+	}
+}
+
+/* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
 	struct img clean, im;
@@ -1874,6 +1938,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
+		cmocka_unit_test(test_repair_fat_foreseen),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
