@@ -444,77 +444,12 @@ static void check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind 
 	}
 }
 
-/* Could e be an entry of the directory, once the end marker before it is gone? */
-static bool plausible(const uint8_t *e)
-{
-	enum fat_kind k = fat_entry_kind(e);
-
-	if (k == FAT_E_LFN || k == FAT_E_LFN_DELETED || k == FAT_E_DELETED)
-		return true;
-	return k == FAT_E_FILE && !fv_sfn_invalid(e) && !(e[FAT_DIR_ATTR] & FAT_ATTR_RESERVED) &&
-	       (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) != FAT_ATTR_DIR_LABEL;
-}
-
-/*
- * A 0x00 entry with a long-name part's body just before e: the number its
- * first byte had, when e says it (the next part of the same name, or the
- * 8.3 entry the name's checksum is of); else 0xE5.
- */
-static uint8_t lost_part_byte(const struct ftree *t, const uint8_t *e, uint8_t sum)
-{
-	bool part = fat_is_long_name(e);
-	unsigned seq = part && e[FAT_LDIR_ORD] != FAT_DIR_FREE && e[FAT_LDIR_CHKSUM] == sum &&
-		       !(e[FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY) ? (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) + 1u :
-		       !part && fat_sfn_checksum(e) == sum ? 1u : 0u;
-
-	if (seq < 1 || seq > 20)
-		return FAT_DIR_FREE;
-	/* the last part of its name (0x40) unless a part of the same name came before it */
-	return (uint8_t)(seq | (t->prev_seq == (int)seq + 1 && t->prev_sum == sum ? 0 : 0x40));
-}
-
-/* Past the end marker: counted, and for a repair the 0x00 entries before each one in use. */
-static void past_end(struct ftree *t, const uint8_t *e)
-{
-	size_t z = t->zlfn;
-
-	t->zlfn = SIZE_MAX;
-	if (z != SIZE_MAX)
-		t->zfirst[z] = e[0] ? lost_part_byte(t, e, t->zfirst[z]) : FAT_DIR_FREE;
-	if (!e[0]) {
-		if (hooked(t) && grow((void **)&t->zeros, &t->capzeros, t->nzeros + 1, sizeof(*t->zeros)) &&
-		    grow((void **)&t->zfirst, &t->capzfirst, t->nzeros + 1, 1)) {
-			bool body = fat_is_long_name(e) &&
-				    !bytes_all(e, FAT_LDIR_NAME1, FAT_DIR_ENTRY_SIZE - FAT_LDIR_NAME1, 0);
-
-			/* (the checksum, until the next entry says) */
-			t->zfirst[t->nzeros] = body ? e[FAT_LDIR_CHKSUM] : FAT_DIR_FREE;
-			t->zlfn = body ? t->nzeros : SIZE_MAX;
-			t->zeros[t->nzeros++] = cur_byte(t);
-		}
-		t->prev_seq = -1;
-		return;
-	}
-	t->prev_seq = fat_is_long_name(e) && e[FAT_LDIR_ORD] != FAT_DIR_FREE ? e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK : -1;
-	t->prev_sum = e[FAT_LDIR_CHKSUM];
-	if (!t->after_end++)
-		t->after_at = here(t, NULL);
-	t->zeros_kept = t->nzeros;
-	t->revive_bad |= !plausible(e);
-	t->plausible_files += fat_entry_kind(e) == FAT_E_FILE && plausible(e);
-	if (e[FAT_DIR_NAME] != FAT_DIR_FREE && hooked(t) && grow((void **)&t->used, &t->capused, t->nused + 1, sizeof(*t->used)) &&
-	    grow((void **)&t->uzero, &t->capuzero, t->nused + 1, 1)) {
-		t->uzero[t->nused] = 0x00;
-		t->used[t->nused++] = cur_byte(t);
-	}
-}
-
 static void one_entry(struct ftree *t, const uint8_t *e)
 {
 	enum fat_kind k = fat_entry_kind(e);
 
 	if (t->end_seen)
-		return past_end(t, e);
+		return fw_past_end(t, e);
 	if (!t->is_root && t->index < 2)
 		check_dots_present(t, e, k);
 	if (k != FAT_E_LFN)
@@ -527,7 +462,7 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 	switch (k) {
 	case FAT_E_END:
 		t->end_seen = true;
-		past_end(t, e);
+		fw_past_end(t, e);
 		break;
 	case FAT_E_LFN:
 		lfn_part(t, e);
@@ -693,7 +628,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->warmth.first = !t->is_root;
 	t->head = 0;
 	t->index = t->after_end = 0;
-	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = 0;
+	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = t->nzruns = 0;
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
 	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
@@ -777,6 +712,7 @@ int fv_walk_tree(struct fvol *v)
 	free(t->parts);
 	free(t->zeros);
 	free(t->zfirst);
+	free(t->zruns);
 	free(t->used);
 	free(t->uzero);
 	free(t);

@@ -74,6 +74,11 @@ struct ftree {
 	uint8_t *zfirst;		/* the first byte each should have */
 	size_t nzeros, capzeros, capzfirst, zeros_kept;
 	size_t zlfn;			/* the last entry read was a 0x00 one with a long-name part's body (its index) */
+	struct zrun {			/* 0x00 entries not in zeros yet (first byte 0xE5 each): in a row from byte */
+		uint64_t byte;
+		size_t n;
+	} *zruns;			/* (most directories end in them: listed only when an entry in use follows) */
+	size_t nzruns, capzruns;
 	int prev_seq;			/* the last entry read past the marker was a part: its number, and checksum */
 	uint8_t prev_sum;
 	bool revive_bad;		/* an entry past the marker that is no plausible one */
@@ -121,5 +126,7 @@ static inline bool hooked(const struct ftree *t)
  */
 void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad, bool same);
 void fw_check_duplicates(struct ftree *t);
+/* fat_after_end.c: an entry past the end marker: counted, and for a repair listed (see there). */
+void fw_past_end(struct ftree *t, const uint8_t *e);
 
 #endif
