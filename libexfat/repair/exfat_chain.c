@@ -414,13 +414,24 @@ static bool extent_free_of_others(const struct xvol *v, const uint8_t *st, uint3
 	return true;
 }
 
-/* A search of xr_undo_size_flip: the set, its checksum, the extent's bits, the old extent. */
+/*
+ * The bits searched: the extent's (ValidDataLength, DataLength,
+ * FirstCluster: 160, the three-bit search's), then the stream entry's
+ * reserved bytes (56): a flip there changes the checksum too, and left
+ * out, a pair of an extent bit and another could read like it (seed 79,
+ * pop-small #40: ValidDataLength and Reserved2 flipped; FirstCluster 71 ->
+ * 7, onto /sizes, gave the same checksum).
+ */
+#define UNDO_EXTENT_BITS 160
+#define UNDO_BITS (UNDO_EXTENT_BITS + 56)
+
+/* A search of xr_undo_size_flip: the set, its checksum, the bits searched, the old extent. */
 struct undo {
 	const struct xvol *v;
 	uint8_t *set;
 	unsigned n;
 	uint16_t want;
-	unsigned bit[160];
+	unsigned bit[UNDO_BITS];
 	uint32_t old_first;
 	uint64_t old_need;
 };
@@ -460,11 +471,11 @@ static bool undo_three(struct undo *u)
 	unsigned held = 0, pick[3] = { 0, 0, 0 };
 	bool eq, hd;
 
-	for (unsigned i = 0; i < 160 && held < 2; i++) {
+	for (unsigned i = 0; i < UNDO_EXTENT_BITS && held < 2; i++) {
 		UNDO_FLIP(u, u->bit[i]);
-		for (unsigned j = i + 1; j < 160 && held < 2; j++) {
+		for (unsigned j = i + 1; j < UNDO_EXTENT_BITS && held < 2; j++) {
 			UNDO_FLIP(u, u->bit[j]);
-			for (unsigned k = j + 1; k < 160 && held < 2; k++) {
+			for (unsigned k = j + 1; k < UNDO_EXTENT_BITS && held < 2; k++) {
 				UNDO_FLIP(u, u->bit[k]);
 				if (undo_fits(u, &eq, &hd) && hd)
 					held++, pick[0] = i, pick[1] = j, pick[2] = k;
@@ -481,32 +492,51 @@ static bool undo_three(struct undo *u)
 	return true;
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples)
+/* The set in t (n entries, its name's hash set when known): may xr_undo_size_flip change it? */
+static bool undo_may(const struct xvol *v, uint8_t *t, unsigned n, int32_t want_hash)
 {
-	static const struct { unsigned at, bits; } field[3] = {
-		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
-	};
-	uint8_t t[256 * 32];
-	const uint8_t *st = EXFAT_STREAM_OF(t);
-	unsigned nbits = 0, found = 0, equal = 0, held = 0;
-	unsigned pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 }, pick_held[2] = { 0, 0 };
-	struct undo u = { .v = v, .set = t, .n = n, .want = exfat_primary_set_checksum(set) };
-	bool eq, hd, ok = false;
-
-	if (n < 2 || n > 256 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
+	if (n < 2 || n > 256 || t[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
-	memcpy(t, set, 32ull * n);
 	/* (the name's hash is known: a flip of it is no flip to search for, and could look like one of the extent's) */
 	if (want_hash >= 0)
 		exfat_stream_put_name_hash(EXFAT_STREAM_OF(t), (uint16_t)want_hash);
-	if (extent_sound(v, st) || fsc_exfat_set_checksum(t, n) == u.want)
+	return !extent_sound(v, EXFAT_STREAM_OF(t)) && fsc_exfat_set_checksum(t, n) != exfat_primary_set_checksum(t);
+}
+
+bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash)
+{
+	uint8_t t[256 * 32];
+
+	if (n < 2 || n > 256)
+		return false;
+	memcpy(t, set, 32ull * n);
+	return undo_may(v, t, n, want_hash);
+}
+
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples)
+{
+	static const struct { unsigned at, bits; } field[6] = {
+		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
+		{ EXFAT_STREAM_RESERVED1, 8 }, { EXFAT_STREAM_RESERVED2, 16 }, { EXFAT_STREAM_RESERVED3, 32 },
+	};
+	uint8_t t[256 * 32];
+	const uint8_t *st = EXFAT_STREAM_OF(t);
+	unsigned nbits = 0, found = 0, equal = 0, held = 0, stay = 0;
+	unsigned pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 }, pick_held[2] = { 0, 0 }, pick_stay[2] = { 0, 0 };
+	struct undo u = { .v = v, .set = t, .n = n, .want = exfat_primary_set_checksum(set) };
+	bool eq, hd, ok = false;
+
+	if (n < 2 || n > 256)
+		return false;
+	memcpy(t, set, 32ull * n);
+	if (!undo_may(v, t, n, want_hash))
 		return false;
 	u.old_first = exfat_stream_first_cluster(st);
 	/* (what the walk may have given the damaged extent: none of a size past the heap, which it did not claim) */
 	u.old_need = exfat_stream_data_length(st) > (uint64_t)v->cc * v->cb ? 0 :
 		     st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN ?
 		     (exfat_stream_data_length(st) + v->cb - 1) / v->cb : 1;
-	for (unsigned f = 0; f < 3; f++)	/* as bit numbers of the set */
+	for (unsigned f = 0; f < 6; f++)	/* as bit numbers of the set */
 		for (unsigned b = 0; b < field[f].bits; b++)
 			u.bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;
 	/* (i == j: one bit flipped; the checksum's rotations make some pairs look alike, so all are counted) */
@@ -521,6 +551,8 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 					equal++, pick_eq[0] = i, pick_eq[1] = j;
 				if (hd)
 					held++, pick_held[0] = i, pick_held[1] = j;
+				if (hd && exfat_stream_first_cluster(st) == u.old_first)
+					stay++, pick_stay[0] = i, pick_stay[1] = j;
 			}
 			if (j != i)
 				UNDO_FLIP(&u, u.bit[j]);
@@ -530,16 +562,19 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	/*
 	 * One change that fits; or of several, the one whose sizes agree (what
 	 * writers leave but for preallocation); or of those, the one on
-	 * clusters the bitmap marks and no other allocation holds.
+	 * clusters the bitmap marks and no other allocation holds; or of
+	 * those, the one that leaves the file where it was.
 	 */
 	if (!found && *triples) {
 		--*triples;
 		ok = undo_three(&u);
-	} else if (found == 1 || equal == 1 || held == 1) {
+	} else if (found == 1 || equal == 1 || held == 1 || stay == 1) {
 		if (found != 1 && equal == 1)
 			pick[0] = pick_eq[0], pick[1] = pick_eq[1];
-		else if (found != 1)
+		else if (found != 1 && held == 1)
 			pick[0] = pick_held[0], pick[1] = pick_held[1];
+		else if (found != 1)
+			pick[0] = pick_stay[0], pick[1] = pick_stay[1];
 		UNDO_FLIP(&u, u.bit[pick[0]]);
 		if (pick[1] != pick[0])
 			UNDO_FLIP(&u, u.bit[pick[1]]);

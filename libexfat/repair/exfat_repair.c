@@ -246,7 +246,10 @@ static const struct exfat_asm *defer_set(const struct deferred *d, struct exfat_
 /*
  * A set offered with a broken chain waits for the end of the walk: a cut
  * is planned only when no cross-link was found anywhere (a cut cluster
- * could be another file's).  The rest is planned at once.
+ * could be another file's).  So does a set whose extent its checksum may
+ * take back (xr_undo_size_flip): a change that moves the file fits only
+ * onto clusters no other allocation holds, which only the whole walk
+ * knows.  The rest is planned at once.
  */
 static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
 		    const char *path)
@@ -254,7 +257,7 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 	struct rp *r = v->fix->ctx;
 	struct deferred *d;
 
-	if (!chain || r->ndefer >= MAX_DEFERRED) {
+	if ((!chain && !xr_undo_possible(v, a->set, a->count, want_hash)) || r->ndefer >= MAX_DEFERRED) {
 		plan_set(r, v, a, want_hash, NULL, path);
 		return;
 	}
@@ -271,7 +274,8 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 	}
 	d->done = false;
 	d->want_hash = want_hash;
-	d->chain = *chain;
+	d->chained = chain != NULL;
+	d->chain = chain ? *chain : (struct chain_res){ 0 };
 	r->ndefer++;
 }
 
@@ -303,9 +307,10 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		unsigned n = d->head.count < d->n ? d->head.count : d->n;
 
 		memcpy(probe, d->bytes, 32ull * n);
-		if (!xr_fix_extent_possible(v, &d->chain, probe) && !xr_undo_size_flip(v, probe, n, d->want_hash, &r->undo_triples))
+		if ((!d->chained || !xr_fix_extent_possible(v, &d->chain, probe)) &&
+		    !xr_undo_size_flip(v, probe, n, d->want_hash, &r->undo_triples))
 			continue;
-		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
+		plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		d->done = mended = true;
 	}
 	for (size_t i = 0; mended && i < r->ndefer; i++) {
@@ -339,14 +344,15 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 
 		if (!d->chain.crossed)
 			continue;
-		plan_set(r, v, defer_set(d, t), d->want_hash, &d->chain, d->path);
+		plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		copied += r->nsets > before && (r->sets[r->nsets - 1].ids & SF_CROSS);
 	}
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
 		if (!d->chain.crossed)
-			plan_set(r, v, defer_set(d, t), d->want_hash, copied == crosses ? &d->chain : NULL, d->path);
+			plan_set(r, v, defer_set(d, t), d->want_hash, copied == crosses && d->chained ? &d->chain : NULL,
+				 d->path);
 		free(d->bytes);
 		free(d->path);
 	}

@@ -20,6 +20,7 @@ struct deferred {
 				enum exfat_cut cut_by; struct exfat_where at; } head;
 	int32_t want_hash;
 	struct chain_res chain;
+	bool chained;			/* chain is the walk's (else the set waited for its checksum's undo) */
 	char *path;
 	bool done;			/* planned already */
 };
@@ -213,6 +214,8 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * set holds them now (a flip undone, the set whole).
  */
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples);
+/* Could xr_undo_size_flip change the set (an extent no file can have, a checksum that is not its entries')? */
+bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash);
 /* A set in a row whose extent went from was's to now's: the clusters of the old run not in the new nobody's again. */
 void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
 /*

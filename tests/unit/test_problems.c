@@ -1304,6 +1304,31 @@ static void place_flipped(struct img *im) { hello(im)[32 + 20] ^= 0x02; hello(im
  * pop-c32m #0 moved big.bin onto the root's cluster)
  */
 static void hash_and_vdl(struct img *im) { hello(im)[32 + 5] ^= 0x01; hello(im)[32 + 8 + 6] ^= 0x10; }
+/*
+ * z.bin in the root (cluster 13) and y.bin in /sub (cluster 12, claimed
+ * after the root's sets): Reserved3 bit 25 and ValidDataLength + 2^40 of
+ * z.bin flipped.  FirstCluster 13 -> 12 (y.bin's) with ValidDataLength
+ * back reads the same checksum (checked below), and y.bin's cluster is
+ * marked and no allocation's yet while the root is read: the reserved
+ * bytes are searched too, and the set waits for the end of the walk,
+ * when every allocation is known (salvage seed 79, pop-small #40:
+ * Reserved2 and ValidDataLength flipped, README.TXT moved onto /sizes,
+ * 3 files lost).
+ */
+static void tr_zy(struct img *im)
+{
+	tr(im);
+	exfat_put_file(im, 4, 9, "z.bin", 0x20, 13, 100, 0x03);
+	exfat_put_file(im, 6, 6, "y.bin", 0x20, 12, 100, 0x03);
+	exfat_mark(im, 12, 1);
+	exfat_mark(im, 13, 1);
+	im->buf[112] = 1;	/* PercentInUse: the two clusters more make it 1 */
+}
+static void reserved_and_vdl(struct img *im)
+{
+	exfat_entry(im, 4, 9)[32 + 19] ^= 0x02;
+	exfat_entry(im, 4, 9)[32 + 8 + 5] ^= 0x01;
+}
 /* three bits: FirstCluster 5 -> 7, DataLength + 2^13, ValidDataLength + 2^17 (salvage seed 59, pop-c32m #0) */
 static void three_flipped(struct img *im)
 {
@@ -1320,6 +1345,18 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
+
+	struct img im;
+	uint8_t set[3 * 32];
+
+	tr_zy(&im);
+	reserved_and_vdl(&im);
+	memcpy(set, exfat_entry(&im, 4, 9), sizeof(set));
+	set[32 + 8 + 5] ^= 0x01;	/* ValidDataLength back, FirstCluster 13 -> 12: the checksum alike */
+	set[32 + 20] ^= 0x01;
+	assert_int_equal(fsc_exfat_set_checksum(set, 3), get_le16(set, 2));
+	img_free(&im);
+	expect_whole_again_on(tr_zy, reserved_and_vdl, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 }
 
 /*
