@@ -241,6 +241,19 @@ static bool empty_original(const struct files *orig_sorted, const struct file *f
  * the original (orig sorted by hash); an empty one also at an original
  * empty file's path.
  */
+/*
+ * Does the original volume hold another file at f's path (other bytes)?
+ * Then f reads bytes that are not its own (a cluster field flipped onto
+ * another file's), however they match that file's: it is not sound.
+ */
+static bool other_bytes_there(const struct files *orig, const struct file *f)
+{
+	for (size_t i = 0; i < orig->n; i++)
+		if (!strcmp(orig->v[i].path, f->path) && files_cmp_hash(&orig->v[i], f))
+			return true;
+	return false;
+}
+
 void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound)
 {
 	memset(sound, 0, sizeof(*sound));
@@ -249,7 +262,7 @@ void sound_files(const struct files *orig_sorted, const struct files *dmg, struc
 
 		if (!f->readable || f->in_found ||
 		    !bsearch(f, orig_sorted->v, orig_sorted->n, sizeof(*f), files_cmp_hash) ||
-		    (f->size == 0 && !empty_original(orig_sorted, f)))
+		    (f->size == 0 && !empty_original(orig_sorted, f)) || other_bytes_there(orig_sorted, f))
 			continue;
 		if (sound->n == sound->cap) {
 			sound->cap = sound->cap ? 2 * sound->cap : 256;

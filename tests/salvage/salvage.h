@@ -82,7 +82,11 @@ void files_free(struct files *fl);
 bool files_read(const uint8_t *buf, size_t len, bool want_dirs, struct files *fl);
 /* By size, then hash. */
 int files_cmp_hash(const void *x, const void *y);
-/* The files of dmg read in full whose bytes equal a file of the original (orig sorted by hash). */
+/*
+ * The files of dmg read in full whose bytes equal a file of the original
+ * (orig sorted by hash), but those at the path of an original file with
+ * other bytes (they read another file's).
+ */
 void sound_files(const struct files *orig_sorted, const struct files *dmg, struct files *sound);
 /* The sound files a repaired volume lost; their paths printed after report (may be NULL). */
 size_t count_lost(struct files *sound, struct files *after, const uint8_t *img, size_t len, const char *report);
