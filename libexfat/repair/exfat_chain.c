@@ -297,15 +297,17 @@ static void release_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t f
 		}
 }
 
-void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now)
+void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now, const struct chain_res *ch)
 {
 	const uint8_t *ws = EXFAT_STREAM_OF(was), *ns = EXFAT_STREAM_OF(now);
 	uint64_t old = exfat_stream_data_length(ws), size = exfat_stream_data_length(ns);
 	uint32_t wf = exfat_stream_first_cluster(ws), nf = exfat_stream_first_cluster(ns);
 	uint64_t on = (old + v->cb - 1) / v->cb, nn = (size + v->cb - 1) / v->cb;
 
-	if (!(ws[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || old > (uint64_t)v->cc * v->cb ||
-	    !xv_cluster_valid(v, wf))
+	/* (a run past the heap: the walk claimed it up to another's cluster, as ch says; unknown, nothing) */
+	if (old > (uint64_t)v->cc * v->cb)
+		on = ch && ch->readable ? ch->good : 0;
+	if (!(ws[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || !xv_cluster_valid(v, wf))
 		return;
 	if (!(ns[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) || nf != wf)
 		nn = 0;		/* (another place: none of the old run is the file's) */
@@ -434,6 +436,7 @@ struct undo {
 	unsigned bit[UNDO_BITS];
 	uint32_t old_first;
 	uint64_t old_need;
+	uint64_t stay_need;		/* the clusters own to a change that keeps old_first (at least old_need) */
 };
 
 #define UNDO_FLIP(u, b) ((u)->set[(b) / 8] ^= (uint8_t)(1u << ((b) % 8)))
@@ -452,7 +455,9 @@ static bool undo_fits(const struct undo *u, bool *equal, bool *held)
 
 	if (!extent_sound(u->v, st) || fsc_exfat_set_checksum(u->set, u->n) != u->want)
 		return false;
-	placed = extent_marked(u->v, st) && extent_free_of_others(u->v, st, u->old_first, u->old_need);
+	placed = extent_marked(u->v, st) &&
+		 extent_free_of_others(u->v, st, u->old_first,
+				       exfat_stream_first_cluster(st) == u->old_first ? u->stay_need : u->old_need);
 	if (!placed && exfat_stream_first_cluster(st) != u->old_first)
 		return false;
 	*equal = exfat_stream_valid_data_length(st) == exfat_stream_data_length(st);
@@ -513,7 +518,8 @@ bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int3
 	return undo_may(v, t, n, want_hash);
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples)
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+		       unsigned *triples)
 {
 	static const struct { unsigned at, bits; } field[6] = {
 		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
@@ -536,6 +542,15 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	u.old_need = exfat_stream_data_length(st) > (uint64_t)v->cc * v->cb ? 0 :
 		     st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN ?
 		     (exfat_stream_data_length(st) + v->cb - 1) / v->cb : 1;
+	/*
+	 * (a run in a row past the heap: the walk claimed it up to the first
+	 * cluster another allocation had, and says how many; those stay the
+	 * file's to a change that leaves it where it is, not to one that
+	 * moves it, since a file read before others claims their clusters:
+	 * seed 137, pop-small #30, DataLength + 2^44 + 2^21 and ValidDataLength
+	 * + 2^60 flipped, the file's own cluster was taken for another's)
+	 */
+	u.stay_need = !u.old_need && ch && ch->readable ? ch->good : u.old_need;
 	for (unsigned f = 0; f < 6; f++)	/* as bit numbers of the set */
 		for (unsigned b = 0; b < field[f].bits; b++)
 			u.bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;

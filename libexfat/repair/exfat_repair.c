@@ -160,10 +160,10 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		return;
 	memcpy(set, a->set, 32ull * n);
 	/* Sizes a flipped bit made contradict, taken back by the set's checksum: what the walk claimed for them is stale. */
-	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, want_hash, &r->undo_triples)) {
+	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, want_hash, chain, &r->undo_triples)) {
 		ids = SF_VDL | SF_CHAIN;
 		r->size_undone = true;
-		xr_release_past(r, v, a->set, set);
+		xr_release_past(r, v, a->set, set, chain);
 	} else if (chain && (ids = xr_fix_extent(r, v, a, chain, set)) != 0)
 		;
 	else if (chain && chain->crossed)
@@ -308,7 +308,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 
 		memcpy(probe, d->bytes, 32ull * n);
 		if ((!d->chained || !xr_fix_extent_possible(v, &d->chain, probe)) &&
-		    !xr_undo_size_flip(v, probe, n, d->want_hash, &r->undo_triples))
+		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, &r->undo_triples))
 			continue;
 		plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		d->done = mended = true;

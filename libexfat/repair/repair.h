@@ -210,14 +210,20 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * those exactly one lies on clusters the bitmap marks; when none fits,
  * three bits, while *triples (the searches left to this repair, each about
  * 700,000 candidates) lasts, taken only when exactly one change gives
- * equal sizes on marked clusters.  True:
+ * equal sizes on marked clusters.  ch (may be NULL): how the walk claimed
+ * the damaged extent, whose clusters stay the file's own.  True:
  * set holds them now (a flip undone, the set whole).
  */
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, unsigned *triples);
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+		       unsigned *triples);
 /* Could xr_undo_size_flip change the set (an extent no file can have, a checksum that is not its entries')? */
 bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash);
-/* A set in a row whose extent went from was's to now's: the clusters of the old run not in the new nobody's again. */
-void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now);
+/*
+ * A set in a row whose extent went from was's to now's: the clusters of
+ * the old run not in the new nobody's again (ch, may be NULL: how the walk
+ * claimed the old run, which tells how much of a run past the heap it gave).
+ */
+void xr_release_past(struct rp *r, struct xvol *v, const uint8_t *was, const uint8_t *now, const struct chain_res *ch);
 /*
  * The up-case table's chain broken (a flipped link, a free one) where its
  * clusters in a row still hold it: Linux and fsck.exfat read the table in

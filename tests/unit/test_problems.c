@@ -1329,6 +1329,19 @@ static void reserved_and_vdl(struct img *im)
 	exfat_entry(im, 4, 9)[32 + 19] ^= 0x02;
 	exfat_entry(im, 4, 9)[32 + 8 + 5] ^= 0x01;
 }
+/*
+ * three bits of a run in a row: DataLength + 2^44 + 2^21 (past the heap:
+ * the walk gives hello.txt the clusters after its own until one is
+ * another's) and ValidDataLength + 2^60; the change that keeps the file
+ * where it is counts its own first cluster as its own (salvage seed 137,
+ * pop-small #30)
+ */
+static void three_past_heap(struct img *im)
+{
+	hello(im)[32 + 24 + 2] ^= 0x20;
+	hello(im)[32 + 24 + 5] ^= 0x10;
+	hello(im)[32 + 8 + 7] ^= 0x10;
+}
 /* three bits: FirstCluster 5 -> 7, DataLength + 2^13, ValidDataLength + 2^17 (salvage seed 59, pop-c32m #0) */
 static void three_flipped(struct img *im)
 {
@@ -1344,6 +1357,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
+	expect_whole_again_on(tr_nofat, three_past_heap, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 
 	struct img im;
@@ -1357,6 +1371,40 @@ static void test_repair_sizes_by_checksum(void **state)
 	assert_int_equal(fsc_exfat_set_checksum(set, 3), get_le16(set, 2));
 	img_free(&im);
 	expect_whole_again_on(tr_zy, reserved_and_vdl, FSC_PR_EXFAT_VALID_DATA_LENGTH);
+}
+
+/*
+ * z.bin's Create10ms bit 0 and ValidDataLength + 2^40 flipped: the
+ * timestamp is no field the checksum's undo searches, and FirstCluster
+ * 13 -> 12 with ValidDataLength back reads the same checksum (checked
+ * below); y.bin, in /sub, holds cluster 12, but the walk claims it only
+ * after the root's sets.  The set waits for the end of the walk, the move
+ * does not fit then, and z.bin keeps its place (ValidDataLength made
+ * DataLength); y.bin keeps its cluster, and the volume checks clean.
+ */
+static void test_repair_undo_waits_for_walk(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t set[3 * 32];
+
+	(void)state;
+	tr_zy(&im);
+	exfat_entry(&im, 4, 9)[20] ^= 0x01;
+	exfat_entry(&im, 4, 9)[32 + 8 + 5] ^= 0x01;
+	memcpy(set, exfat_entry(&im, 4, 9), sizeof(set));
+	set[32 + 8 + 5] ^= 0x01;
+	set[32 + 20] ^= 0x01;
+	assert_int_equal(fsc_exfat_set_checksum(set, 3), get_le16(set, 2));
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_VALID_DATA_LENGTH));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(get_le32(exfat_entry(&im, 4, 9), 32 + 20), 13);	/* z.bin where it was */
+	assert_int_equal(get_le64(exfat_entry(&im, 4, 9), 32 + 8), 100);
+	assert_int_equal(get_le32(exfat_entry(&im, 6, 6), 32 + 20), 12);	/* y.bin too */
+	img_free(&im);
 }
 
 /*
@@ -1976,6 +2024,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat_foreseen),
+		cmocka_unit_test(test_repair_undo_waits_for_walk),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
 		cmocka_unit_test(test_repair_dir_field),
