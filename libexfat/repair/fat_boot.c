@@ -104,6 +104,32 @@ static unsigned bits_apart(const uint8_t *a, const uint8_t *b, size_t n)
 	return d;
 }
 
+/*
+ * A damaged sector 0 that reads as a FAT12/16 BPB (one flipped bit of
+ * BPB_FATSz16 makes a FAT32 BPB one: seed 73, pop-fat32 #58) has no
+ * backup by its own fields; the FAT32 field BPB_BkBootSec names one all
+ * the same.  Its place read as FAT32 would: restored when it is a sound
+ * FAT32 sector whose BPB is a bit or two from sector 0's (else another
+ * format's leftover, or no backup at all).
+ */
+static bool restore_as_fat32(struct rp *r, size_t start, struct fsc_dev **view, struct fsc_probe **p2)
+{
+	const uint8_t *s0 = r->p->sector0;
+	uint32_t ss = get_le16(s0, FAT_BPB_BYTS_PER_SEC), bk = get_le16(s0, FAT32_BPB_BK_BOOT_SEC);
+	uint8_t *sec;
+	bool near = false;
+
+	if (r->p->sector0_len < FAT32_BS_FIL_SYS_TYPE || ss < 512 || ss > 4096 || (ss & (ss - 1)) || !bk ||
+	    bk >= get_le16(s0, FAT_BPB_RSVD_SEC_CNT) || r->o->level != FSC_REPAIR_ALL || !(sec = malloc(ss)))
+		return false;
+	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0 && bits_apart(s0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2) {
+		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
+		near = true;
+	}
+	free(sec);
+	return near && restored_view(r, start, view, p2, NULL, false);
+}
+
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 {
 	const struct fsc_fat_bpb *b = &r->p->fat;
@@ -130,6 +156,8 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 		return restored_view(r, start, view, p2, NULL, false);
 	}
 	damaged = boot_damaged(r->p);
+	if (damaged && !b->bpb32)
+		return restore_as_fat32(r, start, view, p2);
 	if (!backup_at(b, &bk) || !(damaged || boot_suspect(r->p)) ||
 	    !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) || r->o->level != FSC_REPAIR_ALL ||
 	    !(sec = malloc(ss)))

@@ -1759,11 +1759,13 @@ static void test_repair_dir_field(void **state)
  * A backup past the device too (another bit of its size flipped) is not
  * taken.  The same with BPB_TotSec16 flipped to 1 (it then overrides
  * BPB_TotSec32: the derived sizes are far apart, the sectors a bit apart;
- * salvage seed 53, pop-fat32 #8).
+ * salvage seed 53, pop-fat32 #8).  And with BPB_FATSz16 + 0x8000: the
+ * sector then reads as a FAT16 BPB, which names no backup; the FAT32
+ * field does (salvage seed 73, pop-fat32 #58).
  */
 static void test_repair_fat32_size_flip(void **state)
 {
-	for (int other = 0; other < 3; other++) {
+	for (int other = 0; other < 4; other++) {
 		struct img im, clean;
 		struct fsc_findings fs;
 		struct fsc_plan *plan;
@@ -1771,14 +1773,20 @@ static void test_repair_fat32_size_flip(void **state)
 		(void)state;
 		f32(&im);
 		f32(&clean);
-		if (other == 2)
+		if (other == 3)
+			im.buf[23] ^= 0x80;			/* BPB_FATSz16 0x8000: a FAT16 BPB */
+		else if (other == 2)
 			im.buf[19] ^= 0x01;			/* BPB_TotSec16 1: the volume one sector long */
 		else
 			im.buf[32 + 2] ^= 0x10;			/* BPB_TotSec32 + 2^20 sectors */
 		if (other == 1)
 			im.buf[6 * 512 + 32 + 2] ^= 0x20;	/* the backup's size + 2^21 sectors */
 		plan = plan_repair(&im, &fs);
-		assert_true(fsc_findings_has(&fs, other == 2 ? FSC_PR_FAT_BOOT_TOTAL_SECTORS : FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
+		if (other < 3)
+			assert_true(fsc_findings_has(&fs, other == 2 ? FSC_PR_FAT_BOOT_TOTAL_SECTORS :
+							  FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
+		else
+			assert_true(fs.n > 0 && fs.v[0].planned);
 		fsc_findings_free(&fs);
 		if (other != 1) {
 			apply_and_expect_clean(&im, plan);
