@@ -194,6 +194,16 @@ static void name_first_owner(struct ck_engine *e, const struct owner *who, uint3
 	}
 }
 
+bool ck_first_of_xlink(const struct ck_engine *e, uint32_t c)
+{
+	if (!e->owners_pass || !ck_cluster_valid(e, c) || bit_get(e->owners_set, (uint64_t)c - 2))
+		return false;
+	for (unsigned k = 0; k < e->nxlinks; k++)
+		if (e->xlinks[k].cluster == c)
+			return true;
+	return false;
+}
+
 enum claim { CLAIMED, LOOP, CROSSED };
 
 /*

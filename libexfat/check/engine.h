@@ -158,6 +158,8 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
  * The summary is left as the first walk made it.  Returns walk's value.
  */
 int ck_name_owners(struct ck_engine *e, int (*walk)(void *ctx), void *ctx);
+/* In the owners pass: is c a cross-linked cluster that no allocation has claimed yet (this one is its first)? */
+bool ck_first_of_xlink(const struct ck_engine *e, uint32_t c);
 
 /* "5-9, 20, 33-40 (14 clusters in 3 runs)": clusters added in increasing order. */
 struct ck_runs {

@@ -45,6 +45,12 @@ struct fat_hooks {
 	 * ends after exactly the clusters its size needs.
 	 */
 	void (*claimed)(void *ctx, uint32_t first, uint32_t size, bool dir, bool differs, bool whole);
+	/*
+	 * A file (its 8.3 entry at off, size bytes) whose first cluster another
+	 * allocation claimed too, after it: the file came first (told in the
+	 * owners pass, when cross-links were found).
+	 */
+	void (*shared_head)(void *ctx, uint64_t off, uint32_t first, uint32_t size);
 	void *ctx;
 	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
 	uint64_t free_clusters;

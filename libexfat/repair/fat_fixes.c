@@ -95,6 +95,14 @@ void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, cons
 						    res->good, res->shared };
 }
 
+void fr_hook_shared_head(void *ctx, uint64_t off, uint32_t first, uint32_t size)
+{
+	struct frp *f = ctx;
+
+	if (grow((void **)&f->heads, &f->capheads, f->nheads + 1, sizeof(*f->heads)))
+		f->heads[f->nheads++] = (struct head_req){ off, first, size };
+}
+
 /*
  * The new 8.3 name written (the lower-case flags dropped: they described
  * the old one; and the "no 8.3 name" flag 0x20); false: not read.
@@ -434,6 +442,119 @@ static void copy_shared(struct frp *f, const struct cross_req *q)
 out:
 	free(nw);
 	free(buf);
+}
+
+/* The clusters of the chain from c when every one was lost and it ends in an end mark within max (else 0). */
+static uint64_t lost_chain_length(struct frp *f, uint32_t c, uint64_t max)
+{
+	for (uint64_t n = 1; n <= max && fr_was_lost(f, c); n++) {
+		uint32_t v = layout_fat_value(&f->lay, fr_fat_get(f, c));
+
+		if (v == LAYOUT_END)
+			return n;
+		if (v < 2 || v > f->cc + 1)
+			return 0;
+		c = v;
+	}
+	return 0;
+}
+
+/* Does no lost cluster link to c (the head of its lost chain)? */
+static bool lost_head(struct frp *f, uint32_t c)
+{
+	for (size_t k = 0; k < f->nlost0; k++)
+		if (f->lost0[k] && fr_step(f, f->lost0[k]) == c)
+			return false;
+	return true;
+}
+
+/*
+ * Does some cluster's FAT entry (active copy, as the plan leaves it) link
+ * to c?  The FAT read 8,192 entries at a time; *scans bounds the whole
+ * reads a repair makes for it.
+ */
+#define HEAD_SCANS 16
+static bool has_predecessor(struct frp *f, uint32_t c, unsigned *scans)
+{
+	enum { N = 8192 };	/* (even: a FAT12 chunk starts on a byte) */
+	uint8_t *buf = malloc(N * 4 + 2);
+	bool found = false;
+
+	if (!buf || ++*scans > HEAD_SCANS) {
+		free(buf);
+		return false;
+	}
+	for (uint32_t at = 0; at <= f->cc + 1 && !found; at += N) {
+		uint32_t last = at + N - 1 > f->cc + 1 ? f->cc + 1 : at + N - 1;
+		size_t w;
+		uint64_t from = fr_entry_off(f, f->active, at, &w), to = fr_entry_off(f, f->active, last, &w) + w;
+
+		if (plan_view_read(f->r.dev, f->r.plan, from, buf, (size_t)(to - from)) < 0)
+			break;
+		for (uint32_t x = at < 2 ? 2 : at; x <= last && !found; x++) {
+			uint64_t o = fr_entry_off(f, f->active, x, &w) - from;
+
+			found = x != c && layout_fat_value(&f->lay, layout_cell_get(buf + o, f->lay.fat_bits, x)) == c;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* The CROSS_LINK finding about cluster c, or NULL. */
+static struct fsc_finding *cross_at(struct frp *f, uint32_t c)
+{
+	for (size_t i = 0; i < f->r.out->n; i++) {
+		struct fsc_finding *x = &f->r.out->v[i];
+
+		if (x->id == FSC_PR_FAT_CROSS_LINK && strtoul(x->actual, NULL, 10) == c)
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * A file that came first to a cluster inside another allocation's chain
+ * (a directory's second cluster, say: some FAT entry links to it, which
+ * no file's first cluster has): when its first cluster is one or two
+ * flipped bits from the head of a lost chain of exactly the clusters its
+ * size needs, and from no other such head, the flip is taken back:
+ * the file's own clusters were the lost ones, and the other allocation
+ * keeps its cluster (seed 97, pop-fat32 #10: FstClusLO 584 -> 72, /names's
+ * second cluster; /names was cut there and one of its files lost from
+ * view).
+ */
+void fr_relink_heads(struct frp *f)
+{
+	unsigned scans = 0;
+
+	for (size_t i = 0; i < f->nheads && !f->r.err; i++) {
+		const struct head_req *h = &f->heads[i];
+		uint64_t need = ((uint64_t)h->size + f->lay.cluster_bytes - 1) / f->lay.cluster_bytes;
+		struct fsc_finding *x = cross_at(f, h->first);
+		uint32_t found = 0;
+		unsigned hits = 0;
+		uint8_t e[32];
+
+		if (!need || need > f->cc || !x || x->planned || !rp_wanted(&f->r, x))
+			continue;
+		for (unsigned a = 0; a < 28 && hits < 2; a++)
+			for (unsigned b = a; b < 28 && hits < 2; b++) {
+				uint32_t c = h->first ^ (1u << a) ^ (a == b ? 0 : 1u << b);
+
+				if (c >= 2 && c <= f->cc + 1 && lost_chain_length(f, c, need) == need && lost_head(f, c))
+					hits++, found = c;
+			}
+		if (hits != 1 || !fr_read_entry(f, h->off, e) || fr_entry_first(f, e) != h->first ||
+		    !has_predecessor(f, h->first, &scans))
+			continue;
+		fr_set_first(f, e, found);
+		rp_put(&f->r, h->off, e, 32, "the file's first cluster: a flipped bit taken back (its own were lost)", false);
+		x->planned = true;
+		/* (what the walk read of the other one stopped there: its findings wait for the next round) */
+		if (x->path && grow((void **)&f->recut, &f->caprecut, f->nrecut + 1, sizeof(*f->recut)))
+			f->recut[f->nrecut++] = x->path;
+	}
 }
 
 void fr_fix_crosslinks(struct frp *f)

@@ -148,8 +148,8 @@ static bool written(const struct frp *f, uint32_t c)
 	return f->written_set && bit_get(f->written_set, c);
 }
 
-/* Was c lost at the first check (in nobody's chain)?  lost0 is in increasing order. */
-static bool was_lost(const struct frp *f, uint32_t c)
+/* (lost0 is in increasing order) */
+bool fr_was_lost(const struct frp *f, uint32_t c)
 {
 	size_t lo = 0, hi = f->nlost0;
 
@@ -223,9 +223,9 @@ uint32_t fr_next_free(struct frp *f)
 	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
 		bool active_free = free_in_window(f, c);
 
-		if (written(f, c) || (!active_free && (!two || !was_lost(f, c))) || (two && !fr_free_in_last(f, c)))
+		if (written(f, c) || (!active_free && (!two || !fr_was_lost(f, c))) || (two && !fr_free_in_last(f, c)))
 			continue;
-		if (active_free && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_FREE && (!two || !was_lost(f, c)))
+		if (active_free && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_FREE && (!two || !fr_was_lost(f, c)))
 			continue;
 		f->free_at = c + 1;
 		return c;
@@ -250,6 +250,12 @@ bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x)
 		size_t n = strlen(f->emptied[i]);
 
 		if (x->path && !strncmp(x->path, f->emptied[i], n) && x->path[n] == '/')
+			return true;
+	}
+	for (size_t i = 0; i < f->nrecut; i++) {
+		size_t n = strlen(f->recut[i]);
+
+		if (x->path && !strncmp(x->path, f->recut[i], n) && (x->path[n] == '/' || !x->path[n]))
 			return true;
 	}
 	return false;

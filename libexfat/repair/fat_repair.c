@@ -223,12 +223,13 @@ static void forget_walk(struct frp *f)
 		free(f->reqs[i].off);
 		free(f->reqs[i].first);
 	}
-	f->nreqs = f->ncross = f->nastray = f->nlost = 0;
+	f->nreqs = f->ncross = f->nastray = f->nlost = f->nheads = 0;
 }
 
 /* The fixes of the findings from index from on: entries, chains, cross-links, directories astray. */
 static void fix_findings(struct frp *f, size_t from)
 {
+	fr_relink_heads(f);		/* (first: what the walk read past such a cross-link is read again) */
 	/* First the directories whose cluster was free: what the walk read there is nobody's. */
 	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
@@ -336,7 +337,8 @@ static bool fix_round(struct frp *f, struct fat_hooks *after, bool *errors)
 
 	forget_walk(f);
 	*after = (struct fat_hooks){ .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
-				     .dir_astray = fr_hook_astray, .rename = fr_hook_rename };
+				     .dir_astray = fr_hook_astray, .rename = fr_hook_rename,
+				     .shared_head = fr_hook_shared_head };
 	*errors = recheck(f, after, &again);
 	*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
 	if (!*errors) {
@@ -393,7 +395,7 @@ static bool foreseen(const struct fsc_finding *x)
  */
 static bool foreseeable(const struct frp *f)
 {
-	if (f->r.err || f->ncross || f->nastray || f->nemptied || f->nlostdirs)
+	if (f->r.err || f->ncross || f->nastray || f->nemptied || f->nrecut || f->nlostdirs)
 		return false;
 	for (size_t i = 0; i < f->nreqs; i++)
 		if (f->reqs[i].sum == -2)
@@ -605,11 +607,13 @@ static void frp_free(struct frp *f)
 	}
 	free(f->reqs);
 	free(f->cross);
+	free(f->heads);
 	free(f->astray);
 	free(f->lost0);
 	free(f->lost);
 	free(f->lostdirs);
 	free(f->emptied);
+	free(f->recut);
 	free(f->written);
 	free(f->prior);
 	free(f->released);
@@ -627,7 +631,8 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	struct fsc_probe *p2 = NULL;
 	size_t start, marked, fixes;
 	struct fat_hooks hooks = { .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
-				   .dir_astray = fr_hook_astray, .rename = fr_hook_rename, .lost = note_lost, .ctx = &f };
+				   .dir_astray = fr_hook_astray, .rename = fr_hook_rename, .shared_head = fr_hook_shared_head,
+				   .lost = note_lost, .ctx = &f };
 	bool errors = true;
 	int ret;
 

@@ -34,6 +34,12 @@ struct cross_req {
 /* The most a repair copies for cross-linked files (the exFAT repair's cap). */
 #define MAX_COPY_BYTES (64ull << 20)
 
+/* A file that came first to a cluster another allocation claimed after it (fat_hooks.shared_head). */
+struct head_req {
+	uint64_t off;			/* its 8.3 entry */
+	uint32_t first, size;
+};
+
 /* A directory entry astray (no cluster, or an ancestor's): relinked to its own lost directory. */
 struct astray_req {
 	size_t finding;
@@ -62,6 +68,8 @@ struct frp {
 	size_t nlost0;
 	struct cross_req *cross;
 	size_t ncross, capcross;
+	struct head_req *heads;
+	size_t nheads, capheads;
 	uint32_t free_at;		/* where the search for a free cluster goes on */
 	uint8_t *win;			/* that search's window of the active copy as the plan left it */
 	uint64_t win_at;		/* (its byte on the volume, and length) */
@@ -88,6 +96,8 @@ struct frp {
 	size_t nreleased, capreleased;
 	const char **emptied;		/* directories made empty: what the walk read in them is gone */
 	size_t nemptied, capemptied;
+	const char **recut;		/* allocations the walk cut at a cross-link the plan undoes: read whole next round */
+	size_t nrecut, caprecut;
 };
 
 struct cwalk {
@@ -116,9 +126,12 @@ void fr_set_first(const struct frp *f, uint8_t *e, uint32_t c);
 void fr_dot_entry(const struct frp *f, uint8_t *e, bool dotdot, uint32_t c);
 /* The next cluster a fix may rp_take (0: none); n of them into nw (false: fewer). */
 uint32_t fr_next_free(struct frp *f);
+/* Was c lost at the first check (in nobody's chain)? */
+bool fr_was_lost(const struct frp *f, uint32_t c);
 /* With a second FAT copy: is c free in the copy the plan writes last, as it is on disk? */
 bool fr_free_in_last(struct frp *f, uint32_t c);
 bool fr_take_free(struct frp *f, uint32_t *nw, uint64_t n);
+/* Is x about an entry in (or below) a directory the plan made empty, or about (or below) one in f->recut? */
 bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x);
 /* The link after c when it stays in the data area (else 0); a chain walked through the plan. */
 uint32_t fr_step(struct frp *f, uint32_t c);
@@ -137,6 +150,7 @@ void fr_hook_astray(void *ctx, size_t finding, uint64_t off, uint32_t parent);
 void fr_hook_rename(void *ctx, size_t finding, uint64_t off, const uint8_t raw[11], const uint64_t *parts,
 		    size_t nparts);
 void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, const struct chain_res *res);
+void fr_hook_shared_head(void *ctx, uint64_t off, uint32_t first, uint32_t size);
 void fr_apply_reqs(struct frp *f);
 void fr_fix_field(struct frp *f, struct fsc_finding *x);
 void fr_fix_label(struct frp *f, struct fsc_finding *x);
@@ -147,6 +161,8 @@ void fr_fix_lfn_reserved(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
+/* Files that came first to another's cluster: a first cluster a flipped bit or two from their lost chain taken back. */
+void fr_relink_heads(struct frp *f);
 /* The volume label: the root's and the boot sector's made one (FAT_LABEL_MISMATCH, FAT_LABEL_ROOT_MISSING). */
 void fr_fix_labels(struct frp *f);
 /* fat_lost.c: a free slot in the root directory (a full FAT32 root grows a cluster); false: none. */

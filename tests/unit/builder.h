@@ -57,6 +57,8 @@ void build_fat_custom(struct img *im, int bits, uint32_t total, uint8_t spc, uin
 void build_fat_tree(struct img *im, int bits);
 /* Directory entry slot n of cluster c (0: the FAT12/16 root area). */
 uint8_t *fat_dirent(struct img *im, uint32_t c, unsigned n);
+/* builder_fat.c: the img fields fat_dirent and the others use, from the BPB build_fat made (build_fat_tree calls it). */
+void fat_geometry(struct img *im);
 /* The root's cluster for fat_dirent: 0 (FAT12/16) or 2 (FAT32). */
 uint32_t fat_root(const struct img *im);
 /* The end-of-chain value of the volume's FAT width. */

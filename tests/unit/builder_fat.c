@@ -18,7 +18,7 @@ static unsigned fat_bits_of(const struct img *im)
 }
 
 /* The layout from the BPB, into the img fields the exFAT builder uses. */
-static void fat_geometry(struct img *im)
+void fat_geometry(struct img *im)
 {
 	const uint8_t *s = im->buf;
 	uint32_t fsz = get_le16(s, 22) ? get_le16(s, 22) : get_le32(s, 36);

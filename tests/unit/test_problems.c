@@ -1905,6 +1905,61 @@ static void test_repair_fat_foreseen(void **state)
 	}
 }
 
+/*
+ * FAT16: HELLO.TXT (in the root, read first) at cluster 14, SUB a chain
+ * 4 -> 10 whose second cluster holds D.BIN (23); HELLO.TXT's cluster
+ * field flipped to 10.  The walk gives 10 to HELLO.TXT, SUB is cut there
+ * (D.BIN unseen, 14 and 23 lost): the file that came first to a cluster
+ * of another's chain, one bit from the head of a lost chain of its
+ * length, gets its own cluster back; SUB is read whole the next round,
+ * and the volume is byte for byte the undamaged one (salvage seed 97,
+ * pop-fat32 #10).
+ */
+static void fat_head_tree(struct img *im)
+{
+	char label[12];
+	uint32_t eoc;
+
+	build_fat(im, 16);
+	fat_geometry(im);
+	eoc = fat_eoc(im);
+	fat_put_entry(im, fat_root(im), 0, "HELLO   TXT", NULL, 0x20, 14, 100);
+	fat_put_entry(im, fat_root(im), 1, "SUB        ", NULL, 0x10, 4, 0);
+	memcpy(label, im->buf + 43, 11);	/* (BS_VolLab: the root's label entry says the same) */
+	label[11] = 0;
+	fat_put_entry(im, fat_root(im), 2, label, NULL, 0x08, 0, 0);
+	fat_put_entry(im, 4, 0, ".          ", NULL, 0x10, 4, 0);
+	fat_put_entry(im, 4, 1, "..         ", NULL, 0x10, 0, 0);
+	fat_put_entry(im, 4, 2, "A       BIN", NULL, 0x20, 7, 100);
+	for (unsigned k = 3; k < 16; k++)	/* (deleted entries: no end marker before the second cluster) */
+		fat_put_entry(im, 4, k, "\xE5OLD    BIN", NULL, 0x20, 0, 0);
+	fat_put_entry(im, 10, 0, "D       BIN", NULL, 0x20, 23, 100);
+	fat_set(im, 4, 10);
+	fat_set(im, 10, eoc);
+	fat_set(im, 7, eoc);
+	fat_set(im, 14, eoc);
+	fat_set(im, 23, eoc);
+}
+
+static void test_repair_fat_file_head_flipped(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	fat_head_tree(&clean);
+	fat_head_tree(&im);
+	put_le16(fat_dirent(&im, fat_root(&im), 0), 26, 10);	/* HELLO.TXT: 14 -> 10 */
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	img_free(&im);
+	img_free(&clean);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2032,6 +2087,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat_foreseen),
+		cmocka_unit_test(test_repair_fat_file_head_flipped),
 		cmocka_unit_test(test_repair_undo_waits_for_walk),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
