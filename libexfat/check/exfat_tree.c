@@ -526,7 +526,7 @@ static void finish_file_set(struct walk *w)
 		if (fi->d.first_cluster)
 			push_job(w, pathtab_add(&w->nodes, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd);
-		else if (v->fix && v->fix->dir && !v->ck.owners_pass && fi->d.size)	/* a directory with no cluster */
+		else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			no_cluster_dir(w, fi);
 	} else {
 		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,

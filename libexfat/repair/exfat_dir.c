@@ -154,6 +154,23 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 		goto out;
 	if (!nofat && kept && cut)
 		end_at = ch->last_good;
+	/*
+	 * No cluster and DataLength 0: no directory ever had that (it needs a
+	 * cluster), an empty file has it all the time: the directory bit of
+	 * FileAttributes is what is wrong (seed 139, pop-c32m #10: empty.txt
+	 * a "directory"); it becomes the empty file again, and no cluster is
+	 * taken for it.
+	 */
+	if (!ch->clusters && !exfat_stream_first_cluster(EXFAT_STREAM_OF(set)) &&
+	    !exfat_stream_data_length(EXFAT_STREAM_OF(set))) {
+		exfat_file_put_attributes(set, exfat_file_attributes(set) & (uint16_t)~EXFAT_ATTR_DIRECTORY);
+		EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
+		exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, a->count));
+		snprintf(why, sizeof(why), "FileAttributes (a file: no cluster, no size), SetChecksum: %.160s", d->path);
+		rp_write_set(r, a, set, why, false);
+		rp_remember_set(r, d->at.offset, SF_DIRSIZE);
+		goto out;
+	}
 	if (ch->crossed && ch->after_shared) {	/* its own clusters past the shared ones: lost */
 		cluster_unclaim(v, ch->after_shared);
 		xr_unclaim_after(r, v, ch->after_shared, ch->clusters);

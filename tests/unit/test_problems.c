@@ -1350,6 +1350,19 @@ static void three_flipped(struct img *im)
 	hello(im)[32 + 8 + 2] ^= 0x02;
 }
 
+/*
+ * An empty file whose FileAttributes directory bit flipped: a directory
+ * with no cluster and DataLength 0, which no directory has; it becomes
+ * the empty file again, and no cluster is taken for it (salvage seed 139,
+ * pop-c32m #10, where a cluster is 32 MiB).
+ */
+static void tr_empty(struct img *im)
+{
+	tr(im);
+	exfat_put_file(im, 4, 9, "e.txt", 0x20, 0, 0, 0x01);
+}
+static void dir_bit(struct img *im) { exfat_entry(im, 4, 9)[4] ^= 0x10; }
+
 static void test_repair_sizes_by_checksum(void **state)
 {
 	(void)state;
@@ -1358,6 +1371,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_past_heap, FSC_PR_EXFAT_VALID_DATA_LENGTH);
+	expect_whole_again_on(tr_empty, dir_bit, FSC_PR_EXFAT_DIR_SIZE);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 
 	struct img im;
