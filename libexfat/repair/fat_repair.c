@@ -450,7 +450,8 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 		f->lost[n++] = f->lost0[i];
 	for (size_t i = 0; f->lost && i < f->nreleased; i++)
 		f->lost[n++] = f->released[i];
-	qsort(f->lost, n, sizeof(*f->lost), cmp_u32);
+	if (n)
+		qsort(f->lost, n, sizeof(*f->lost), cmp_u32);
 	f->nlost = 0;
 	for (size_t i = 0; i < n; i++)
 		if ((!f->nlost || f->lost[f->nlost - 1] != f->lost[i]) && f->lost[i] &&
