@@ -393,6 +393,9 @@ void exfat_root_findings(struct fsc_probe *p)
 {
 	const struct fsc_exfat_root *r = &p->root;
 	uint64_t need = ((uint64_t)p->ex.cluster_count + 7) / 8;
+	/* (a writer may round DataLength up within the clusters the bitmap fills; past them it is damage) */
+	unsigned shift = p->ex.sector_shift + p->ex.cluster_shift;
+	uint64_t cb = shift < 40 ? 1ull << shift : 1, whole = (need + cb - 1) / cb * cb;
 	struct fsc_finding *f;
 
 	if (!r->read) {
@@ -410,7 +413,7 @@ void exfat_root_findings(struct fsc_probe *p)
 		f = ADD(EXFAT_BITMAP_CLUSTER, CLUSTER, p->ex.root_cluster, "FirstCluster");
 		finding_actual(f, "%u", r->bitmap_cluster);
 		finding_expected(f, "%llu", (unsigned long long)p->ex.cluster_count + 1);
-	} else if (r->bitmap_length < need) {
+	} else if (r->bitmap_length < need || r->bitmap_length > whole) {
 		f = ADD(EXFAT_BITMAP_SIZE, CLUSTER, r->bitmap_cluster, "DataLength");
 		finding_actual(f, "%llu", (unsigned long long)r->bitmap_length);
 		finding_expected(f, "%llu", (unsigned long long)need);

@@ -1363,6 +1363,14 @@ static void tr_empty(struct img *im)
 }
 static void dir_bit(struct img *im) { exfat_entry(im, 4, 9)[4] ^= 0x10; }
 
+/*
+ * The allocation bitmap's DataLength + 2^40: past the clusters the bitmap
+ * fills, so the bitmap entry is what is wrong (EXFAT_BITMAP_SIZE), not
+ * only a chain too short for it; -y gives it ClusterCount bits again
+ * (salvage seed 151, pop-c32m #29).
+ */
+static void bitmap_length_flipped(struct img *im) { exfat_root_entry(im, 1)[24 + 5] ^= 0x01; }
+
 static void test_repair_sizes_by_checksum(void **state)
 {
 	(void)state;
@@ -1372,6 +1380,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_past_heap, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_empty, dir_bit, FSC_PR_EXFAT_DIR_SIZE);
+	expect_whole_again_on(tr, bitmap_length_flipped, FSC_PR_EXFAT_BITMAP_SIZE);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 
 	struct img im;
