@@ -675,7 +675,9 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	uint32_t first = rt->upcase_cluster, c = first, sum;
 	uint8_t e[4];
 
-	if (!rt->upcase_found || r->new_upcase || !ch->broken || !need || need > v->cc || r->o->level != FSC_REPAIR_ALL ||
+	/* (broken, or turned into another allocation's chain by a flipped link and cut short there) */
+	if (!rt->upcase_found || r->new_upcase || !(ch->broken || ch->crossed || ch->clusters < need) || !need ||
+	    need > v->cc || r->o->level != FSC_REPAIR_ALL ||
 	    !xv_cluster_valid(v, first) || (uint64_t)first + need - 1 > (uint64_t)v->cc + 1)
 		return false;
 	while (p < ch->good && c == first + p) {	/* the chain's first clusters in a row */

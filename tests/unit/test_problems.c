@@ -1659,43 +1659,49 @@ static void test_repair_upcase_names(void **state)
  * broken, the clusters 101-102 look lost, but the bytes in a row give
  * TableChecksum, as Linux and fsck.exfat read them.  The repair makes the
  * chain the row again (no new table); afterwards the volume checks with
- * no finding and the peer agrees.
+ * no finding and the peer agrees.  The same with the link flipped onto the
+ * root's cluster: the table's chain then ends with the root's, short and
+ * crossing it (salvage seed 79, pop-c512 #24: the root was cut, and -y
+ * wrote 36 changes that fixed nothing).
  */
 static void test_repair_upcase_relinked(void **state)
 {
-	uint8_t t[1044];
-	struct img im;
-	struct fsc_findings fs;
-	struct fsc_plan *plan;
-	uint8_t *e;
+	/* the first link flipped to a free cluster; or onto the root's cluster 4, whose chain it then ends in */
+	for (int onto_root = 0; onto_root < 2; onto_root++) {
+		uint8_t t[1044];
+		struct img im;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+		uint8_t *e;
 
-	(void)state;
-	build_exfat(&im, 2 << 20, 9, 0);
-	for (unsigned i = 0; i < 520; i++)
-		put_le16(t, 2 * i, (uint16_t)(i >= 'a' && i <= 'z' ? i - 32 : i));
-	put_le16(t, 1040, 0xFFFF);
-	put_le16(t, 1042, 65536 - 520);
-	memcpy(im.buf + im.heap_byte + 98ull * im.cb, t, sizeof(t));
-	exfat_set_fat(&im, 3, 0);
-	exfat_mark(&im, 3, 0);
-	exfat_set_fat(&im, 100, 101 ^ 0x100);
-	exfat_set_fat(&im, 101, 102);
-	exfat_set_fat(&im, 102, 0xFFFFFFFF);
-	for (uint32_t c = 100; c <= 102; c++)
-		exfat_mark(&im, c, 1);
-	e = exfat_root_entry(&im, 2);
-	put_le32(e, 4, fsc_exfat_table_checksum(t, sizeof(t), 0));
-	put_le32(e, 20, 100);
-	put_le64(e, 24, sizeof(t));
-	plan = plan_repair(&im, &fs);
-	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_CHAIN_FREE));
-	assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
-	fsc_findings_free(&fs);
-	apply_and_expect_clean(&im, plan);
-	assert_int_equal(get_le32(exfat_root_entry(&im, 2), 20), 100);	/* the volume's own table, not a new one */
-	assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 100), 101);
-	assert_true(peer_check(&im) <= 0);
-	img_free(&im);
+		(void)state;
+		build_exfat(&im, 2 << 20, 9, 0);
+		for (unsigned i = 0; i < 520; i++)
+			put_le16(t, 2 * i, (uint16_t)(i >= 'a' && i <= 'z' ? i - 32 : i));
+		put_le16(t, 1040, 0xFFFF);
+		put_le16(t, 1042, 65536 - 520);
+		memcpy(im.buf + im.heap_byte + 98ull * im.cb, t, sizeof(t));
+		exfat_set_fat(&im, 3, 0);
+		exfat_mark(&im, 3, 0);
+		exfat_set_fat(&im, 100, onto_root ? 4 : 101 ^ 0x100);
+		exfat_set_fat(&im, 101, 102);
+		exfat_set_fat(&im, 102, 0xFFFFFFFF);
+		for (uint32_t c = 100; c <= 102; c++)
+			exfat_mark(&im, c, 1);
+		e = exfat_root_entry(&im, 2);
+		put_le32(e, 4, fsc_exfat_table_checksum(t, sizeof(t), 0));
+		put_le32(e, 20, 100);
+		put_le64(e, 24, sizeof(t));
+		plan = plan_repair(&im, &fs);
+		assert_true(fsc_findings_has(&fs, onto_root ? FSC_PR_EXFAT_CROSS_LINK : FSC_PR_EXFAT_CHAIN_FREE));
+		assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
+		fsc_findings_free(&fs);
+		apply_and_expect_clean(&im, plan);
+		assert_int_equal(get_le32(exfat_root_entry(&im, 2), 20), 100);	/* the volume's own table */
+		assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 100), 101);
+		assert_true(peer_check(&im) <= 0);
+		img_free(&im);
+	}
 }
 
 /*
