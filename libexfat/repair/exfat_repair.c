@@ -591,6 +591,27 @@ static void fix_duplicates(struct rp *r, struct xvol *v)
 	}
 }
 
+/*
+ * A chain problem left unplanned (a cross-link, a break, the root's chain):
+ * the walk did not see what lies past it, so what it calls lost may be a
+ * cut directory's files; nothing is saved (or freed) as lost this run
+ * (seed 79, pop-c512 #24 without the up-case fix: the root cut by the
+ * table's chain, and every run saved its files' clusters in a new
+ * FOUND.nnn).
+ */
+static bool walk_unsettled(const struct rp *r)
+{
+	for (size_t i = 0; i < r->out->n; i++) {
+		enum fsc_problem id = r->out->v[i].id;
+
+		if (!r->out->v[i].planned && fsc_problem_info(id)->severity >= FSC_SEV_ERROR &&
+		    (id == FSC_PR_EXFAT_CROSS_LINK || id == FSC_PR_EXFAT_ROOT_CHAIN || id == FSC_PR_EXFAT_CHAIN_FREE ||
+		     id == FSC_PR_EXFAT_CHAIN_BAD || id == FSC_PR_EXFAT_CHAIN_RANGE || id == FSC_PR_EXFAT_CHAIN_LOOP))
+			return true;
+	}
+	return false;
+}
+
 /* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
 static int repair_done(struct xvol *v)
 {
@@ -622,6 +643,8 @@ static int repair_done(struct xvol *v)
 	xr_fix_structure_chains(r, v);
 	if (!r->mended)
 		xr_revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
+	if (walk_unsettled(r))
+		r->defer_lost = true;
 	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */
 	xr_upcase_prepare(r, v);
 	free_released(r, v);
