@@ -498,28 +498,29 @@ static bool undo_three(struct undo *u)
 }
 
 /* The set in t (n entries, its name's hash set when known): may xr_undo_size_flip change it? */
-static bool undo_may(const struct xvol *v, uint8_t *t, unsigned n, int32_t want_hash)
+static bool undo_may(const struct xvol *v, uint8_t *t, unsigned n, int32_t want_hash, bool sound_too)
 {
 	if (n < 2 || n > 256 || t[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
 		return false;
 	/* (the name's hash is known: a flip of it is no flip to search for, and could look like one of the extent's) */
 	if (want_hash >= 0)
 		exfat_stream_put_name_hash(EXFAT_STREAM_OF(t), (uint16_t)want_hash);
-	return !extent_sound(v, EXFAT_STREAM_OF(t)) && fsc_exfat_set_checksum(t, n) != exfat_primary_set_checksum(t);
+	return (sound_too || !extent_sound(v, EXFAT_STREAM_OF(t))) &&
+	       fsc_exfat_set_checksum(t, n) != exfat_primary_set_checksum(t);
 }
 
-bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash)
+bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash, bool sound_too)
 {
 	uint8_t t[256 * 32];
 
 	if (n < 2 || n > 256)
 		return false;
 	memcpy(t, set, 32ull * n);
-	return undo_may(v, t, n, want_hash);
+	return undo_may(v, t, n, want_hash, sound_too);
 }
 
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
-		       unsigned *triples)
+		       bool sound_too, unsigned *triples)
 {
 	static const struct { unsigned at, bits; } field[6] = {
 		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
@@ -535,7 +536,7 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	if (n < 2 || n > 256)
 		return false;
 	memcpy(t, set, 32ull * n);
-	if (!undo_may(v, t, n, want_hash))
+	if (!undo_may(v, t, n, want_hash, sound_too))
 		return false;
 	u.old_first = exfat_stream_first_cluster(st);
 	/* (what the walk may have given the damaged extent: none of a size past the heap, which it did not claim) */

@@ -160,7 +160,7 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 		return;
 	memcpy(set, a->set, 32ull * n);
 	/* Sizes a flipped bit made contradict, taken back by the set's checksum: what the walk claimed for them is stale. */
-	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, want_hash, chain, &r->undo_triples)) {
+	if (rp_set_wanted(r, FSC_PR_EXFAT_VALID_DATA_LENGTH, &a->at) && xr_undo_size_flip(v, set, n, want_hash, chain, r->undo_sound, &r->undo_triples)) {
 		ids = SF_VDL | SF_CHAIN;
 		r->size_undone = true;
 		xr_release_past(r, v, a->set, set, chain);
@@ -257,7 +257,7 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
 	struct rp *r = v->fix->ctx;
 	struct deferred *d;
 
-	if ((!chain && !xr_undo_possible(v, a->set, a->count, want_hash)) || r->ndefer >= MAX_DEFERRED) {
+	if ((!chain && !xr_undo_possible(v, a->set, a->count, want_hash, true)) || r->ndefer >= MAX_DEFERRED) {
 		plan_set(r, v, a, want_hash, NULL, path);
 		return;
 	}
@@ -291,6 +291,15 @@ static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash
  * or copied in this round; the next round checks the mended volume.
  * Returns true when one was.
  */
+/* Does a cross-link name the allocation at path as the first owner of its cluster? */
+static bool first_owner(const struct rp *r, const char *path)
+{
+	for (size_t i = 0; path && i < r->out->n; i++)
+		if (r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK && !strcmp(r->out->v[i].detail, path))
+			return true;
+	return false;
+}
+
 static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
@@ -307,10 +316,15 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		unsigned n = d->head.count < d->n ? d->head.count : d->n;
 
 		memcpy(probe, d->bytes, 32ull * n);
+		r->undo_sound = first_owner(r, d->path);
 		if ((!d->chained || !xr_fix_extent_possible(v, &d->chain, probe)) &&
-		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, &r->undo_triples))
+		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, r->undo_sound,
+				       &r->undo_triples)) {
+			r->undo_sound = false;
 			continue;
+		}
 		plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
+		r->undo_sound = false;
 		d->done = mended = true;
 	}
 	for (size_t i = 0; mended && i < r->ndefer; i++) {

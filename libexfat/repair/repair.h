@@ -76,6 +76,7 @@ struct rp {
 	bool mended;			/* a file's size or place mended: the rest waits for the next round */
 	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */
 	unsigned undo_triples;		/* three-bit searches left to xr_undo_size_flip (bounded work) */
+	bool undo_sound;		/* the set planned is a cross-link's first owner: a sound extent is searched too */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -211,13 +212,19 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * three bits, while *triples (the searches left to this repair, each about
  * 700,000 candidates) lasts, taken only when exactly one change gives
  * equal sizes on marked clusters.  ch (may be NULL): how the walk claimed
- * the damaged extent, whose clusters stay the file's own.  True:
+ * the damaged extent, whose clusters stay the file's own.  sound_too: the
+ * extent may be one a file can have (its run or chain came first to
+ * clusters other allocations claim too: a flipped size bit can do that).
+ * True:
  * set holds them now (a flip undone, the set whole).
  */
 bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
-		       unsigned *triples);
-/* Could xr_undo_size_flip change the set (an extent no file can have, a checksum that is not its entries')? */
-bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash);
+		       bool sound_too, unsigned *triples);
+/*
+ * Could xr_undo_size_flip change the set (a checksum that is not its
+ * entries', and an extent no file can have, or with sound_too any)?
+ */
+bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int32_t want_hash, bool sound_too);
 /*
  * A set in a row whose extent went from was's to now's: the clusters of
  * the old run not in the new nobody's again (ch, may be NULL: how the walk
