@@ -466,8 +466,8 @@ static bool undo_fits(const struct undo *u, bool *equal, bool *held)
 }
 
 /*
- * Three bits of the extent flipped back, when no change of one or two
- * fits: the one change of three that fits with equal sizes on clusters
+ * Three bits flipped back, one at least of the extent's (the others may
+ * be reserved ones), when no change of one or two fits: the one change of three that fits with equal sizes on clusters
  * the bitmap marks and no other allocation holds (all three, or none is
  * taken).  True: set holds it.
  */
@@ -476,11 +476,12 @@ static bool undo_three(struct undo *u)
 	unsigned held = 0, pick[3] = { 0, 0, 0 };
 	bool eq, hd;
 
+	/* (at least one of the extent's bits, the first: a reserved bit with it, seed 173, pop-many #50) */
 	for (unsigned i = 0; i < UNDO_EXTENT_BITS && held < 2; i++) {
 		UNDO_FLIP(u, u->bit[i]);
-		for (unsigned j = i + 1; j < UNDO_EXTENT_BITS && held < 2; j++) {
+		for (unsigned j = i + 1; j < UNDO_BITS && held < 2; j++) {
 			UNDO_FLIP(u, u->bit[j]);
-			for (unsigned k = j + 1; k < UNDO_EXTENT_BITS && held < 2; k++) {
+			for (unsigned k = j + 1; k < UNDO_BITS && held < 2; k++) {
 				UNDO_FLIP(u, u->bit[k]);
 				if (undo_fits(u, &eq, &hd) && hd)
 					held++, pick[0] = i, pick[1] = j, pick[2] = k;

@@ -209,9 +209,11 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
  * the set holds and a sound extent, or of several exactly one gives equal
  * sizes (the checksum's rotations make some pairs of flips alike), or of
  * those exactly one lies on clusters the bitmap marks; when none fits,
- * three bits, while *triples (the searches left to this repair, each about
- * 700,000 candidates) lasts, taken only when exactly one change gives
- * equal sizes on marked clusters.  ch (may be NULL): how the walk claimed
+ * three bits (one at least of the extent's, the others may be the stream
+ * entry's reserved bits, which the one- and two-bit search also covers),
+ * while *triples (the searches left to this repair, each about 1,600,000
+ * candidates, most refused by the extent's soundness alone) lasts, taken
+ * only when exactly one change gives equal sizes on marked clusters.  ch (may be NULL): how the walk claimed
  * the damaged extent, whose clusters stay the file's own.  sound_too: the
  * extent may be one a file can have (its run or chain came first to
  * clusters other allocations claim too: a flipped size bit can do that).

@@ -1381,6 +1381,17 @@ static void bitmap_length_flipped(struct img *im) { exfat_root_entry(im, 1)[24 +
  * over five directories, and 28 files were lost).
  */
 static void dl_over_others(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x10; }
+/*
+ * Reserved2 bit 3, ValidDataLength + 2^55 and DataLength + 2^17: three
+ * bits, one of them reserved (salvage seed 173, pop-many #50: the file
+ * cut, the files after it copied, and 2 of them lost)
+ */
+static void three_with_reserved(struct img *im)
+{
+	hello(im)[32 + 6] ^= 0x08;
+	hello(im)[32 + 8 + 6] ^= 0x80;
+	hello(im)[32 + 24 + 2] ^= 0x02;
+}
 
 static void test_repair_sizes_by_checksum(void **state)
 {
@@ -1393,6 +1404,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_empty, dir_bit, FSC_PR_EXFAT_DIR_SIZE);
 	expect_whole_again_on(tr, bitmap_length_flipped, FSC_PR_EXFAT_BITMAP_SIZE);
 	expect_whole_again_on(tr_nofat, dl_over_others, FSC_PR_EXFAT_CROSS_LINK);
+	expect_whole_again_on(tr_nofat, three_with_reserved, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 
 	struct img im;
