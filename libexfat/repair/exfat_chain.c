@@ -471,17 +471,16 @@ static bool undo_fits(const struct undo *u, bool *equal, bool *held)
  * the bitmap marks and no other allocation holds (all three, or none is
  * taken).  True: set holds it.
  */
-static bool undo_three(struct undo *u)
+static bool undo_three_in(struct undo *u, unsigned nbits)
 {
 	unsigned held = 0, pick[3] = { 0, 0, 0 };
 	bool eq, hd;
 
-	/* (at least one of the extent's bits, the first: a reserved bit with it, seed 173, pop-many #50) */
 	for (unsigned i = 0; i < UNDO_EXTENT_BITS && held < 2; i++) {
 		UNDO_FLIP(u, u->bit[i]);
-		for (unsigned j = i + 1; j < UNDO_BITS && held < 2; j++) {
+		for (unsigned j = i + 1; j < nbits && held < 2; j++) {
 			UNDO_FLIP(u, u->bit[j]);
-			for (unsigned k = j + 1; k < UNDO_BITS && held < 2; k++) {
+			for (unsigned k = j + 1; k < nbits && held < 2; k++) {
 				UNDO_FLIP(u, u->bit[k]);
 				if (undo_fits(u, &eq, &hd) && hd)
 					held++, pick[0] = i, pick[1] = j, pick[2] = k;
@@ -496,6 +495,16 @@ static bool undo_three(struct undo *u)
 	for (unsigned i = 0; i < 3; i++)
 		UNDO_FLIP(u, u->bit[pick[i]]);
 	return true;
+}
+
+/*
+ * The extent's bits alone first; when no change of three of them fits,
+ * the stream's reserved bits with them (seed 173, pop-many #50: Reserved2
+ * with two of the sizes'), which alone could make more changes alike.
+ */
+static bool undo_three(struct undo *u)
+{
+	return undo_three_in(u, UNDO_EXTENT_BITS) || undo_three_in(u, UNDO_BITS);
 }
 
 /* The set in t (n entries, its name's hash set when known): may xr_undo_size_flip change it? */
