@@ -40,6 +40,7 @@ struct lost_chain {
 	uint32_t head;
 	uint64_t clusters;
 	bool dir;			/* a lost directory, with its tree (exfat_lostdir.c) */
+	bool nofat;			/* a run in a row that no FAT entry chains (a NoFatChain file's clusters) */
 };
 
 struct lost_save {
@@ -58,6 +59,12 @@ static bool lost(const struct xvol *v, uint32_t c)
 	return xv_cluster_valid(v, c) && bit_get(v->marked, c - 2) && !cluster_owned(v, c);
 }
 
+/* A lost cluster whose FAT entry is free: a NoFatChain file's (the bitmap alone marks it). */
+static bool lost_in_row(struct xvol *v, uint32_t c)
+{
+	return lost(v, c) && xv_fat(v, c) == 0;
+}
+
 /* Follow a chain from head while it stays lost; claim it; end it with an end mark. */
 static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 {
@@ -66,6 +73,11 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 	uint64_t n = 0;
 	uint8_t e[4];
 	char why[96];
+	/*
+	 * (clusters in a row with free FAT entries: one file in a row, as it
+	 * was, not a file a cluster; nothing written to the FAT for it)
+	 */
+	bool row = lost_in_row(v, head);
 
 	for (;;) {
 		cluster_claim(v, c);
@@ -76,17 +88,17 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 				r->err = -ECANCELED;
 		}
 		n++;
-		next = xv_fat(v, c);
-		if (n >= v->cc || !lost(v, next))
+		next = row ? c + 1 : xv_fat(v, c);
+		if (n >= v->cc || (row ? !lost_in_row(v, next) : !lost(v, next)))
 			break;
 		c = next;
 	}
-	if (next != 0xFFFFFFFF && !ls->export) {
+	if (!row && next != 0xFFFFFFFF && !ls->export) {
 		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, false);
 	}
-	ls->v[ls->n++] = (struct lost_chain){ head, n, false };
+	ls->v[ls->n++] = (struct lost_chain){ head, n, false, row };
 }
 
 /* The lost chains, heads first (clusters no lost cluster links to), then what loops. */
@@ -115,7 +127,7 @@ static int find_chains(struct rp *r, struct xvol *v)
 				return -ENOMEM;
 			}
 			if (round == 0 && !ls->export && xr_adopt_dir(r, v, c, &n))
-				ls->v[ls->n++] = (struct lost_chain){ c, n, true };
+				ls->v[ls->n++] = (struct lost_chain){ c, n, true, false };
 			else
 				take_chain(r, v, c);
 		}
@@ -125,7 +137,7 @@ static int find_chains(struct rp *r, struct xvol *v)
 
 /* A file entry set for an ASCII name of at most 15 characters (file, stream, one name entry). */
 static void make_set(const struct xvol *v, uint8_t *s, const char *name, uint16_t attr, uint32_t first,
-		     uint64_t size, uint32_t when)
+		     uint64_t size, bool nofat, uint32_t when)
 {
 	uint16_t units[15];
 	unsigned nl = (unsigned)strlen(name);
@@ -140,7 +152,7 @@ static void make_set(const struct xvol *v, uint8_t *s, const char *name, uint16_
 	s[EXFAT_FILE_CREATE_UTC_OFFSET] = s[EXFAT_FILE_LAST_MODIFIED_UTC_OFFSET] = s[EXFAT_FILE_LAST_ACCESSED_UTC_OFFSET] =
 		EXFAT_UTC_OFFSET_VALID;	/* UTC */
 	stream[EXFAT_ENTRY_TYPE] = EXFAT_T_STREAM;
-	stream[EXFAT_STREAM_FLAGS] = EXFAT_STREAM_FLAG_ALLOC_POSSIBLE;	/* in the FAT */
+	stream[EXFAT_STREAM_FLAGS] = EXFAT_STREAM_FLAG_ALLOC_POSSIBLE | (nofat ? EXFAT_STREAM_FLAG_NO_FAT_CHAIN : 0);
 	stream[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)nl;
 	for (unsigned i = 0; i < nl && i < 15; i++)
 		units[i] = (uint8_t)name[i];
@@ -172,7 +184,7 @@ static void write_dir(struct rp *r, struct xvol *v, uint32_t when)
 	for (size_t k = 0; k < ls->n; k++) {
 		snprintf(name, sizeof(name), ls->v[k].dir ? "DIR%04zu" : "FILE%04zu.CHK", k);
 		make_set(v, buf + k * SET_BYTES, name, ls->v[k].dir ? EXFAT_ATTR_DIRECTORY : EXFAT_ATTR_ARCHIVE, ls->v[k].head,
-			 ls->v[k].clusters * v->cb, when);
+			 ls->v[k].clusters * v->cb, ls->v[k].nofat, when);
 	}
 	for (uint64_t i = 0; i < ls->ndir; i++)
 		rp_put(r, xv_cluster_byte(v, ls->dir[i]), buf + i * v->cb, v->cb, "recovery directory contents", false);
@@ -364,7 +376,7 @@ void xr_lost_link(struct rp *r, struct xvol *v)
 		return;
 	if (ls->n && ls->dir && !r->err) {
 		snprintf(name, sizeof(name), "FOUND.%03u", ls->number);
-		make_set(v, set, name, EXFAT_ATTR_DIRECTORY, ls->dir[0], ls->ndir * v->cb, dos_datetime(r->o->now));
+		make_set(v, set, name, EXFAT_ATTR_DIRECTORY, ls->dir[0], ls->ndir * v->cb, false, dos_datetime(r->o->now));
 		snprintf(why, sizeof(why), "link /%s (%zu lost chains saved)", name, ls->n);
 		rp_put(r, ls->slot[0], set, SET_BYTES, why, true);	/* one write: the set whole or not at all */
 	}
@@ -397,8 +409,10 @@ void xr_lost_export(struct rp *r, struct xvol *v)
 	for (size_t i = 0; i < ls.n; i++) {	/* unclaimed again: lost, for free_lost */
 		uint32_t c = ls.v[i].head;
 
-		for (uint64_t k = 0; k < ls.v[i].clusters && xv_cluster_valid(v, c); k++, c = xv_fat(v, c))
+		for (uint64_t k = 0; k < ls.v[i].clusters && xv_cluster_valid(v, c); k++) {
 			cluster_unclaim(v, c);
+			c = ls.v[i].nofat ? c + 1 : xv_fat(v, c);
+		}
 	}
 	r->lost = NULL;
 	free(ls.v);

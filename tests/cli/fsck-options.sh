@@ -68,17 +68,18 @@ listed() {
 	for f in "$SCRATCH"/lost-to/*; do [ -e "$f" ] && listed+="${f##*/} "; done
 }
 listed
-check "--lost-to files" "$(printf 'FILE%04d.CHK ' 0 1 2 3 4 5 6 7)" "$listed"
+# (the 8 lost clusters lie in a row with free FAT entries: one file, as they were)
+check "--lost-to files" "FILE0000.CHK " "$listed"
 # lost clusters 1498-1505 of 4096 bytes; the heap starts at sector 4096
 want=$(dd if=bad-lost-clusters.img bs=4096 skip=$(( 4096 / 8 + 1498 - 2 )) count=8 status=none | sha256sum)
-got=$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum)
+got=$(sha256sum < "$SCRATCH"/lost-to/FILE0000.CHK)
 check "--lost-to bytes are the lost clusters'" "$want" "$got"
 out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/lost-to" "$SCRATCH/lt0.img" 2>&1); rc=$?
 check "--lost-to into a used directory: exit" 1 "$rc"
 listed
-check "--lost-to into a used directory: the next numbers" "$(printf 'FILE%04d.CHK ' {0..15})" "$listed"
+check "--lost-to into a used directory: the next numbers" "FILE0000.CHK FILE0001.CHK " "$listed"
 check "--lost-to overwrote nothing" "$want $want" \
-	"$(cat "$SCRATCH"/lost-to/FILE000[0-7].CHK | sha256sum) $(cat "$SCRATCH"/lost-to/FILE00{08,09,10,11,12,13,14,15}.CHK | sha256sum)"
+	"$(sha256sum < "$SCRATCH"/lost-to/FILE0000.CHK) $(sha256sum < "$SCRATCH"/lost-to/FILE0001.CHK)"
 cp bad-lost-clusters.img "$SCRATCH/lt0.img"
 out=$("$FATSCOPE" fsck -y --lost-to "$SCRATCH/no-such-dir/sub" "$SCRATCH/lt0.img" 2>&1); rc=$?
 check "--lost-to whose parent is missing" "8 fatscope: $SCRATCH/lt0.img: lost clusters could not be saved to $SCRATCH/no-such-dir/sub (cannot make the directory: No such file or directory): nothing written" "$rc $out"

@@ -1482,6 +1482,18 @@ static void test_repair_after_end_revives(void **state)
 	img_free(&im);
 }
 
+/* A second repair of im plans nothing; the lost clusters' handling back to freeing (the table's default). */
+static void expect_second_repair_empty(struct img *im)
+{
+	struct fsc_findings fs;
+	struct fsc_plan *plan = plan_repair(im, &fs);
+
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	free_lost = true;
+}
+
 /*
  * Many lost chains (100 single clusters): their sets fill more than one
  * cluster of the recovery directory, with no end mark between them; after
@@ -1496,17 +1508,60 @@ static void test_repair_saves_many(void **state)
 
 	(void)state;
 	tr(&im);
-	for (uint32_t c = 40; c < 140; c++)
+	for (uint32_t c = 40; c < 240; c += 2)	/* (not in a row: a row of them is one file) */
 		exfat_mark(&im, c, 1);
 	free_lost = false;
 	plan = plan_repair(&im, &fs);
 	fsc_findings_free(&fs);
 	apply_and_expect_clean(&im, plan);
+	expect_second_repair_empty(&im);
+	img_free(&im);
+}
+
+/*
+ * Lost clusters in a row whose FAT entries are free (a NoFatChain file's
+ * whose entry was lost): saved as one file in a row of their length, its
+ * bytes theirs, not a file a cluster; nothing is written to the FAT for
+ * it, and a second repair plans nothing (salvage seed 137, pop-full #19:
+ * a 128 KiB file came back as 32 files).
+ */
+static void test_repair_lost_run(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	const uint8_t *set = NULL;
+	uint8_t *run;
+
+	(void)state;
+	tr(&im);
+	run = malloc(6ull * im.cb);
+	assert_non_null(run);
+	for (uint32_t c = 40; c < 46; c++) {
+		exfat_mark(&im, c, 1);
+		memset(im.buf + im.heap_byte + (uint64_t)(c - 2) * im.cb, (int)c, im.cb);
+	}
+	memcpy(run, im.buf + im.heap_byte + 38ull * im.cb, 6ull * im.cb);
+	free_lost = false;
 	plan = plan_repair(&im, &fs);
-	assert_int_equal(fsc_plan_count(plan), 0);
-	fsc_plan_free(plan);
 	fsc_findings_free(&fs);
-	free_lost = true;
+	for (size_t i = 0; i < fsc_plan_count(plan); i++)
+		assert_false(fsc_plan_edit(plan, i)->offset >= im.fat_byte + 4 * 40 &&
+			     fsc_plan_edit(plan, i)->offset < im.fat_byte + 4 * 46);
+	apply_and_expect_clean(&im, plan);
+	for (uint32_t c = 2; c < im.cluster_count + 2 && !set; c++) {	/* FILE0000.CHK in the recovery directory */
+		const uint8_t *e = im.buf + im.heap_byte + (uint64_t)(c - 2) * im.cb;
+
+		for (unsigned k = 0; k + 3 <= im.cb / 32 && !set; k++)
+			if (e[32 * k] == 0x85 && e[32 * k + 32] == 0xC0 && get_le32(e, 32 * k + 32 + 20) == 40)
+				set = e + 32 * k;
+	}
+	assert_non_null(set);
+	assert_int_equal(get_le64(set, 32 + 24), 6ull * im.cb);
+	assert_int_equal(set[32 + 1], 0x03);		/* in a row: NoFatChain */
+	assert_memory_equal(im.buf + im.heap_byte + 38ull * im.cb, run, 6ull * im.cb);
+	free(run);
+	expect_second_repair_empty(&im);
 	img_free(&im);
 }
 
@@ -2140,6 +2195,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat_foreseen),
+		cmocka_unit_test(test_repair_lost_run),
 		cmocka_unit_test(test_repair_fat_file_head_flipped),
 		cmocka_unit_test(test_repair_undo_waits_for_walk),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
