@@ -33,6 +33,9 @@ static bool boot_damaged(const struct fsc_probe *p)
 		    ((id >= FSC_PR_FAT_BOOT_DATA_START && id < FSC_PR_FAT_VOLUME_BEYOND_DEVICE) ||
 		     id == FSC_PR_FAT32_FSVER || id == FSC_PR_FAT32_ROOT_CLUSTER || id == FSC_PR_FAT32_FSINFO_SECTOR))
 			return true;
+		/* (more than two FATs: advisory alone, but a flipped bit of a backup's 2 reads so) */
+		if (id == FSC_PR_FAT_BOOT_NUM_FATS && p->fat.num_fats > FR_MAX_COPIES)
+			return true;
 	}
 	return false;
 }
@@ -290,7 +293,7 @@ bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first)
 
 	if (!x || (b->bpb32 && (b->ext_flags & 0x80)) || r->o->level != FSC_REPAIR_ALL || !rp_wanted(r, x))
 		return false;
-	for (k = 1; best && k < b->num_fats && k < 16; k++)
+	for (k = 1; best && k < fr_copies(b); k++)
 		if (may_beat(f) && (n = errors_through(dev, p, k)) < best)
 			best = n, pick = k;
 	if (!pick)
@@ -303,7 +306,7 @@ bool fr_choose_copy(struct frp *f, struct fsc_dev *dev, size_t errors_first)
 		r->err = -ENOMEM;
 		return false;
 	}
-	for (k = 0; k < b->num_fats && !r->err; k++)
+	for (k = 0; k < fr_copies(b) && !r->err; k++)
 		for (uint64_t at = 0; k != pick && at < (uint64_t)b->fat_size * ss && !r->err; at += ss) {
 			uint64_t from = (uint64_t)b->reserved * ss + (uint64_t)pick * b->fat_size * ss + at;
 			uint64_t to = (uint64_t)b->reserved * ss + (uint64_t)k * b->fat_size * ss + at;

@@ -88,7 +88,7 @@ void fr_fat_set(struct frp *f, uint32_t c, uint32_t v, const char *why)
 /* The same in every copy at once (FAT[1]'s dirty bits). */
 void fr_fat_set_all(struct frp *f, uint32_t c, uint32_t v, const char *why)
 {
-	for (unsigned k = 0; k < f->b->num_fats; k++)
+	for (unsigned k = 0; k < fr_copies(f->b); k++)
 		if (f->mirrored || k == f->active)
 			fat_set_copy(f, k, c, v, why);
 }
@@ -169,7 +169,7 @@ bool fr_was_lost(const struct frp *f, uint32_t c)
 bool fr_free_in_last(struct frp *f, uint32_t c)
 {
 	bool two = f->mirrored && f->b->num_fats > 1;
-	unsigned last = f->active ? 0 : f->b->num_fats - 1u;
+	unsigned last = f->active ? 0 : fr_copies(f->b) - 1u;
 	uint8_t e[4] = { 0 };
 	size_t w;
 	uint64_t off;

@@ -53,7 +53,7 @@ static void mirror_written(struct frp *f)
 			f->r.err = -EIO;
 			return;
 		}
-		for (unsigned k = 0; k < f->b->num_fats; k++)
+		for (unsigned k = 0; k < fr_copies(f->b); k++)
 			if (k != f->active) {
 				off = fr_entry_off(f, k, f->written[i], &w);
 				rp_put(&f->r, off, e, w, "the other FAT copies follow", false);
@@ -76,7 +76,7 @@ static void fix_copies(struct frp *f)
 	if (f->mirrored && !f->copies_taken)
 		mirror_written(f);
 	if (a && o && f->mirrored && f->copies_taken)
-		for (unsigned k = 0; k < f->b->num_fats && !f->r.err; k++)
+		for (unsigned k = 0; k < fr_copies(f->b) && !f->r.err; k++)
 			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += chunk) {
 				size_t len = bytes - at < chunk ? (size_t)((bytes - at + ss - 1) / ss * ss) : chunk;
 
@@ -644,8 +644,13 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		f.r.p = p2;
 		f.b = &p2->fat;
 		restored_findings(out, p, p2);
-	} else if (p->backup_type == FSC_TYPE_FAT32) {
-		return check_with(dev, p, co, out, sum, NULL);	/* sector 0 lost and not restored: read-only */
+	} else if (p->backup_type == FSC_TYPE_FAT32 || p->fat.num_fats > FR_MAX_COPIES) {
+		/*
+		 * Sector 0 lost and not restored; or more than two FATs, which
+		 * fsck.fat refuses and a flipped bit of BPB_NumFATs makes (the
+		 * data area then read as FAT copies): read-only.
+		 */
+		return check_with(dev, p, co, out, sum, NULL);
 	}
 	start = fsc_plan_count(plan);
 	ret = first_check(&f, &view, &o, sum, &hooks);

@@ -107,6 +107,17 @@ struct cwalk {
 	bool ended;			/* at an end mark */
 };
 
+/*
+ * The FAT copies a repair writes: at most two.  fsck.fat takes no more,
+ * and a BPB_NumFATs flipped up (2 -> 6) would make data clusters "copies"
+ * that the other copies' fixes overwrite (seed 193, pop-fat32 #8).
+ */
+#define FR_MAX_COPIES 2u
+static inline unsigned fr_copies(const struct fsc_fat_bpb *b)
+{
+	return b->num_fats < FR_MAX_COPIES ? b->num_fats : FR_MAX_COPIES;
+}
+
 /* fat_ledger.c */
 uint64_t fr_copy_byte(const struct frp *f, unsigned k);
 uint32_t fr_eoc(const struct frp *f);

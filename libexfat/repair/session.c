@@ -274,7 +274,7 @@ static int keep_dirty(struct fsc_dev *dev, struct fsc_plan *plan, struct fsc_fin
 
 		if (b->boot_sig == 0x28 || b->boot_sig == 0x29)
 			r = flip_bits(view, plan, b->bpb32 ? FAT32_BS_RESERVED1 : FAT16_BS_RESERVED1, 1, 1, 0, why);
-		for (unsigned i = 0; r >= 0 && pv->type != FSC_TYPE_FAT12 && i < b->num_fats; i++)
+		for (unsigned i = 0; r >= 0 && pv->type != FSC_TYPE_FAT12 && i < b->num_fats && i < 2; i++)
 			r = flip_bits(view, plan, ((uint64_t)b->reserved + (uint64_t)i * b->fat_size) * b->bytes_per_sector +
 					  (f32 ? 4 : 2), f32 ? 4 : 2, 0, f32 ? 0x08000000 : 0x8000, why);
 	}

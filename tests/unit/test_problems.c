@@ -1869,11 +1869,15 @@ static void test_repair_dir_field(void **state)
  * BPB_TotSec32: the derived sizes are far apart, the sectors a bit apart;
  * salvage seed 53, pop-fat32 #8).  And with BPB_FATSz16 + 0x8000: the
  * sector then reads as a FAT16 BPB, which names no backup; the FAT32
- * field does (salvage seed 73, pop-fat32 #58).
+ * field does (salvage seed 73, pop-fat32 #58).  And with BPB_NumFATs 6
+ * (an advisory field alone; the "copies" past the second were the data
+ * area, and -y wrote the first FAT over 805 sectors of it: seed 193,
+ * pop-fat32 #8).  A FAT16 volume with BPB_NumFATs 6 and no backup is only
+ * checked: nothing is planned.
  */
 static void test_repair_fat32_size_flip(void **state)
 {
-	for (int other = 0; other < 4; other++) {
+	for (int other = 0; other < 5; other++) {
 		struct img im, clean;
 		struct fsc_findings fs;
 		struct fsc_plan *plan;
@@ -1881,7 +1885,9 @@ static void test_repair_fat32_size_flip(void **state)
 		(void)state;
 		f32(&im);
 		f32(&clean);
-		if (other == 3)
+		if (other == 4)
+			im.buf[16] ^= 0x04;			/* BPB_NumFATs 6 (seed 193, pop-fat32 #8) */
+		else if (other == 3)
 			im.buf[23] ^= 0x80;			/* BPB_FATSz16 0x8000: a FAT16 BPB */
 		else if (other == 2)
 			im.buf[19] ^= 0x01;			/* BPB_TotSec16 1: the volume one sector long */
@@ -1907,6 +1913,17 @@ static void test_repair_fat32_size_flip(void **state)
 		img_free(&im);
 		img_free(&clean);
 	}
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	build_fat_tree(&im, 16);
+	im.buf[16] = 6;
+	plan = plan_repair(&im, &fs);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_plan_free(plan);
+	fsc_findings_free(&fs);
+	img_free(&im);
 }
 
 /*
