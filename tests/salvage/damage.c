@@ -70,24 +70,30 @@ static void exfat_structures(struct layout *lay, const uint8_t *img, size_t len)
 	}
 }
 
+bool layout_allocated(const struct layout *lay, const uint8_t *img, uint32_t c)
+{
+	if (c < 2 || c >= lay->clusters + 2u)
+		return false;
+	if (lay->type == FSC_TYPE_EXFAT) {
+		uint64_t bit = c - 2;
+
+		return bit / 8 < lay->bitmap.len && (img[lay->bitmap.off + bit / 8] >> (bit % 8) & 1);
+	} else {
+		uint64_t pos = (uint64_t)c * lay->fat_bits;
+		uint32_t v = le32(img + lay->fat_off + pos / 8) >> (pos % 8);
+
+		v &= lay->fat_bits == 32 ? 0x0FFFFFFF : (1u << lay->fat_bits) - 1;
+		return v != 0;
+	}
+}
+
 /* Which clusters are in use: exFAT's bitmap, FAT's entries. */
 static void used_clusters(struct layout *lay, const uint8_t *img)
 {
 	lay->used = xmalloc(lay->clusters + 2u);
 	memset(lay->used, 0, lay->clusters + 2u);
-	for (uint32_t c = 2; c < lay->clusters + 2; c++) {
-		if (lay->type == FSC_TYPE_EXFAT) {
-			uint64_t bit = c - 2;
-
-			lay->used[c] = bit / 8 < lay->bitmap.len && (img[lay->bitmap.off + bit / 8] >> (bit % 8) & 1);
-		} else {
-			uint64_t pos = (uint64_t)c * lay->fat_bits;
-			uint32_t v = le32(img + lay->fat_off + pos / 8) >> (pos % 8);
-
-			v &= lay->fat_bits == 32 ? 0x0FFFFFFF : (1u << lay->fat_bits) - 1;
-			lay->used[c] = v != 0;
-		}
-	}
+	for (uint32_t c = 2; c < lay->clusters + 2; c++)
+		lay->used[c] = layout_allocated(lay, img, c);
 }
 
 void layout_read(struct layout *lay, struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t *img, size_t len,

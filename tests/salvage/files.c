@@ -28,6 +28,7 @@ void files_free(struct files *fl)
 		free(fl->v[i].path);
 	free(fl->v);
 	free(fl->dirs);
+	free(fl->data);
 	memset(fl, 0, sizeof(*fl));
 }
 
@@ -48,6 +49,7 @@ struct ext_ctx {
 	struct files *fl;
 	uint64_t data_off;
 	uint32_t csize;
+	bool data;			/* a file's clusters (else a directory's) */
 };
 
 static void on_extent(void *ctx, uint32_t first, uint32_t count)
@@ -55,20 +57,26 @@ static void on_extent(void *ctx, uint32_t first, uint32_t count)
 	struct ext_ctx *e = ctx;
 
 	for (uint32_t k = 0; k < count; k++)
-		regions_add(&e->fl->dirs, &e->fl->ndirs, &e->fl->capdirs,
+		regions_add(e->data ? &e->fl->data : &e->fl->dirs, e->data ? &e->fl->ndata : &e->fl->ndirs,
+			    e->data ? &e->fl->capdata : &e->fl->capdirs,
 			    e->data_off + (uint64_t)(first + k - 2) * e->csize, e->csize);
 }
 
-static void dir_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat)
+static void add_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat, bool data)
 {
 	struct fsc_geometry g;
-	struct ext_ctx e = { fl, 0, 0 };
+	struct ext_ctx e = { fl, 0, 0, data };
 
 	if (fsc_volume_geometry(fl->dev, fl->p, &g) < 0 || first < 2)
 		return;
 	e.data_off = g.data_offset;
 	e.csize = g.cluster_size;
 	fsc_extents(fl->dev, fl->p, first, size, nofat, on_extent, &e, NULL);
+}
+
+static void dir_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat)
+{
+	add_regions(fl, first, size, nofat, false);
 }
 
 static int on_entry(void *ctx, const struct fsc_dirent *d)
@@ -95,6 +103,8 @@ static int on_entry(void *ctx, const struct fsc_dirent *d)
 			exit(99);
 		}
 	}
+	if (fl->want_dirs && d->size)
+		add_regions(fl, d->first_cluster, d->size, d->nofat, true);
 	f = &fl->v[fl->n++];
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(d->path);

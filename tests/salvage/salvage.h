@@ -39,6 +39,8 @@ enum damage_kind {
 void layout_read(struct layout *lay, struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t *img, size_t len,
 		 struct region **dirs, size_t ndirs);
 void layout_free(struct layout *lay);
+/* Is cluster c allocated in img (an image of the volume lay describes): its bitmap bit, its FAT entry? */
+bool layout_allocated(const struct layout *lay, const uint8_t *img, uint32_t c);
 const char *damage_name(unsigned kind);
 int damage_lookup(const char *name);
 /* Can this kind hit this volume (exFAT-only structures, a boot backup, a cluster of two sectors)? */
@@ -69,6 +71,8 @@ struct files {
 	/* directory regions, gathered on the undamaged image */
 	struct region *dirs;
 	size_t ndirs, capdirs;
+	struct region *data;		/* with want_dirs: the files' clusters (each exclusively a file's) */
+	size_t ndata, capdata;
 	bool want_dirs;
 	struct fsc_dev *dev;
 	const struct fsc_probe *p;
