@@ -114,7 +114,7 @@ static bool room(const struct xvol *v, uint64_t n)
  * Not with a cross-link on the volume, nor without the bitmap to free
  * them in.
  */
-static void release_old(struct rp *r, struct xvol *v)
+static void release_old(struct rp *r, struct xvol *v, uint64_t keep)
 {
 	const struct chain_res *ch = &v->upcase_chain;
 	uint32_t c = v->p->root.upcase_cluster;
@@ -127,6 +127,8 @@ static void release_old(struct rp *r, struct xvol *v)
 		return;
 	}
 	for (uint64_t k = 0; k < v->cc && xv_cluster_valid(v, c); k++, c = xv_fat(v, c)) {
+		if (k < keep)
+			continue;	/* (the new table's, in place) */
 		if (k < ch->good)
 			cluster_unclaim(v, c);
 		else if (cluster_owned(v, c) || !bit_get(v->marked, c - 2))
@@ -136,10 +138,31 @@ static void release_old(struct rp *r, struct xvol *v)
 	}
 }
 
+/*
+ * The old table's own clusters for the new one, when its first n lie in a
+ * row and the check claimed them for it: no free cluster is taken, which
+ * may hold a file's bytes that no entry or bitmap bit tells of any more
+ * (seed 41, pop-c32m #29: a 32 MiB cluster of such a file became the new
+ * table).  The first of them, or 0.
+ */
+static uint32_t in_place(struct rp *r, struct xvol *v, uint64_t n)
+{
+	const struct chain_res *ch = &v->upcase_chain;
+	uint32_t first = v->p->root.upcase_cluster;
+
+	if (!v->p->root.upcase_found || !v->bitmap_ok || ch->good < n || !xv_cluster_valid(v, first) ||
+	    (uint64_t)first + n - 1 > (uint64_t)v->cc + 1 || rp_find(r, FSC_PR_EXFAT_CROSS_LINK))
+		return 0;
+	for (uint64_t k = 0; k + 1 < n; k++)
+		if (xv_fat(v, first + (uint32_t)k) != first + (uint32_t)k + 1)
+			return 0;
+	return first;
+}
+
 void xr_upcase_prepare(struct rp *r, struct xvol *v)
 {
 	struct upcase_new *u;
-	uint32_t last = 0, *cl;
+	uint32_t last = 0, *cl, kept;
 	uint64_t n;
 	bool slot;
 
@@ -165,7 +188,13 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 		return;
 	}
 	/* In a row: Linux and fsck.exfat read the table from its first cluster on, not by the FAT. */
-	if (!(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
+	if ((kept = in_place(r, v, n)) != 0) {
+		uint8_t e[4];
+
+		cl[0] = kept;
+		exfat_fat_cell_put(e, 0xFFFFFFFF);	/* (the rest of the old chain is freed) */
+		rp_put(r, v->fat_byte + 4ull * (kept + n - 1), e, 4, "end the up-case table's chain", false);
+	} else if (!(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
 		free(cl);
 		give_up(r);
 		return;
@@ -185,7 +214,7 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 	u->slot = u->entry ? u->entry : u->slot;
 	u->first = cl[0];
 	free(cl);
-	release_old(r, v);
+	release_old(r, v, kept ? n : 0);
 }
 
 /* The findings of the old table's chain (its path names it) go with it. */

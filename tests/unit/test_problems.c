@@ -1784,6 +1784,48 @@ static void test_repair_upcase_relinked(void **state)
 }
 
 /*
+ * An up-case table of 6,144 bytes in a row in clusters 100-111, its bytes
+ * damaged (TableChecksum no longer theirs): the recommended table (5,836
+ * bytes) is written in its own clusters, not in free ones, which may hold
+ * a file's bytes that nothing tells of any more (salvage seed 41, pop-c32m
+ * #29); the entry keeps cluster 100, the volume checks with no finding.
+ */
+static void test_repair_upcase_in_place(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t *e;
+
+	(void)state;
+	build_exfat(&im, 2 << 20, 9, 0);
+	exfat_set_fat(&im, 3, 0);
+	exfat_mark(&im, 3, 0);
+	for (uint32_t c = 100; c <= 111; c++) {
+		exfat_set_fat(&im, c, c < 111 ? c + 1 : 0xFFFFFFFF);
+		exfat_mark(&im, c, 1);
+		memset(im.buf + im.heap_byte + (uint64_t)(c - 2) * im.cb, 0x41, im.cb);
+	}
+	e = exfat_root_entry(&im, 2);
+	put_le32(e, 4, 0x12345678);
+	put_le32(e, 20, 100);
+	put_le64(e, 24, 12ull * im.cb);
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
+	fsc_findings_free(&fs);
+	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
+		uint64_t off = fsc_plan_edit(plan, i)->offset;
+
+		/* in the heap: the bitmap's and the root's clusters (2-4), and the table's own (100-111) */
+		assert_true(off < im.heap_byte + 3ull * im.cb ||
+			    (off >= im.heap_byte + 98ull * im.cb && off < im.heap_byte + 110ull * im.cb));
+	}
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(get_le32(exfat_root_entry(&im, 2), 20), 100);
+	img_free(&im);
+}
+
+/*
  * A broken up-case table replaced where the free clusters are not in a
  * row (cluster 12, between free 11 and 13, marked in the bitmap by a lost
  * chain): the new table takes clusters in a row, as Linux and fsck.exfat
@@ -2209,6 +2251,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
+		cmocka_unit_test(test_repair_upcase_in_place),
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat_foreseen),
