@@ -529,16 +529,49 @@ bool xr_undo_possible(const struct xvol *v, const uint8_t *set, unsigned n, int3
 	return undo_may(v, t, n, want_hash, sound_too);
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
-		       bool sound_too, unsigned *triples)
+/* The search's old extent (what of it is the file's own) and its bits, from the damaged set in u->set. */
+static void undo_begin(struct undo *u, const struct chain_res *ch)
 {
 	static const struct { unsigned at, bits; } field[6] = {
 		{ EXFAT_STREAM_VALID_DATA_LENGTH, 64 }, { EXFAT_STREAM_DATA_LENGTH, 64 }, { EXFAT_STREAM_FIRST_CLUSTER, 32 },
 		{ EXFAT_STREAM_RESERVED1, 8 }, { EXFAT_STREAM_RESERVED2, 16 }, { EXFAT_STREAM_RESERVED3, 32 },
 	};
+	const struct xvol *v = u->v;
+	const uint8_t *st = EXFAT_STREAM_OF(u->set);
+	unsigned nbits = 0;
+
+	u->old_first = exfat_stream_first_cluster(st);
+	/* (what the walk may have given the damaged extent: none of a size past the heap, which it did not claim) */
+	u->old_need = exfat_stream_data_length(st) > (uint64_t)v->cc * v->cb ? 0 :
+		      st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN ?
+		      (exfat_stream_data_length(st) + v->cb - 1) / v->cb : 1;
+	/*
+	 * (a run in a row past the heap: the walk claimed it up to the first
+	 * cluster another allocation had, and says how many; those stay the
+	 * file's to a change that leaves it where it is, not to one that
+	 * moves it, since a file read before others claims their clusters:
+	 * seed 137, pop-small #30, DataLength + 2^44 + 2^21 and ValidDataLength
+	 * + 2^60 flipped, the file's own cluster was taken for another's)
+	 */
+	u->stay_need = !u->old_need && ch && ch->readable ? ch->good : u->old_need;
+	/*
+	 * (a first cluster that was another's: what the walk gave the run
+	 * after it is no surer the file's own, to a change that moves it:
+	 * seed 101, pop-c32m #40, FirstCluster 6 -> 4, the root's)
+	 */
+	if (ch && !ch->readable)
+		u->old_need = 0;
+	for (unsigned f = 0; f < 6; f++)	/* as bit numbers of the set */
+		for (unsigned b = 0; b < field[f].bits; b++)
+			u->bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;
+}
+
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+		       bool sound_too, unsigned *triples)
+{
 	uint8_t t[256 * 32];
 	const uint8_t *st = EXFAT_STREAM_OF(t);
-	unsigned nbits = 0, found = 0, equal = 0, held = 0, stay = 0;
+	unsigned nbits = UNDO_BITS, found = 0, equal = 0, held = 0, stay = 0;
 	unsigned pick[2] = { 0, 0 }, pick_eq[2] = { 0, 0 }, pick_held[2] = { 0, 0 }, pick_stay[2] = { 0, 0 };
 	struct undo u = { .v = v, .set = t, .n = n, .want = exfat_primary_set_checksum(set) };
 	bool eq, hd, ok = false;
@@ -548,25 +581,10 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	memcpy(t, set, 32ull * n);
 	if (!undo_may(v, t, n, want_hash, sound_too))
 		return false;
-	u.old_first = exfat_stream_first_cluster(st);
-	/* (what the walk may have given the damaged extent: none of a size past the heap, which it did not claim) */
-	u.old_need = exfat_stream_data_length(st) > (uint64_t)v->cc * v->cb ? 0 :
-		     st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN ?
-		     (exfat_stream_data_length(st) + v->cb - 1) / v->cb : 1;
-	/*
-	 * (a run in a row past the heap: the walk claimed it up to the first
-	 * cluster another allocation had, and says how many; those stay the
-	 * file's to a change that leaves it where it is, not to one that
-	 * moves it, since a file read before others claims their clusters:
-	 * seed 137, pop-small #30, DataLength + 2^44 + 2^21 and ValidDataLength
-	 * + 2^60 flipped, the file's own cluster was taken for another's)
-	 */
-	u.stay_need = !u.old_need && ch && ch->readable ? ch->good : u.old_need;
-	for (unsigned f = 0; f < 6; f++)	/* as bit numbers of the set */
-		for (unsigned b = 0; b < field[f].bits; b++)
-			u.bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;
+	undo_begin(&u, ch);
 	/* (i == j: one bit flipped; the checksum's rotations make some pairs look alike, so all are counted) */
-	for (unsigned i = 0; i < nbits; i++) {
+	/* (one bit at least the extent's, the first: reserved bits alone change nothing a file has) */
+	for (unsigned i = 0; i < UNDO_EXTENT_BITS; i++) {
 		UNDO_FLIP(&u, u.bit[i]);
 		for (unsigned j = i; j < nbits; j++) {
 			if (j != i)

@@ -316,7 +316,8 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		unsigned n = d->head.count < d->n ? d->head.count : d->n;
 
 		memcpy(probe, d->bytes, 32ull * n);
-		r->undo_sound = first_owner(r, d->path);
+		/* (a sound extent too, when the set is a cross-link's first owner or its run crossed another's) */
+		r->undo_sound = first_owner(r, d->path) || (d->chained && d->chain.crossed);
 		if ((!d->chained || !xr_fix_extent_possible(v, &d->chain, probe)) &&
 		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, r->undo_sound,
 				       &r->undo_triples)) {

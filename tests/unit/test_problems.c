@@ -1382,6 +1382,13 @@ static void bitmap_length_flipped(struct img *im) { exfat_root_entry(im, 1)[24 +
  */
 static void dl_over_others(struct img *im) { hello(im)[32 + 24 + 1] ^= 0x10; }
 /*
+ * hello.txt's FirstCluster 5 -> 4, the root's: a sound extent whose first
+ * cluster another allocation has; the set's checksum takes the flip back
+ * (salvage seed 101, pop-c32m #40: CROSS_LINK was left, the SetChecksum
+ * rewritten over the evidence)
+ */
+static void fc_onto_root(struct img *im) { hello(im)[32 + 20] ^= 0x01; }
+/*
  * Reserved2 bit 3, ValidDataLength + 2^55 and DataLength + 2^17: three
  * bits, one of them reserved (salvage seed 173, pop-many #50: the file
  * cut, the files after it copied, and 2 of them lost)
@@ -1404,6 +1411,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_empty, dir_bit, FSC_PR_EXFAT_DIR_SIZE);
 	expect_whole_again_on(tr, bitmap_length_flipped, FSC_PR_EXFAT_BITMAP_SIZE);
 	expect_whole_again_on(tr_nofat, dl_over_others, FSC_PR_EXFAT_CROSS_LINK);
+	expect_whole_again_on(tr_nofat, fc_onto_root, FSC_PR_EXFAT_CROSS_LINK);
 	expect_whole_again_on(tr_nofat, three_with_reserved, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
 
