@@ -116,19 +116,24 @@ static int find_chains(struct rp *r, struct xvol *v)
 		if (lost(v, next) && next != c)
 			bit_set(linked, next - 2);
 	}
-	for (int round = 0; round < 2; round++)
+	/*
+	 * Lost directories first, each with its tree: a run in a row taken
+	 * before would swallow a directory that follows it (seed 2, pop-small
+	 * #44); then the chains from their heads, then what loops.
+	 */
+	for (int round = ls->export ? 1 : 0; round < 3; round++)
 		for (uint32_t c = rp_next_cluster(v, 1, true); c && ls->n < ls->max && !r->err; c = rp_next_cluster(v, c, true)) {
 			uint64_t n;
 
-			if (round == 0 && bit_get(linked, c - 2))
+			if (round < 2 && bit_get(linked, c - 2))
 				continue;
 			if (!grow((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))) {
 				free(linked);
 				return -ENOMEM;
 			}
-			if (round == 0 && !ls->export && xr_adopt_dir(r, v, c, &n))
+			if (round == 0 && xr_adopt_dir(r, v, c, &n))
 				ls->v[ls->n++] = (struct lost_chain){ c, n, true, false };
-			else
+			else if (round > 0)
 				take_chain(r, v, c);
 		}
 	free(linked);
