@@ -433,7 +433,23 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 }
 
 /* . and .. first in every subdirectory. */
-static void check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
+/*
+ * The second slot a subdirectory entry whose cluster is the one .. holds:
+ * the .. entry with a damaged name, not a directory inside this one (seed
+ * 71, pop-fat16 #50: '..' -> '&\xab', which the walk took for a cycle and
+ * a repair for a directory astray, given a new empty cluster).
+ */
+static bool dotdot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kind k)
+{
+	uint32_t c = first_cluster(t->v, e), up = t->cur.parent;
+
+	return t->index == 1 && k == FAT_E_FILE && (e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) &&
+	       !(e[FAT_DIR_ATTR] & (FAT_ATTR_VOLUME_ID | FAT_ATTR_RESERVED)) &&
+	       (c == up || (up == 0 && t->v->lay.fat_bits == 32 && c == t->v->lay.root_cluster));
+}
+
+/* The . and .. slots; true when the second is a damaged .. (its entry is not walked). */
+static bool check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
 {
 	struct fsc_finding *f;
 
@@ -442,8 +458,9 @@ static void check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind 
 			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
 				       "the first entry is not .");
 	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
-		finding_detail(f, "the second entry is not ..");
+		finding_detail(f, "%s", dotdot_damaged(t, e, k) ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
 	}
+	return dotdot_damaged(t, e, k);
 }
 
 static void one_entry(struct ftree *t, const uint8_t *e)
@@ -452,8 +469,10 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 
 	if (t->end_seen)
 		return fw_past_end(t, e);
-	if (!t->is_root && t->index < 2)
-		check_dots_present(t, e, k);
+	if (!t->is_root && t->index < 2 && check_dots_present(t, e, k)) {
+		t->index++;
+		return;
+	}
 	if (k != FAT_E_LFN)
 		t->lfn_skip = false;
 	if (k != FAT_E_LFN && k != FAT_E_FILE) {

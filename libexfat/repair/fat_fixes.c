@@ -297,6 +297,15 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x)
 	uint8_t e[64];
 	bool both = !strcmp(x->detail, "the directory has no . and .. entries");
 
+	/* (.. with a damaged name: named again, its cluster and dates kept) */
+	if (x->loc_kind == FSC_LOC_ENTRY && x->entry == 1 && !strcmp(x->detail, FV_DOTDOT_DAMAGED) &&
+	    fr_entry_of(f, x, &off) && fr_read_entry(f, off, e)) {
+		memcpy(e + FAT_DIR_NAME, "..         ", FAT_DIR_NAME_LEN);
+		e[FAT_DIR_ATTR] = FAT_ATTR_DIRECTORY;
+		rp_put(&f->r, off, e, 32, "the .. entry's name", false);
+		x->planned = true;
+		return;
+	}
 	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !fr_entry_of(f, x, &off) ||
 	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
 	    (e[FAT_DIR_NAME] && e[FAT_DIR_NAME] != FAT_DIR_FREE) ||

@@ -2144,6 +2144,35 @@ static void test_repair_fat_file_head_flipped(void **state)
 	img_free(&clean);
 }
 
+/*
+ * FAT16: SUB's .. entry with its name damaged ('..' -> '&\xab'): its
+ * cluster is the one .. holds (the root's, 0), so it is the .. entry, not
+ * a directory inside SUB (a cycle to the root, which a repair took for a
+ * directory astray and gave a new empty cluster: salvage seed 71,
+ * pop-fat16 #50); it is named again, and the volume is byte for byte the
+ * undamaged one.
+ */
+static void test_repair_fat_dotdot_name(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	build_fat_tree(&clean, 16);
+	build_fat_tree(&im, 16);
+	fat_dirent(&im, 4, 1)[0] = '&';
+	fat_dirent(&im, 4, 1)[1] = 0xAB;
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_DOT_MISSING));
+	assert_false(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
+	fsc_findings_free(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	img_free(&im);
+	img_free(&clean);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2274,6 +2303,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_foreseen),
 		cmocka_unit_test(test_repair_lost_run),
 		cmocka_unit_test(test_repair_fat_file_head_flipped),
+		cmocka_unit_test(test_repair_fat_dotdot_name),
 		cmocka_unit_test(test_repair_undo_waits_for_walk),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
