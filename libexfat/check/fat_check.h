@@ -47,7 +47,8 @@ struct fat_hooks {
 	void (*claimed)(void *ctx, uint32_t first, uint32_t size, bool dir, bool differs, bool whole);
 	/*
 	 * A file (its 8.3 entry at off, size bytes) whose first cluster another
-	 * allocation claimed too, after it: the file came first (told in the
+	 * allocation claimed too, after it, and lies inside a chain (a FAT
+	 * entry links to it, fv_predecessor): the file came first (told in the
 	 * owners pass, when cross-links were found).
 	 */
 	void (*shared_head)(void *ctx, uint64_t off, uint32_t first, uint32_t size);

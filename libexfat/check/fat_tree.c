@@ -385,7 +385,7 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 		}
 		return;
 	}
-	if (v->hooks && v->hooks->shared_head && ck_first_of_xlink(&v->ck, first))
+	if (v->hooks && v->hooks->shared_head && ck_first_of_xlink(&v->ck, first) && fv_predecessor(v, first))
 		v->hooks->shared_head(v->hooks->ctx, cur_byte(t), first, size);
 	ck_claim(&v->ck, &who, first, size, false, &res, v->differ ? touch : NULL, &w);
 	if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, first))

@@ -477,39 +477,6 @@ static bool lost_head(struct frp *f, uint32_t c)
 	return true;
 }
 
-/*
- * Does some cluster's FAT entry (active copy, as the plan leaves it) link
- * to c?  The FAT read 8,192 entries at a time; *scans bounds the whole
- * reads a repair makes for it.
- */
-#define HEAD_SCANS 16
-static bool has_predecessor(struct frp *f, uint32_t c, unsigned *scans)
-{
-	enum { N = 8192 };	/* (even: a FAT12 chunk starts on a byte) */
-	uint8_t *buf = malloc(N * 4 + 2);
-	bool found = false;
-
-	if (!buf || ++*scans > HEAD_SCANS) {
-		free(buf);
-		return false;
-	}
-	for (uint32_t at = 0; at <= f->cc + 1 && !found; at += N) {
-		uint32_t last = at + N - 1 > f->cc + 1 ? f->cc + 1 : at + N - 1;
-		size_t w;
-		uint64_t from = fr_entry_off(f, f->active, at, &w), to = fr_entry_off(f, f->active, last, &w) + w;
-
-		if (plan_view_read(f->r.dev, f->r.plan, from, buf, (size_t)(to - from)) < 0)
-			break;
-		for (uint32_t x = at < 2 ? 2 : at; x <= last && !found; x++) {
-			uint64_t o = fr_entry_off(f, f->active, x, &w) - from;
-
-			found = x != c && layout_fat_value(&f->lay, layout_cell_get(buf + o, f->lay.fat_bits, x)) == c;
-		}
-	}
-	free(buf);
-	return found;
-}
-
 /* The CROSS_LINK finding about cluster c, or NULL. */
 static struct fsc_finding *cross_at(struct frp *f, uint32_t c)
 {
@@ -525,7 +492,8 @@ static struct fsc_finding *cross_at(struct frp *f, uint32_t c)
 /*
  * A file that came first to a cluster inside another allocation's chain
  * (a directory's second cluster, say: some FAT entry links to it, which
- * no file's first cluster has): when its first cluster is one or two
+ * no file's first cluster has; the check tells, fat_hooks.shared_head):
+ * when its first cluster is one or two
  * flipped bits from the head of a lost chain of exactly the clusters its
  * size needs, and from no other such head, the flip is taken back:
  * the file's own clusters were the lost ones, and the other allocation
@@ -535,8 +503,6 @@ static struct fsc_finding *cross_at(struct frp *f, uint32_t c)
  */
 void fr_relink_heads(struct frp *f)
 {
-	unsigned scans = 0;
-
 	for (size_t i = 0; i < f->nheads && !f->r.err; i++) {
 		const struct head_req *h = &f->heads[i];
 		uint64_t need = ((uint64_t)h->size + f->lay.cluster_bytes - 1) / f->lay.cluster_bytes;
@@ -554,8 +520,7 @@ void fr_relink_heads(struct frp *f)
 				if (c >= 2 && c <= f->cc + 1 && lost_chain_length(f, c, need) == need && lost_head(f, c))
 					hits++, found = c;
 			}
-		if (hits != 1 || !fr_read_entry(f, h->off, e) || fr_entry_first(f, e) != h->first ||
-		    !has_predecessor(f, h->first, &scans))
+		if (hits != 1 || !fr_read_entry(f, h->off, e) || fr_entry_first(f, e) != h->first)
 			continue;
 		fr_set_first(f, e, found);
 		rp_put(&f->r, h->off, e, 32, "the file's first cluster: a flipped bit taken back (its own were lost)", false);
