@@ -133,6 +133,45 @@ static bool restore_as_fat32(struct rp *r, size_t start, struct fsc_dev **view, 
 	return near && restored_view(r, start, view, p2, NULL, false);
 }
 
+static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, unsigned k);
+
+/*
+ * A sector 0 with no error whose geometry (BPB_BytsPerSec to BPB_BkBootSec)
+ * is a bit or two from its sound backup's: one of them was hit, and
+ * mkfs and label tools never make them differ there.  The backup is
+ * restored when the volume checks with fewer errors through it (seed
+ * 251, pop-fat32 #8: BPB_FATSz32 + 8 moved the second FAT copy and the
+ * data area, and the copy choice wrote over 43 clusters of files).
+ */
+static bool restore_geometry(struct rp *r, size_t start, uint32_t bk, struct fsc_dev **view, struct fsc_probe **p2)
+{
+	uint32_t ss = r->p->fat.bytes_per_sector;
+	uint8_t *sec = malloc(ss);
+	unsigned d;
+	bool ok = false;
+
+	if (!sec || fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) < 0) {
+		free(sec);
+		return false;
+	}
+	d = bits_apart(r->p->sector0 + FAT_BPB_BYTS_PER_SEC, sec + FAT_BPB_BYTS_PER_SEC,
+		       FAT32_BPB_RESERVED - FAT_BPB_BYTS_PER_SEC);
+	if (d >= 1 && d <= 2) {
+		rp_put(r, 0, sec, ss, "the boot sector restored from its backup (its geometry the volume's)", false);
+		ok = restored_view(r, start, view, p2, NULL, false) &&
+		     errors_through(*view, *p2, 0) < errors_through(r->dev, r->p, 0);
+	}
+	free(sec);
+	if (!ok && *view) {
+		fsc_probe_free(*p2);
+		fsc_dev_close(*view);
+		*p2 = NULL;
+		*view = NULL;
+		plan_truncate(r->plan, start);
+	}
+	return ok;
+}
+
 bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 {
 	const struct fsc_fat_bpb *b = &r->p->fat;
@@ -161,6 +200,9 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 	damaged = boot_damaged(r->p);
 	if (damaged && !b->bpb32)
 		return restore_as_fat32(r, start, view, p2);
+	if (!damaged && !boot_suspect(r->p) && backup_at(b, &bk) && r->o->level == FSC_REPAIR_ALL &&
+	    fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS))
+		return restore_geometry(r, start, bk, view, p2);
 	if (!backup_at(b, &bk) || !(damaged || boot_suspect(r->p)) ||
 	    !fsc_findings_has(&r->p->findings, FSC_PR_FAT32_BACKUP_DIFFERS) || r->o->level != FSC_REPAIR_ALL ||
 	    !(sec = malloc(ss)))

@@ -1936,7 +1936,7 @@ static void test_repair_dir_field(void **state)
  */
 static void test_repair_fat32_size_flip(void **state)
 {
-	for (int other = 0; other < 5; other++) {
+	for (int other = 0; other < 7; other++) {
 		struct img im, clean;
 		struct fsc_findings fs;
 		struct fsc_plan *plan;
@@ -1944,7 +1944,11 @@ static void test_repair_fat32_size_flip(void **state)
 		(void)state;
 		f32(&im);
 		f32(&clean);
-		if (other == 4)
+		if (other == 6)
+			im.buf[6 * 512 + 36] ^= 0x08;		/* the backup's BPB_FATSz32 + 8: the main sector stays */
+		else if (other == 5)
+			im.buf[36] ^= 0x08;			/* BPB_FATSz32 + 8, no error (seed 251, pop-fat32 #8) */
+		else if (other == 4)
 			im.buf[16] ^= 0x04;			/* BPB_NumFATs 6 (seed 193, pop-fat32 #8) */
 		else if (other == 3)
 			im.buf[23] ^= 0x80;			/* BPB_FATSz16 0x8000: a FAT16 BPB */
