@@ -6,9 +6,9 @@
  * Consumes: a device, its probe and the caller's (empty) findings list.
  * Produces: the probe's findings copied into that list, the checker's
  * appended after them (exfat_check.c, fat_check.c), and a summary.
- * check_with takes exFAT's repair hooks (xv_fix); FAT's repair comes in
- * through fat_check_with with its own (fat_hooks), so exFAT's hooks on a
- * FAT volume are a caller's mistake (-ENOTSUP).  (Two hook contracts:
+ * A repair planner comes in through its family's own door with its
+ * hooks: exfat_check_with (xv_fix, the check's state handed over after
+ * the last pass) and fat_check_with (fat_hooks).  (Two hook contracts:
  * one is the open part of issue 22.)
  */
 #include "config.h"
@@ -44,7 +44,7 @@ static int findings_append(struct fsc_findings *dst, const struct fsc_findings *
 }
 
 int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-	       struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix)
+	       struct fsc_findings *out, struct fsc_check_summary *sum)
 {
 	int r;
 
@@ -53,7 +53,7 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 	if (r < 0)
 		return r;
 	if (p->type == FSC_TYPE_EXFAT)
-		return exfat_check(dev, p, o, out, sum, fix);
+		return exfat_check(dev, p, o, out, sum, NULL, NULL);
 	/*
 	 * A main boot region lost over a sound backup: checked through the
 	 * backup, read-only (a repair restores the region first, or only
@@ -63,16 +63,28 @@ int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_
 		struct fsc_dev *view;
 		struct fsc_probe *vp;
 
-		if (fix || fsc_probe_backup_view(dev, p, &view, &vp) < 0)
+		if (fsc_probe_backup_view(dev, p, &view, &vp) < 0)
 			return 0;
-		r = check_with(view, vp, o, out, sum, NULL);
+		r = check_with(view, vp, o, out, sum);
 		fsc_probe_free(vp);
 		fsc_dev_close(view);
 		return r;
 	}
 	if (fsc_type_is_fat(p->type))
-		return fix ? -ENOTSUP : fat_check(dev, p, o, out, sum, NULL);
+		return fat_check(dev, p, o, out, sum, NULL);
 	return -EINVAL;
+}
+
+int exfat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		     struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix,
+		     struct xvol **kept)
+{
+	int r;
+
+	memset(sum, 0, sizeof(*sum));
+	*kept = NULL;
+	r = findings_append(out, &p->findings);
+	return r < 0 ? r : exfat_check(dev, p, o, out, sum, fix, kept);
 }
 
 int fat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
@@ -88,5 +100,5 @@ int fat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct 
 FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 			 struct fsc_findings *out, struct fsc_check_summary *sum)
 {
-	return check_with(dev, p, o, out, sum, NULL);
+	return check_with(dev, p, o, out, sum);
 }

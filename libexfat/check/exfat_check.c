@@ -102,7 +102,7 @@ static int geometry(struct xvol *v)
 	return 0;
 }
 
-/* Passes 2 to 4, and the owners pass when cross-links were found. */
+/* Passes 2 to 4, and the owners pass when cross-links were found: 1 when all ran. */
 static int passes(struct xvol *v)
 {
 	int r;
@@ -134,37 +134,52 @@ static int passes(struct xvol *v)
 		v->marked = NULL;
 	}
 	r = ck_name_owners(&v->ck, walk_allocations, v);
-	if (r >= 0 && v->fix)
-		r = v->fix->done(v);
-	return r;
+	return r < 0 ? r : 1;
+}
+
+void xv_free(struct xvol *v)
+{
+	if (!v)
+		return;
+	ck_free(&v->ck);
+	free(v->marked);
+	free(v->upcase);
+	free(v->dirbuf);
+	fatreader_free(&v->fr);
+	free(v);
 }
 
 int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix)
+		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix,
+		struct xvol **kept)
 {
-	struct xvol v = { 0 };
+	struct xvol *v;
 	int r = 0;
 
 	memset(sum, 0, sizeof(*sum));
+	if (kept)
+		*kept = NULL;
 	if (p->type != FSC_TYPE_EXFAT)
 		return -EINVAL;
-	v.dev = dev;
-	v.p = p;
-	v.shift = p->ex.sector_shift;
-	v.fix = fix;
-	ck_init(&v.ck, out, sum, o, XV_NPASSES);
-	ck_pass(&v.ck, 1, 1);
-	if (!geometry_usable(p))
-		return 0;	/* the boot region findings say why nothing more can be read */
-	if (geometry(&v) < 0)
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->dev = dev;
+	v->p = p;
+	v->shift = p->ex.sector_shift;
+	v->fix = fix;
+	ck_init(&v->ck, out, sum, o, XV_NPASSES);
+	ck_pass(&v->ck, 1, 1);
+	/* (an unusable boot region: its findings say why nothing more can be read) */
+	if (geometry_usable(p) && geometry(v) == 0) {
+		sum->clusters_total = p->ex.cluster_count;
+		check_oem(v);
+		r = passes(v);
+	}
+	if (r > 0 && kept) {
+		*kept = v;
 		return 0;
-	sum->clusters_total = p->ex.cluster_count;
-	check_oem(&v);
-	r = passes(&v);
-	ck_free(&v.ck);
-	free(v.marked);
-	free(v.upcase);
-	free(v.dirbuf);
-	fatreader_free(&v.fr);
-	return r;
+	}
+	xv_free(v);
+	return r < 0 ? r : 0;
 }

@@ -16,13 +16,13 @@ struct xvol;
  * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
  * the right one, or -1), ValidDataLength or cluster chain (chain: how the
  * walk of a file's chain went, a cross-link included; NULL for a directory
- * or a sound chain) is wrong; done runs once every
- * pass is over, with the claimed set and the on-disk bitmap still held.
+ * or a sound chain) is wrong.  The hooks only note and plan what the
+ * walk shows; the rest of the repair runs after the check has returned,
+ * on the state it hands over (exfat_check's kept).
  */
 struct xv_fix {
 	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
 		    const char *path);
-	int (*done)(struct xvol *v);
 	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
 	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
 	/*
@@ -143,12 +143,22 @@ int xv_walk_tree(struct xvol *v);
 
 /*
  * exfat_check.c: the checker, for fsc_check (out holds the probe's findings
- * already); fix (may be NULL) plans a repair beside it.
+ * already); fix (may be NULL) plans a repair beside it.  With kept, a check
+ * that ran every pass hands its state to the caller (*kept; NULL when it
+ * stopped early): the claimed set, the on-disk bitmap, the up-case table,
+ * the FAT reader.  The caller owns it then and frees it with xv_free; o,
+ * out and sum must outlive it.
  */
 int exfat_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix);
-/* dispatch.c: fsc_check with a repair planner beside the checker (fix may be NULL). */
+		struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix,
+		struct xvol **kept);
+void xv_free(struct xvol *v);
+/* dispatch.c: fsc_check, for the library's own callers. */
 int check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
-	       struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix);
+	       struct fsc_findings *out, struct fsc_check_summary *sum);
+/* dispatch.c: the exFAT check with a repair planner's hooks, its state kept (exfat_check). */
+int exfat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
+		     struct fsc_findings *out, struct fsc_check_summary *sum, const struct xv_fix *fix,
+		     struct xvol **kept);
 
 #endif

@@ -627,10 +627,14 @@ static bool walk_unsettled(const struct rp *r)
 	return false;
 }
 
-/* After the last pass: FAT head, allocation, boot checksum; the flags they leave. */
-static int repair_done(struct xvol *v)
+/*
+ * After the check has returned, on the state it handed over (its claimed
+ * set, the on-disk bitmap, the up-case table): what the walk's hooks could
+ * not plan alone, then the FAT head, the allocation, the boot checksum and
+ * the flags they leave.
+ */
+static int repair_done(struct rp *r, struct xvol *v)
 {
-	struct rp *r = v->fix->ctx;
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
@@ -715,7 +719,7 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 }
 
 static const struct xv_fix repair_fix = {
-	.set = fix_set, .done = repair_done, .rename = note_rename, .dir = xr_note_dir, .upcase = xr_upcase_choose,
+	.set = fix_set, .rename = note_rename, .dir = xr_note_dir, .upcase = xr_upcase_choose,
 	.end_mark = xr_revive_note_mark,
 };
 
@@ -728,13 +732,14 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	struct xv_fix fix = repair_fix;
 	struct fsc_dev *restored = NULL;
 	struct fsc_probe *p2 = NULL;
+	struct xvol *v = NULL;
 	size_t start;
 	uint8_t f2[2];
 	int ret;
 
 	/* A FAT32 sector 0 lost over its backup: checked through the backup, nothing planned. */
 	if (p->backup_type == FSC_TYPE_FAT32)
-		return check_with(dev, p, co, out, sum, NULL);
+		return check_with(dev, p, co, out, sum);
 	if (p->type != FSC_TYPE_EXFAT && !fsc_findings_has(&p->findings, FSC_PR_EXFAT_MAIN_BOOT_LOST)) {
 		memset(sum, 0, sizeof(*sum));
 		return -EINVAL;
@@ -754,7 +759,13 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	 * field of it wrong (or a volume larger than its device) and no sound
 	 * backup restored, nothing is planned; the check only reports.
 	 */
-	ret = check_with(restored ? restored : dev, p, &o, out, sum, xr_geometry_sound(p) ? &fix : NULL);
+	if (p->type != FSC_TYPE_EXFAT)	/* (no restore: the backup view is only checked) */
+		ret = check_with(dev, p, &o, out, sum);
+	else
+		ret = exfat_check_with(restored ? restored : dev, p, &o, out, sum, xr_geometry_sound(p) ? &fix : NULL, &v);
+	if (ret >= 0 && v && v->fix)
+		ret = repair_done(&r, v);
+	xv_free(v);
 	if (ret >= 0 && r.err)
 		ret = r.err;
 	if (ret >= 0 && r.done)

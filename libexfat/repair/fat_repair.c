@@ -650,7 +650,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 		 * fsck.fat refuses and a flipped bit of BPB_NumFATs makes (the
 		 * data area then read as FAT copies): read-only.
 		 */
-		return check_with(dev, p, co, out, sum, NULL);
+		return check_with(dev, p, co, out, sum);
 	}
 	start = fsc_plan_count(plan);
 	ret = first_check(&f, &view, &o, sum, &hooks);

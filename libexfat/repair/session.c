@@ -229,7 +229,7 @@ static int final_check(struct fsc_dev *dev, const struct fsc_check_opts *co, str
 	int r = view ? fsc_probe_volume(view, &pv) : -ENOMEM;
 
 	if (r == 0)
-		r = check_with(view, pv, co, fs, &sum, NULL);
+		r = check_with(view, pv, co, fs, &sum);
 	fsc_probe_free(pv);
 	fsc_dev_close(view);
 	return r;
