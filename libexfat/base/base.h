@@ -75,7 +75,14 @@ static inline char tolower_ascii(uint8_t c)
 	return (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
 }
 
-/* pathtab.c: directories of a walk as (parent, name) nodes; node 0 is the root. */
+/*
+ * dirwalk.c: the one core of every directory-tree walk (the exFAT and FAT
+ * checks, fsc_walk_tree): the directories met, as (parent, name) nodes of
+ * a path table (node 0 is the root), and the stack of directories waiting
+ * to be read, parents before children.  A job is the walker's own record
+ * of job_size bytes whose first member is its node (size_t).  Each family
+ * decodes its own entries and pushes the directories they name.
+ */
 struct pathnode {
 	size_t parent;
 	char *name;
@@ -90,6 +97,33 @@ size_t pathtab_add(struct pathtab *t, size_t parent, const char *name);
 /* "/a/b" for node n; a path too long for buf is cut at the front ("./b"). */
 void pathtab_path(const struct pathtab *t, size_t n, char *buf, size_t len);
 void pathtab_free(struct pathtab *t);
+
+struct dirwalk {
+	struct pathtab nodes;
+	unsigned char *jobs;		/* waiting: the last pushed is read next */
+	size_t job_size, njobs, capjobs;
+	char prefix[4096];		/* the path of the directory the walk starts at ("" for the root) */
+	char path[4096];		/* the directory being read: prefix and its path below it */
+};
+/* prefix: the start directory's path, or NULL for the root.  0, or -ENOMEM. */
+int dirwalk_init(struct dirwalk *w, size_t job_size, const char *prefix);
+void dirwalk_free(struct dirwalk *w);
+/* A directory met in parent's entries: its node, or SIZE_MAX when out of memory. */
+static inline size_t dirwalk_add(struct dirwalk *w, size_t parent, const char *name)
+{
+	return pathtab_add(&w->nodes, parent, name);
+}
+/* job waits to be read (copied); its slot, or NULL (its node SIZE_MAX, or out of memory: not read). */
+void *dirwalk_push(struct dirwalk *w, const void *job);
+/* The k-th job waiting from the bottom (k < njobs). */
+static inline void *dirwalk_job(const struct dirwalk *w, size_t k)
+{
+	return w->jobs + k * w->job_size;
+}
+/* The next job into *job, with path set to its directory's; false when none waits. */
+bool dirwalk_pop(struct dirwalk *w, void *job);
+/* The path of node n (prefix, then its path below) into path. */
+void dirwalk_path(struct dirwalk *w, size_t n);
 
 /* crc32.c: CRC-32 (IEEE) of n bytes at p, continuing crc (0 to start). */
 uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n);

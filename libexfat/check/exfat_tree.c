@@ -28,7 +28,7 @@
 #define DIR_HEAD 4096u
 
 struct job {
-	size_t node;
+	size_t node;		/* (first: dirwalk.c) */
 	uint32_t first;
 	uint64_t size;		/* 0: the root, by its chain */
 	bool nofat;
@@ -58,9 +58,7 @@ struct dir_mark {
 
 struct walk {
 	struct xvol *v;
-	struct pathtab nodes;
-	struct job *stack;
-	size_t nstack, capstack;
+	struct dirwalk dw;		/* the directories met and waiting; dw.path: the one being read */
 	struct dirtail *tail;		/* NULL while resolving cross-links */
 	uint32_t dirs;			/* directories read */
 	/* the directory being read */
@@ -71,7 +69,6 @@ struct walk {
 	uint32_t used;			/* bytes of its first cluster read */
 	size_t siblings;		/* the stack's height when it was taken: its siblings below */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
-	char path[4096];
 	uint32_t cluster, entry;
 	struct exfat_asm as;		/* the entry set being assembled */
 	unsigned n_bitmap, n_upcase, n_label, n_guid;
@@ -100,12 +97,10 @@ static void ask_head(struct walk *w, struct job *j, uint32_t len)
 /* Read whole (no to_end_marker): asked for at once; else ask_ahead() asks once a sibling shows how much. */
 static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd)
 {
-	if (node == SIZE_MAX || !grow((void **)&w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack)))
-		return;
-	w->stack[w->nstack] = (struct job){ node, first, size, nofat, w->as.at, w->nofat, odd, 0 };
-	if (!ck_to_end_marker(&w->v->ck) && dev_ask_ahead(&w->warmth))
-		ask_head(w, &w->stack[w->nstack], w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
-	w->nstack++;
+	struct job *j = dirwalk_push(&w->dw, &(struct job){ node, first, size, nofat, w->as.at, w->nofat, odd, 0 });
+
+	if (j && !ck_to_end_marker(&w->v->ck) && dev_ask_ahead(&w->warmth))
+		ask_head(w, j, w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
 }
 
 #define SIBLINGS_AHEAD 1024u	/* siblings asked for at a time (held by the page cache) */
@@ -114,18 +109,21 @@ static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size,
 /* as many bytes as it took (a tree's levels look alike): one request a directory, each job once. */
 static void ask_ahead(struct walk *w)
 {
-	size_t parent = w->nodes.v[w->node].parent;
+	size_t parent = w->dw.nodes.v[w->node].parent;
 	uint32_t chunk = w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK;
 	uint32_t len = (w->used + DIR_HEAD - 1) / DIR_HEAD * DIR_HEAD;
+	struct job *top = w->dw.njobs > w->siblings ? dirwalk_job(&w->dw, w->dw.njobs - 1) : NULL;
 
 	if (!ck_to_end_marker(&w->v->ck) || !dev_ask_ahead(&w->warmth))
 		return;
-	if (w->nstack > w->siblings && !w->stack[w->nstack - 1].head)
-		ask_head(w, &w->stack[w->nstack - 1], w->v->cb < DIR_HEAD ? w->v->cb : DIR_HEAD);
+	if (top && !top->head)
+		ask_head(w, top, w->v->cb < DIR_HEAD ? w->v->cb : DIR_HEAD);
 	for (size_t k = w->siblings, n = 0; !w->is_root && len && k-- > 0 && n++ < SIBLINGS_AHEAD;) {
-		if (w->stack[k].head || w->nodes.v[w->stack[k].node].parent != parent)
+		struct job *j = dirwalk_job(&w->dw, k);
+
+		if (j->head || w->dw.nodes.v[j->node].parent != parent)
 			break;
-		ask_head(w, &w->stack[k], len < chunk ? len : chunk);
+		ask_head(w, j, len < chunk ? len : chunk);
 	}
 }
 
@@ -134,7 +132,7 @@ static void ask_ahead(struct walk *w)
 static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
 					 uint32_t entry, const char *name)
 {
-	struct owner who = { w->path, name, cluster, entry, NULL, 0, false, 0, 0 };
+	struct owner who = { w->dw.path, name, cluster, entry, NULL, 0, false, 0, 0 };
 
 	return ck_add_owner(&w->v->ck, id, &who);
 }
@@ -474,7 +472,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	if (sum == exfat_primary_set_checksum(w->as.set) && w->want_hash < 0 && fi->d.valid_size <= fi->d.size && !chain_bad &&
 	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
-	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
+	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
@@ -484,7 +482,7 @@ static void no_cluster_dir(struct walk *w, struct fileinfo *fi)
 	char path[4096 + 800];
 	struct chain_res none = { 0 };
 
-	snprintf(path, sizeof(path), "%s%s%s", w->path, strcmp(w->path, "/") ? "/" : "", fname(fi));
+	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
 	w->v->fix->dir(w->v, &w->as.at, w->nofat, &none, path);
 }
 
@@ -524,12 +522,12 @@ static void finish_file_set(struct walk *w)
 			   fi->d.size > MAX_DIR_BYTES;
 
 		if (fi->d.first_cluster)
-			push_job(w, pathtab_add(&w->nodes, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
+			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd);
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			no_cluster_dir(w, fi);
 	} else {
-		struct owner who = { w->path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,
+		struct owner who = { w->dw.path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,
 				     fi->d.valid_size < fi->d.size ? fi->d.valid_size : 0 };
 		struct chain_res res;
 
@@ -700,7 +698,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 
 static void read_dir(struct walk *w, const struct job *j)
 {
-	struct owner who = { w->path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0, 0 };
+	struct owner who = { w->dw.path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0, 0 };
 	struct chain_res res;
 	struct xvol *v = w->v;
 
@@ -715,7 +713,6 @@ static void read_dir(struct walk *w, const struct job *j)
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
 	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
-	pathtab_path(&w->nodes, j->node, w->path, sizeof(w->path));
 	if (w->is_root) {
 		who.name = "root directory";
 		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
@@ -726,7 +723,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
 	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
 	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb)))
-		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, w->path);
+		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, w->dw.path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	check_duplicates(w);
@@ -745,7 +742,7 @@ static void report_tails(struct walk *w)
 	for (size_t i = 0; i < n; i++) {
 		if (i && h[i].dir == h[i - 1].dir)
 			continue;
-		pathtab_path(&w->nodes, h[i].node, w->path, sizeof(w->path));
+		dirwalk_path(&w->dw, h[i].node);
 		if ((f = entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
 			finding_actual(f, "%02x", h[i].type);
 		if (w->marks && h[i].dir < w->capmarks && w->marks[h[i].dir].cluster)
@@ -763,7 +760,7 @@ int xv_walk_tree(struct xvol *v)
 		return -ENOMEM;
 	w->v = v;
 	w->warmth.waited = 1;
-	if (pathtab_init(&w->nodes) < 0) {
+	if (dirwalk_init(&w->dw, sizeof(struct job), NULL) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -776,10 +773,8 @@ int xv_walk_tree(struct xvol *v)
 	}
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(w, 0, v->p->ex.root_cluster, 0, false, false);
-	while (w->nstack && !ck_out_of_time(&v->ck)) {
-		struct job j = w->stack[--w->nstack];
-
-		w->siblings = w->nstack;
+	for (struct job j; w->dw.njobs && !ck_out_of_time(&v->ck) && dirwalk_pop(&w->dw, &j);) {
+		w->siblings = w->dw.njobs;
 		read_dir(w, &j);
 	}
 	if (w->tail && v->ck.sum->incomplete)
@@ -789,8 +784,7 @@ int xv_walk_tree(struct xvol *v)
 	dev_random(v->dev, false);
 out:
 	dirtail_free(w->tail);
-	pathtab_free(&w->nodes);
-	free(w->stack);
+	dirwalk_free(&w->dw);
 	free(w->names);
 	free(w->arena);
 	free(w->given);

@@ -311,12 +311,11 @@ static uint32_t first_read(const struct fvol *v, uint64_t len)
 
 static void push_job(struct ftree *t, const struct job *j)
 {
-	if (j->node == SIZE_MAX || !grow((void **)&t->stack, &t->capstack, t->nstack + 1, sizeof(*t->stack)))
+	if (!dirwalk_push(&t->dw, j))
 		return;
 	/* Its first read comes soon: the kernel may fetch it while the walk goes on (more reads in flight). */
 	if (fv_cluster_valid(t->v, j->first) && dev_ask_ahead(&t->warmth))
 		dev_willneed(t->v->dev, layout_cluster_byte(&t->v->lay, j->first), first_read(t->v, t->v->cb));
-	t->stack[t->nstack++] = *j;
 }
 
 static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_t size)
@@ -333,7 +332,7 @@ static void dir_entry(struct ftree *t, const char *name, uint32_t first, uint32_
 						t->is_root ? 0 : t->cur.first);
 		return;
 	}
-	j = (struct job){ pathtab_add(&t->nodes, t->cur.node, name), first, t->is_root ? 0 : t->cur.first,
+	j = (struct job){ dirwalk_add(&t->dw, t->cur.node, name), first, t->is_root ? 0 : t->cur.first,
 			  t->cl, t->ent, t->cl ? 0 : t->byte, false };
 	push_job(t, &j);
 }
@@ -538,7 +537,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		if (c == t->head && at == 0) {
 			t->head = 0;	/* (read_dir read it to look for . and ..) */
 		} else if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
-			struct owner who = { t->path, NULL, 0, 0, NULL, 0, false, 0, 0 };
+			struct owner who = { t->dw.path, NULL, 0, 0, NULL, 0, false, 0, 0 };
 
 			unreadable(t, &who, byte, len);
 			return false;
@@ -638,7 +637,7 @@ static bool dir_or_later(struct ftree *t, const struct job *j, const struct owne
 static void read_dir(struct ftree *t, const struct job *j)
 {
 	struct fvol *v = t->v;
-	struct owner who = { t->path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte, 0 };
+	struct owner who = { t->dw.path, NULL, j->cl, j->ent, NULL, 0, false, j->cl ? 0 : j->byte, 0 };
 	struct chain_res res;
 	struct fsc_finding *f;
 	size_t x;
@@ -652,7 +651,6 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = t->nzruns = 0;
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
-	pathtab_path(&t->nodes, j->node, t->path, sizeof(t->path));
 	if (t->is_root && v->lay.fat_bits != 32) {
 		read_root_area(t);
 	} else {
@@ -704,7 +702,7 @@ int fv_walk_tree(struct fvol *v)
 	struct job root = { 0, v->lay.fat_bits == 32 ? v->lay.root_cluster : 0, 0, 0, 0, 0, false };
 	int r = 0;
 
-	if (!t || pathtab_init(&t->nodes) < 0) {
+	if (!t || dirwalk_init(&t->dw, sizeof(struct job), NULL) < 0) {
 		free(t);
 		return -ENOMEM;
 	}
@@ -714,18 +712,14 @@ int fv_walk_tree(struct fvol *v)
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(t, &root);
 	for (size_t next = 0;;) {
-		while (t->nstack && !ck_out_of_time(&v->ck)) {
-			struct job j = t->stack[--t->nstack];
-
+		for (struct job j; t->dw.njobs && !ck_out_of_time(&v->ck) && dirwalk_pop(&t->dw, &j);)
 			read_dir(t, &j);
-		}
 		if (next == t->nlater || ck_out_of_time(&v->ck))
 			break;
 		push_job(t, &t->later[next++]);		/* (the ones put off, in walk order, each with its tree) */
 	}
 	dev_random(v->dev, false);
-	pathtab_free(&t->nodes);
-	free(t->stack);
+	dirwalk_free(&t->dw);
 	free(t->later);
 	free(t->names);
 	free(t->arena);

@@ -11,7 +11,7 @@
 #include "io/io.h"
 
 struct job {
-	size_t node;
+	size_t node;			/* (first: dirwalk.c) */
 	uint32_t first;			/* 0: the FAT12/16 root area */
 	uint32_t parent;		/* the parent's first cluster as .. holds it (0: the root) */
 	uint32_t cl, ent;		/* the directory's entry in its parent */
@@ -35,9 +35,7 @@ struct dent {
 
 struct ftree {
 	struct fvol *v;
-	struct pathtab nodes;
-	struct job *stack;
-	size_t nstack, capstack;
+	struct dirwalk dw;		/* the directories met and waiting; dw.path: the one being read */
 	struct job *later;		/* directories whose cluster holds no . and .. entries, in walk order */
 	size_t nlater, caplater;
 	/* the directory being read */
@@ -48,7 +46,6 @@ struct ftree {
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	uint32_t head;			/* the cluster whose first read dirbuf holds already (0: none) */
 	bool touched;			/* the directory being read passes an entry where the FAT copies differ */
-	char path[4096];
 	uint64_t index;			/* entries read so far */
 	uint32_t cl, ent;		/* where the entry lies: cluster and index, */
 	uint64_t byte;			/* or its byte in the root area (cl 0) */
@@ -98,7 +95,7 @@ struct ftree {
 
 static inline struct owner here(const struct ftree *t, const char *name)
 {
-	return (struct owner){ t->path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte, 0 };
+	return (struct owner){ t->dw.path, name, t->cl, t->ent, NULL, 0, false, t->cl ? 0 : t->byte, 0 };
 }
 
 static inline struct fsc_finding *at_entry(struct ftree *t, enum fsc_problem id, const char *name)

@@ -24,7 +24,7 @@
 #include "vol/geo.h"
 
 struct wjob {
-	size_t node;
+	size_t node;		/* (first: dirwalk.c) */
 	uint32_t first;
 	uint64_t size;		/* 0: by the chain */
 	bool nofat;
@@ -43,33 +43,12 @@ struct wk {
 	int stop;
 	bool looped;		/* a live directory's chain came back to a cluster read already */
 	uint64_t *seen;		/* directory clusters already read */
-	char prefix[4096];	/* the path of the directory the walk started at, "" for the root */
-	struct pathtab nodes;
-	struct wjob *stack;
-	size_t nstack, capstack;
+	struct dirwalk dw;	/* the directories met and waiting; dw.path: the one being read */
 	/* the directory being read */
 	struct wjob cur;
-	char dir[4096];
 	struct exfat_asm as;	/* exFAT set being assembled */
 	struct fat_lfn lfn;	/* FAT long name being assembled */
 };
-
-static void push(struct wk *w, size_t node, const struct wjob *j)
-{
-	if (node == SIZE_MAX)
-		return;
-	if (w->nstack == w->capstack) {
-		size_t cap = w->capstack ? 2 * w->capstack : 64;
-		struct wjob *v = realloc(w->stack, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		w->stack = v;
-		w->capstack = cap;
-	}
-	w->stack[w->nstack] = *j;
-	w->stack[w->nstack++].node = node;
-}
 
 /* A deleted entry's recovery (read.c); for a directory, how to read it when intact. */
 static void recovery(struct wk *w, struct fsc_dirent *d, struct wjob *j)
@@ -91,7 +70,7 @@ static void emit(struct wk *w, struct fsc_dirent *d)
 	char path[4096 + 800];
 	struct wjob j = { 0, d->first_cluster, d->size, d->nofat, false, true, w->cur.depth + 1 };
 
-	snprintf(path, sizeof(path), "%s%s%s", w->dir, strcmp(w->dir, "/") ? "/" : "", d->name);
+	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", d->name);
 	d->path = path;
 	d->depth = w->cur.depth + 1;
 	d->parent_id = w->cur.node;
@@ -102,13 +81,12 @@ static void emit(struct wk *w, struct fsc_dirent *d)
 		recovery(w, d, &j);
 	if (d->dir && d->first_cluster && !(w->flags & FSC_WALK_ONE) &&
 	    (!d->deleted || d->recovery == FSC_REC_INTACT)) {
-		size_t node = pathtab_add(&w->nodes, w->cur.node, d->name);
-
-		d->id = node == SIZE_MAX ? 0 : node;
+		j.node = dirwalk_add(&w->dw, w->cur.node, d->name);
+		d->id = j.node == SIZE_MAX ? 0 : j.node;
 		j.deleted = d->deleted;
 		if (!d->deleted)
 			j.size = d->size;
-		push(w, node, &j);
+		dirwalk_push(&w->dw, &j);
 	}
 	if (!w->stop)
 		w->stop = w->fn(w->ctx, d);
@@ -306,26 +284,6 @@ static bool area(struct wk *w, const uint8_t *d, size_t len, uint32_t c, uint64_
 	return true;
 }
 
-/* The path of the directory being read: the start's, then the walk's own below it. */
-static void dir_path(struct wk *w)
-{
-	char rel[sizeof(w->dir)];
-
-	size_t a = strlen(w->prefix), b;
-
-	pathtab_path(&w->nodes, w->cur.node, rel, sizeof(rel));
-	if (a <= 1) {	/* "" or "/": the walk's own paths */
-		memcpy(w->dir, rel, sizeof(rel));
-		return;
-	}
-	b = strcmp(rel, "/") ? strlen(rel) : 0;
-	if (a + b >= sizeof(w->dir))
-		b = a < sizeof(w->dir) ? sizeof(w->dir) - 1 - a : 0;	/* cut, as pathtab_path does */
-	memcpy(w->dir, w->prefix, a);
-	memcpy(w->dir + a, rel, b);
-	w->dir[a + b] = '\0';
-}
-
 static void read_dir(struct wk *w)
 {
 	const struct wjob *j = &w->cur;
@@ -335,7 +293,6 @@ static void read_dir(struct wk *w)
 
 	exfat_asm_init(&w->as, (w->flags & FSC_WALK_DELETED) ? EXA_DELETED : 0, 18);
 	fat_lfn_reset(&w->lfn);
-	dir_path(w);
 	if (j->root && w->l->type != FSC_TYPE_EXFAT && w->l->fat_bits != 32) {
 		if (fsc_dev_map(w->l->dev, w->l->root_byte, w->l->root_bytes, &d) == 0)
 			area(w, d, w->l->root_bytes, 0, w->l->root_byte);
@@ -364,7 +321,8 @@ static int start_job(struct wk *w, const struct fsc_dirent *dir, struct wjob *j)
 	}
 	if (!dir->dir || dir->label)
 		return -ENOTDIR;
-	snprintf(w->prefix, sizeof(w->prefix), "%s", dir->path ? dir->path : "/");
+	if (dir->path && strcmp(dir->path, "/"))
+		snprintf(w->dw.prefix, sizeof(w->dw.prefix), "%s", dir->path);
 	j->first = dir->first_cluster;
 	j->size = dir->size;
 	j->nofat = dir->nofat;
@@ -398,22 +356,19 @@ FSC_EXPORT int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, cons
 	w->fn = fn;
 	w->ctx = ctx;
 	w->seen = calloc(((uint64_t)w->l->held + 63) / 64 + 1, 8);
-	if (!w->seen || pathtab_init(&w->nodes) < 0) {
+	if (!w->seen || dirwalk_init(&w->dw, sizeof(struct wjob), NULL) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
 	if ((r = start_job(w, dir, &j)) < 0)
 		goto out;
-	push(w, 0, &j);
-	while (w->nstack && !w->stop) {
-		w->cur = w->stack[--w->nstack];
+	dirwalk_push(&w->dw, &j);
+	while (!w->stop && dirwalk_pop(&w->dw, &w->cur))
 		read_dir(w);
-	}
 	r = w->stop ? w->stop : w->looped && (flags & FSC_WALK_LOOPS) ? -ELOOP : 0;
 out:
 	vol_src_close(&w->src);
-	pathtab_free(&w->nodes);
-	free(w->stack);
+	dirwalk_free(&w->dw);
 	free(w->seen);
 	free(w);
 	return r;

@@ -6,7 +6,9 @@
  * walker, in the rest of the cluster, in a later cluster, in the last
  * entry), only the EntryType byte counts, one finding per directory, and
  * the findings are the same, in the same order, with and without the
- * thread.
+ * thread.  And the walk core every tree walk shares (base/dirwalk.c):
+ * depth-first order, the paths of nodes, a start below the root, a path
+ * too long for the buffer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "builder.h"
 #include "fatscope/fatscope.h"
 #include "base/bytes.h"
+#include "base/base.h"
 
 /* Where a test plants a byte: entry `entry` of the n-th directory made (-1: the root). */
 struct plant {
@@ -233,9 +236,79 @@ static void test_after_end_many(void **state)
 	tree_free(&t);
 }
 
+struct tjob {
+	size_t node;
+	int tag;
+};
+
+/* Last pushed, first read; each pop sets the path of its node; SIZE_MAX nodes are not pushed. */
+static void test_dirwalk_order(void **state)
+{
+	struct dirwalk w;
+	struct tjob j = { 0, 0 };
+	size_t a, b;
+
+	(void)state;
+	assert_int_equal(dirwalk_init(&w, sizeof(struct tjob), NULL), 0);
+	assert_non_null(dirwalk_push(&w, &j));
+	assert_true(dirwalk_pop(&w, &j));
+	assert_string_equal(w.path, "/");
+	a = dirwalk_add(&w, 0, "a");
+	b = dirwalk_add(&w, a, "b");
+	assert_non_null(dirwalk_push(&w, &(struct tjob){ a, 1 }));
+	assert_non_null(dirwalk_push(&w, &(struct tjob){ b, 2 }));
+	assert_null(dirwalk_push(&w, &(struct tjob){ SIZE_MAX, 3 }));
+	assert_int_equal(w.njobs, 2);
+	assert_int_equal(((struct tjob *)dirwalk_job(&w, 0))->tag, 1);
+	assert_true(dirwalk_pop(&w, &j));
+	assert_int_equal(j.tag, 2);
+	assert_string_equal(w.path, "/a/b");
+	assert_true(dirwalk_pop(&w, &j));
+	assert_int_equal(j.tag, 1);
+	assert_string_equal(w.path, "/a");
+	assert_false(dirwalk_pop(&w, &j));
+	for (int i = 0; i < 1000; i++)	/* (the stack grows) */
+		assert_non_null(dirwalk_push(&w, &(struct tjob){ b, i }));
+	for (int i = 999; i >= 0; i--) {
+		assert_true(dirwalk_pop(&w, &j));
+		assert_int_equal(j.tag, i);
+	}
+	dirwalk_free(&w);
+}
+
+/* A walk from /x/y: its paths begin there; "/" as the start is the root; a long path is cut. */
+static void test_dirwalk_paths(void **state)
+{
+	struct dirwalk w;
+	char name[301];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(dirwalk_init(&w, sizeof(struct tjob), "/x/y"), 0);
+	dirwalk_path(&w, 0);
+	assert_string_equal(w.path, "/x/y");
+	dirwalk_path(&w, dirwalk_add(&w, 0, "z"));
+	assert_string_equal(w.path, "/x/y/z");
+	dirwalk_free(&w);
+	assert_int_equal(dirwalk_init(&w, sizeof(struct tjob), "/"), 0);
+	dirwalk_path(&w, dirwalk_add(&w, 0, "z"));
+	assert_string_equal(w.path, "/z");
+	memset(name, 'n', 300);
+	name[300] = '\0';
+	for (int i = 0; i < 20; i++)	/* 20 * 301 bytes: past the 4096 of path */
+		n = dirwalk_add(&w, n, name);
+	dirwalk_path(&w, n);
+	assert_true(strlen(w.path) < sizeof(w.path));
+	assert_memory_equal(w.path, "./", 2);	/* cut at the front: the leaf stays */
+	assert_memory_equal(w.path + strlen(w.path) - 300, name, 300);
+	dirwalk_free(&w);
+}
+
 int unit_tree(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dirwalk_order),
+		cmocka_unit_test(test_dirwalk_paths),
 		cmocka_unit_test(test_after_end_places),
 		cmocka_unit_test(test_after_end_many),
 	};
