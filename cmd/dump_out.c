@@ -31,10 +31,10 @@ static void field_problems(const struct fsc_probe *p, const char *name, char *bu
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < fs->n && o + 2 < len; i++)
-		if (strcmp(fs->v[i].field, name) == 0)
+	for (size_t i = 0; i < fsc_findings_count(fs) && o + 2 < len; i++)
+		if (strcmp(fsc_finding_field(fsc_findings_at(fs, i)), name) == 0)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? "," : "",
-					      fsc_problem_info(fs->v[i].id)->name);
+					      fsc_problem_info(fsc_finding_id(fsc_findings_at(fs, i)))->name);
 }
 
 static struct libscols_table *table(const char *const *cols, size_t n)
@@ -169,27 +169,21 @@ static void boot_fat(struct dump_ctl *ctl)
 
 static void section_boot(struct dump_ctl *ctl)
 {
-	const struct fsc_findings *fs = fsc_probe_findings(ctl->p), *lost;
-	struct fsc_findings all = { 0 };
+	struct finding_view fv = { 0 };
 
 	if (fsc_probe_type(ctl->p) == FSC_TYPE_EXFAT)
 		boot_exfat(ctl);
 	else
 		boot_fat(ctl);
 	/* Read through the backup: the destroyed sector 0's finding first, then the backup's. */
-	if (ctl->main_p && (lost = fsc_probe_findings(ctl->main_p))->n &&
-	    (all.v = malloc((lost->n + fs->n) * sizeof(*all.v)))) {
-		memcpy(all.v, lost->v, lost->n * sizeof(*all.v));
-		if (fs->n)
-			memcpy(all.v + lost->n, fs->v, fs->n * sizeof(*all.v));
-		all.n = all.cap = lost->n + fs->n;
-		fs = &all;
-	}
+	if (ctl->main_p)
+		finding_view_add(&fv, fsc_probe_findings(ctl->main_p), false);
+	finding_view_add(&fv, fsc_probe_findings(ctl->p), false);
 	if (ctl->json)
-		report_findings_json(&ctl->j, fs);
+		report_findings_json(&ctl->j, &fv);
 	else
-		report_findings_text(fs, "");
-	free(all.v);	/* the entries are the probes' */
+		report_findings_text(&fv, "");
+	finding_view_free(&fv);
 	if (!ctl->json)
 		putchar('\n');
 }

@@ -70,11 +70,11 @@ static void set_deadline(struct fsck_ctl *ctl)
  * volume fresh from mkfs checks clean.  Findings that could not be kept
  * count as errors.
  */
-static int ledger_code(const struct fsc_findings *fs, unsigned *left)
+static int ledger_code(const struct finding_view *fv, unsigned *left)
 {
-	*left = fs->dropped ? 1 : 0;
-	for (size_t i = 0; i < fs->n; i++)
-		if (fsc_problem_info(fs->v[i].id)->severity >= FSC_SEV_ERROR)
+	*left = fv->dropped ? 1 : 0;
+	for (size_t i = 0; i < fv->n; i++)
+		if (fsc_problem_info(fsc_finding_id(fv->v[i]))->severity >= FSC_SEV_ERROR)
 			(*left)++;
 	return *left ? FSCK_UNCORRECTED : FSCK_OK;
 }
@@ -124,7 +124,7 @@ struct repair_json {
 	const char *undo;
 };
 
-static void report_json(const char *path, const struct fsc_probe *p, const struct fsc_findings *fs,
+static void report_json(const char *path, const struct fsc_probe *p, const struct finding_view *fs,
 			const struct fsc_check_summary *s, bool checked, int code, const struct repair_json *rj)
 {
 	struct json j;
@@ -158,14 +158,14 @@ static void report_json(const char *path, const struct fsc_probe *p, const struc
 }
 
 /* The findings (unless list is false: shown already), the summary and the closing line. */
-static void report_text(const struct fsck_ctl *ctl, const char *path, const struct fsc_findings *fs,
+static void report_text(const struct fsck_ctl *ctl, const char *path, const struct finding_view *fs,
 			const struct fsc_check_summary *s, int code, unsigned left, bool list, bool before)
 {
 	char prefix[4200];
 
 	snprintf(prefix, sizeof(prefix), "%s: ", path);
 	for (size_t i = 0; list && i < fs->n; i++)
-		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", &fs->v[i]);
+		report_finding_line(stdout, ctl->mode == MODE_PREEN ? prefix : "", fs->v[i]);
 	if (s->suppressed)
 		printf(_("%s%llu more findings of the same kinds not listed\n"), prefix,
 		       (unsigned long long)s->suppressed);
@@ -179,7 +179,7 @@ static void report_text(const struct fsck_ctl *ctl, const char *path, const stru
 		size_t warn = 0;
 
 		for (size_t i = 0; i < fs->n; i++)
-			warn += fsc_problem_info(fs->v[i].id)->severity == FSC_SEV_WARN;
+			warn += fsc_problem_info(fsc_finding_id(fs->v[i]))->severity == FSC_SEV_WARN;
 		if (warn)
 			printf(P_("%sno errors; %zu warning (advisory: the volume is usable as it is)\n",
 				  "%sno errors; %zu warnings (advisory: the volume is usable as it is)\n", warn),
@@ -230,7 +230,7 @@ static bool ask_fix(void *ctx, const struct fsc_finding *f)
 	struct asker *a = ctx;
 	char line[64];
 
-	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+	const struct fsc_problem_info *pi = fsc_problem_info(fsc_finding_id(f));
 
 	if (a->all || a->quit)
 		return a->all;
@@ -267,32 +267,20 @@ static void repair_findings(const struct fsck_ctl *ctl, const char *path, const 
 	size_t width = strlen(no), any = 0;
 	char prefix[4200];
 
-	for (size_t i = 0; i < fs->n; i++)
-		any += fs->v[i].planned;
+	for (size_t i = 0; i < fsc_findings_count(fs); i++)
+		any += fsc_finding_planned(fsc_findings_at(fs, i));
 	/* the words line up: "fixed " and "left  " as ever, "would fix " and "left      " */
 	width = 1 + (strlen(any ? yes : _("fixed")) > width ? strlen(any ? yes : _("fixed")) : width);
 	*fixed = 0;
-	for (size_t i = 0; i < fs->n; i++) {
-		snprintf(prefix, sizeof(prefix), "%s%s%-*s", ctl->mode == MODE_PREEN ? path : "",
-			 ctl->mode == MODE_PREEN ? ": " : "", (int)width, fs->v[i].planned ? yes : no);
-		*fixed += fs->v[i].planned;
-		if (!ctl->json)
-			report_finding_line(stdout, prefix, &fs->v[i]);
-	}
-}
+	for (size_t i = 0; i < fsc_findings_count(fs); i++) {
+		const struct fsc_finding *f = fsc_findings_at(fs, i);
 
-/* The findings the repair left (not planned), for the report and the exit status. */
-static int left_findings(const struct fsc_findings *before, struct fsc_findings *out)
-{
-	*out = (struct fsc_findings){ 0 };
-	out->dropped = before->dropped;
-	out->v = calloc(before->n ? before->n : 1, sizeof(*out->v));
-	if (!out->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < before->n; i++)
-		if (!before->v[i].planned)
-			out->v[out->n++] = before->v[i];	/* borrowed: not freed here */
-	return 0;
+		snprintf(prefix, sizeof(prefix), "%s%s%-*s", ctl->mode == MODE_PREEN ? path : "",
+			 ctl->mode == MODE_PREEN ? ": " : "", (int)width, fsc_finding_planned(f) ? yes : no);
+		*fixed += fsc_finding_planned(f);
+		if (!ctl->json)
+			report_finding_line(stdout, prefix, f);
+	}
 }
 
 /* "N problems fixed, M changes written" (how: after "written"), the undo command, then end. */
@@ -315,11 +303,12 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 			 const struct fsc_findings *before, const struct fsc_check_summary *s, size_t fixed)
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
-	struct fsc_findings left_fs;
+	struct finding_view left_fs = { 0 };
 	unsigned left;
 	int code;
 
-	if (left_findings(before, &left_fs) < 0) {
+	/* what is left is what the plan did not fix */
+	if (finding_view_add(&left_fs, before, true) < 0) {
 		errmsg(path, _("out of memory"));
 		return FSCK_OPERROR;
 	}
@@ -333,7 +322,7 @@ static int repair_report(const struct fsck_ctl *ctl, const char *path, struct fs
 		print_written(ctl, path, plan, fixed, _(" and read back"), "\n");
 		report_text(ctl, path, &left_fs, s, code & ~FSCK_CORRECTED, left, false, true);
 	}
-	free(left_fs.v);
+	finding_view_free(&left_fs);
 	return code;
 }
 
@@ -367,7 +356,8 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	struct repair_json rj = { before, plan, true, ctl->undo };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs = NULL;
+	struct finding_view fv = { 0 };
 	struct fsc_probe *p2 = NULL;
 	size_t fixed;
 	unsigned left;
@@ -378,21 +368,23 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 	repair_findings(ctl, path, before, true, &fixed);
 	if (!ctl->recheck)
 		return repair_report(ctl, path, dev, p0, plan, before, s0, fixed);
-	if (fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, &fs, &s) < 0) {
+	if (!(fs = fsc_findings_new()) || fsc_probe_volume(dev, &p2) < 0 || fsc_check(dev, p2, &o, fs, &s) < 0 ||
+	    finding_view_add(&fv, fs, false) < 0) {
 		errmsg(path, _("cannot check the volume again after the repair"));
 		fsc_probe_free(p2);
-		fsc_findings_free(&fs);
+		fsc_findings_free(fs);
 		return FSCK_OPERROR;
 	}
-	code = FSCK_CORRECTED | ledger_code(&fs, &left);
+	code = FSCK_CORRECTED | ledger_code(&fv, &left);
 	if (ctl->json) {
-		report_json(path, p2, &fs, &s, true, code, &rj);
+		report_json(path, p2, &fv, &s, true, code, &rj);
 	} else {
 		print_written(ctl, path, plan, fixed, "", _("\nChecked again:\n"));
-		report_text(ctl, path, &fs, &s, code & ~FSCK_CORRECTED, left, true, false);
+		report_text(ctl, path, &fv, &s, code & ~FSCK_CORRECTED, left, true, false);
 	}
 	fsc_probe_free(p2);
-	fsc_findings_free(&fs);
+	finding_view_free(&fv);
+	fsc_findings_free(fs);
 	return code;
 }
 
@@ -401,16 +393,24 @@ static int repair_unwritten(const struct fsck_ctl *ctl, const char *path, struct
 			    const struct fsc_plan *plan, const struct fsc_findings *fs,
 			    const struct fsc_check_summary *s)
 {
+	struct finding_view fv = { 0 };
 	unsigned left;
 	size_t fixed;
-	int code = budget_code(s, ledger_code(fs, &left));
+	int code;
 
-	repair_findings(ctl, path, fs, false, &fixed);
-	if (ctl->json) {
-		report_json(path, p, fs, s, true, code, &(struct repair_json){ fs, plan, false, NULL });
-		return code;
+	if (finding_view_add(&fv, fs, false) < 0) {
+		errmsg(path, _("out of memory"));
+		return FSCK_OPERROR;
 	}
-	report_text(ctl, path, fs, s, code, left, false, false);
+	code = budget_code(s, ledger_code(&fv, &left));
+	repair_findings(ctl, path, fs, false, &fixed);
+	if (ctl->json)
+		report_json(path, p, &fv, s, true, code, &(struct repair_json){ fs, plan, false, NULL });
+	else
+		report_text(ctl, path, &fv, s, code, left, false, false);
+	finding_view_free(&fv);
+	if (ctl->json)
+		return code;
 	if (ctl->dry_run && fsc_plan_count(plan)) {
 		printf(P_("%s: %zu change planned, nothing written (--dry-run):\n",
 			  "%s: %zu changes planned, nothing written (--dry-run):\n", fsc_plan_count(plan)),
@@ -455,7 +455,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	struct fsc_repair_opts ro;
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs;
 	struct fsc_plan *plan;
 	struct asker a;
 	int r, code;
@@ -463,8 +463,9 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	if (repair_opts(ctl, &ro, &a) < 0)
 		return FSCK_OPERROR;
 	plan = fsc_plan_new();
+	fs = fsc_findings_new();
 	check_opts(ctl, path, &o, &pr);
-	r = plan ? fsc_plan_repair(dev, p, &o, &ro, &fs, &s, plan) : -ENOMEM;
+	r = plan && fs ? fsc_plan_repair(dev, p, &o, &ro, fs, &s, plan) : -ENOMEM;
 	progress_done(&pr);
 	if (ctl->lost_to && !ctl->dry_run && lost_dir_close(&a.lost) < 0 && r >= 0)
 		r = -ECANCELED;
@@ -479,11 +480,11 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 		printf(_("%s: cancelled, nothing written\n"), path);
 		code = FSCK_CANCELLED;
 	} else if (fsc_plan_count(plan) == 0 || ctl->dry_run) {
-		code = repair_unwritten(ctl, path, p, plan, &fs, &s);
+		code = repair_unwritten(ctl, path, p, plan, fs, &s);
 	} else {
-		code = repair_apply(ctl, path, dev, p, plan, &fs, &s);
+		code = repair_apply(ctl, path, dev, p, plan, fs, &s);
 	}
-	fsc_findings_free(&fs);
+	fsc_findings_free(fs);
 	fsc_plan_free(plan);
 	return code;
 }
@@ -505,7 +506,8 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = { 0 };
 	struct fsc_check_summary s = { 0 };
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs;
+	struct finding_view fv = { 0 };
 	unsigned left;
 	int r, code;
 
@@ -520,19 +522,23 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 	if (ctl->mode != MODE_CHECK)
 		return repair_volume(ctl, path, dev, p);
 	check_opts(ctl, path, &o, &pr);
-	r = fsc_check(dev, p, &o, &fs, &s);
+	fs = fsc_findings_new();
+	r = fs ? fsc_check(dev, p, &o, fs, &s) : -ENOMEM;
 	progress_done(&pr);
+	if (r >= 0 && finding_view_add(&fv, fs, false) < 0)
+		r = -ENOMEM;
 	if (r < 0) {
-		fsc_findings_free(&fs);
+		fsc_findings_free(fs);
 		errmsg(path, _("check failed: %s"), strerror(-r));
 		return FSCK_OPERROR;
 	}
-	code = budget_code(&s, ledger_code(&fs, &left));
+	code = budget_code(&s, ledger_code(&fv, &left));
 	if (ctl->json)
-		report_json(path, p, &fs, &s, true, code, NULL);
+		report_json(path, p, &fv, &s, true, code, NULL);
 	else
-		report_text(ctl, path, &fs, &s, code, left, true, false);
-	fsc_findings_free(&fs);
+		report_text(ctl, path, &fv, &s, code, left, true, false);
+	finding_view_free(&fv);
+	fsc_findings_free(fs);
 	return code;
 }
 

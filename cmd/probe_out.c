@@ -392,6 +392,7 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 			const struct judged *jd)
 {
 	struct sink k = { ctl, text_str, text_num };
+	struct finding_view fv = { 0 };
 	char size[32];
 
 	human_size(fsc_probe_dev_size(p), size, sizeof(size));
@@ -412,7 +413,9 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	if (fsc_probe_serial(p))
 		printf("  %-22s %s\n", "serial", fsc_probe_serial(p));
 	details(&k, p);
-	report_findings_text(fsc_probe_findings(p), "  ");
+	finding_view_add(&fv, fsc_probe_findings(p), false);
+	report_findings_text(&fv, "  ");
+	finding_view_free(&fv);
 	puts(_("  drivers:"));
 	print_matrix(rc, jd->v, jd->nv);
 	if (!jd->nr) {
@@ -470,6 +473,7 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 {
 	struct json *j = &ctl->j;
 	struct sink k = { ctl, json_s, json_n };
+	struct finding_view fv = { 0 };
 
 	json_open(j, NULL, '{');
 	json_str(j, "path", path);
@@ -489,7 +493,9 @@ static void report_json(struct probe_ctl *ctl, const char *path, struct fsc_dev 
 	json_open(j, "details", '{');
 	details(&k, p);
 	json_close(j, '}');
-	report_findings_json(j, fsc_probe_findings(p));
+	finding_view_add(&fv, fsc_probe_findings(p), false);
+	report_findings_json(j, &fv);
+	finding_view_free(&fv);
 	json_drivers(ctl, j, jd);
 	json_bool(j, "risk", jd->counted > 0);
 	json_close(j, '}');

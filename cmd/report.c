@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ static const char *severity_text(enum fsc_severity sev)
 
 void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding *f)
 {
-	const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+	const struct fsc_problem_info *pi = fsc_problem_info(fsc_finding_id(f));
 	char msg[512], loc[4096 + 128];
 
 	/* For people: the message and the severity in the user's language, the ID as it is. */
@@ -34,29 +36,56 @@ void report_finding_line(FILE *out, const char *prefix, const struct fsc_finding
 	fputs("]\n", out);
 }
 
-void report_findings_text(const struct fsc_findings *fs, const char *indent)
+int finding_view_add(struct finding_view *fv, const struct fsc_findings *fs, bool left_only)
+{
+	size_t n = fsc_findings_count(fs);
+	const struct fsc_finding **v = realloc(fv->v, (fv->n + n + 1) * sizeof(*v));
+
+	if (!v) {
+		fv->dropped += n + fsc_findings_dropped(fs);	/* counted: a report never looks clean for it */
+		return -ENOMEM;
+	}
+	fv->v = v;
+	for (size_t i = 0; i < n; i++)
+		if (!left_only || !fsc_finding_planned(fsc_findings_at(fs, i)))
+			fv->v[fv->n++] = fsc_findings_at(fs, i);
+	fv->dropped += fsc_findings_dropped(fs);
+	return 0;
+}
+
+void finding_view_free(struct finding_view *fv)
+{
+	free(fv->v);
+	*fv = (struct finding_view){ 0 };
+}
+
+void report_findings_text(const struct finding_view *fv, const char *indent)
 {
 	char prefix[32];
 
-	if (!fs->n) {
+	if (!fv->n) {
 		printf(_("%sfindings:   none\n"), indent);
 		return;
 	}
 	printf(_("%sfindings:\n"), indent);
 	snprintf(prefix, sizeof(prefix), "%s  ", indent);
-	for (size_t i = 0; i < fs->n; i++)
-		report_finding_line(stdout, prefix, &fs->v[i]);
+	for (size_t i = 0; i < fv->n; i++)
+		report_finding_line(stdout, prefix, fv->v[i]);
 }
 
-void report_findings_json(struct json *j, const struct fsc_findings *fs)
+void report_findings_json(struct json *j, const struct finding_view *fv)
 {
 	static const char *const kinds[] = { "volume", "byte", "sector", "cluster", "entry" };
 	char msg[512], loc[4096 + 128];
 
 	json_open(j, "findings", '[');
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct fsc_finding *f = &fs->v[i];
-		const struct fsc_problem_info *pi = fsc_problem_info(f->id);
+	for (size_t i = 0; i < fv->n; i++) {
+		const struct fsc_finding *f = fv->v[i];
+		const struct fsc_problem_info *pi = fsc_problem_info(fsc_finding_id(f));
+		uint64_t at;
+		uint32_t entry;
+		enum fsc_loc_kind kind = fsc_finding_loc(f, &at, &entry);
+		const char *field = fsc_finding_field(f);
 
 		fsc_finding_message(f, msg, sizeof(msg));
 		fsc_finding_location(f, loc, sizeof(loc));
@@ -65,13 +94,13 @@ void report_findings_json(struct json *j, const struct fsc_findings *fs)
 		json_str(j, "severity", fsc_severity_name(pi->severity));
 		json_str(j, "message", msg);
 		json_open(j, "location", '{');
-		json_str(j, "kind", kinds[f->loc_kind]);
-		if (f->loc_kind != FSC_LOC_NONE)
-			json_u64(j, "value", f->loc);
-		if (f->loc_kind == FSC_LOC_ENTRY)
-			json_u64(j, "entry", f->entry);
-		json_str(j, "field", f->field[0] ? f->field : NULL);
-		json_str(j, "path", f->path);
+		json_str(j, "kind", kinds[kind]);
+		if (kind != FSC_LOC_NONE)
+			json_u64(j, "value", at);
+		if (kind == FSC_LOC_ENTRY)
+			json_u64(j, "entry", entry);
+		json_str(j, "field", field[0] ? field : NULL);
+		json_str(j, "path", fsc_finding_path(f));
 		json_str(j, "text", loc);
 		json_close(j, '}');
 		json_close(j, '}');
@@ -177,9 +206,9 @@ void report_repair_json(struct json *j, const struct fsc_findings *before, const
 	/* fixed: only once written (and read back); planned: what the plan fixes, written or not */
 	for (int k = 0; k < 2; k++) {
 		json_open(j, k ? "planned" : "fixed", '[');
-		for (size_t i = 0; (k || written) && i < before->n; i++)
-			if (before->v[i].planned)
-				json_str(j, NULL, fsc_problem_info(before->v[i].id)->name);
+		for (size_t i = 0; (k || written) && i < fsc_findings_count(before); i++)
+			if (fsc_finding_planned(fsc_findings_at(before, i)))
+				json_str(j, NULL, fsc_problem_info(fsc_finding_id(fsc_findings_at(before, i)))->name);
 		json_close(j, ']');
 	}
 	json_bool(j, "written", written);

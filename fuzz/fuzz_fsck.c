@@ -14,16 +14,18 @@ int FUZZ_ENTRY(fsck)(const uint8_t *data, size_t len)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_check_summary sum;
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs = fsc_findings_new();
 
-	if (fsc_dev_open_mem(data, len, &dev) < 0)
+	if (!fs || fsc_dev_open_mem(data, len, &dev) < 0) {
+		fsc_findings_free(fs);
 		return 0;
+	}
 	if (fsc_probe_volume(dev, &p) == 0) {
-		fsc_check(dev, p, NULL, &fs, &sum);	/* not exFAT: the probe's findings only */
-		fuzz_render_findings(&fs);
-		fsc_findings_free(&fs);
+		fsc_check(dev, p, NULL, fs, &sum);	/* not exFAT: the probe's findings only */
+		fuzz_render_findings(fs);
 		fsc_probe_free(p);
 	}
+	fsc_findings_free(fs);
 	fsc_dev_close(dev);
 	return 0;
 }

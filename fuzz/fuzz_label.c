@@ -20,7 +20,6 @@ int FUZZ_ENTRY(label)(const uint8_t *data, size_t len)
 	struct fsc_probe *p;
 	struct fsc_plan *plan;
 	struct fsc_check_summary sum;
-	struct fsc_findings fs = { 0 };
 	char err[200];
 
 	if (len > (64u << 20) || !(copy = malloc(len ? len : 1)))
@@ -42,9 +41,11 @@ int FUZZ_ENTRY(label)(const uint8_t *data, size_t len)
 			fsc_plan_apply(dev, plan, NULL);
 		fsc_probe_free(p);
 		if (fsc_probe_volume(dev, &p) == 0) {
-			if (fsc_probe_type(p) == FSC_TYPE_EXFAT)
-				fsc_check(dev, p, NULL, &fs, &sum);
-			fsc_findings_free(&fs);
+			struct fsc_findings *fs = fsc_findings_new();
+
+			if (fs && fsc_probe_type(p) == FSC_TYPE_EXFAT)
+				fsc_check(dev, p, NULL, fs, &sum);
+			fsc_findings_free(fs);
 			fsc_probe_free(p);
 		}
 	}

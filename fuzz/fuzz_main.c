@@ -28,9 +28,9 @@ void fuzz_render_findings(const struct fsc_findings *fs)
 {
 	char buf[512];
 
-	for (size_t i = 0; i < fs->n; i++) {
-		fsc_finding_message(&fs->v[i], buf, sizeof(buf));
-		fsc_finding_location(&fs->v[i], buf, sizeof(buf));
+	for (size_t i = 0; fs && i < fsc_findings_count(fs); i++) {
+		fsc_finding_message(fsc_findings_at(fs, i), buf, sizeof(buf));
+		fsc_finding_location(fsc_findings_at(fs, i), buf, sizeof(buf));
 	}
 }
 

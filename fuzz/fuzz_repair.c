@@ -18,26 +18,27 @@ static size_t repair(uint8_t *buf, size_t len, bool apply)
 {
 	struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .now = 1700000000 };
 	struct fsc_check_summary sum;
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs = fsc_findings_new();
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	size_t n = 0;
 
-	if (!plan || fsc_dev_open_mem_rw(buf, len, &dev) < 0) {
+	if (!plan || !fs || fsc_dev_open_mem_rw(buf, len, &dev) < 0) {
 		fsc_plan_free(plan);
+		fsc_findings_free(fs);
 		return 0;
 	}
 	if (fsc_probe_volume(dev, &p) == 0) {
-		if (fsc_plan_repair(dev, p, NULL, &ro, &fs, &sum, plan) == 0) {
+		if (fsc_plan_repair(dev, p, NULL, &ro, fs, &sum, plan) == 0) {
 			n = fsc_plan_count(plan);
 			if (apply)
 				fsc_plan_apply(dev, plan, NULL);
 		}
-		fuzz_render_findings(&fs);
-		fsc_findings_free(&fs);
+		fuzz_render_findings(fs);
 		fsc_probe_free(p);
 	}
+	fsc_findings_free(fs);
 	fsc_dev_close(dev);
 	fsc_plan_free(plan);
 	return n;

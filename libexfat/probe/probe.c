@@ -244,7 +244,7 @@ static void lost_fat32_main(struct fsc_dev *dev, struct fsc_probe *p)
 		fat_bpb_check(dev, t);
 		for (size_t i = 0; i < t->findings.n; i++)
 			sound &= fsc_problem_info(t->findings.v[i].id)->severity < FSC_SEV_ERROR;
-		fsc_findings_free(&t->findings);
+		finding_list_clear(&t->findings);
 		if (t->type != FSC_TYPE_FAT32 || !sound)
 			continue;
 		f = finding_add(&p->findings, FSC_PR_FAT32_MAIN_BOOT_LOST, FSC_LOC_SECTOR, 6, NULL);
@@ -371,7 +371,7 @@ FSC_EXPORT void fsc_probe_free(struct fsc_probe *p)
 {
 	if (!p)
 		return;
-	fsc_findings_free(&p->findings);
+	finding_list_clear(&p->findings);
 	free(p);
 }
 

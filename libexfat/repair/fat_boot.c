@@ -289,12 +289,12 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 	size_t n = 0;
 
 	if (fat_check(dev, p, &o, &fs, &s, &h) < 0) {
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		return SIZE_MAX;
 	}
 	for (size_t i = 0; i < fs.n; i++)
 		n += fs.v[i].id != FSC_PR_FAT_COPIES_DIFFER && fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	return n;
 }
 

@@ -168,7 +168,7 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 
 		errors |= fsc_problem_info(f->r.p->findings.v[i].id)->severity >= FSC_SEV_ERROR && !(x && x->planned);
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	fsc_dev_close(ov);
 	return errors;
 }
@@ -321,7 +321,7 @@ static void merge_findings(struct frp *f, struct fsc_findings *fs)
 	if (!map)
 		f->r.err = -ENOMEM;
 	free(map);
-	fsc_findings_free(fs);
+	finding_list_clear(fs);
 }
 
 /*
@@ -342,7 +342,7 @@ static bool fix_round(struct frp *f, struct fat_hooks *after, bool *errors)
 	*errors = recheck(f, after, &again);
 	*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
 	if (!*errors) {
-		fsc_findings_free(&again);
+		finding_list_clear(&again);
 		return false;
 	}
 	merge_findings(f, &again);
@@ -507,7 +507,7 @@ static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *error
 			fr_fix_field(f, &again.v[i]);
 			redo = true;
 		}
-	fsc_findings_free(&again);
+	finding_list_clear(&again);
 	if (redo)
 		*errors = recheck(f, &after, NULL);
 	relink_rounds(f, &after, errors);

@@ -300,7 +300,7 @@ static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct
 	long r = 0;
 
 	for (int round = 1; round < REPAIR_ROUNDS && r >= 0; round++) {
-		fsc_findings_free(&last);
+		finding_list_clear(&last);
 		s->chain_base = s->chains;
 		r = later_round(dev, co, rro, plan, &last);
 		if (r >= 0 && s->err)
@@ -314,14 +314,14 @@ static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct
 	if (r == -EINVAL || r == -ETIME)
 		r = 0;		/* no volume in the view, a budget spent: the rounds so far stand */
 	if (r >= 0 && !settled) {
-		fsc_findings_free(&last);
+		finding_list_clear(&last);
 		r = final_check(dev, co, plan, &last);
 	}
 	if (r >= 0)
 		r = settle(out, &last, true);
 	if (r >= 0)
 		r = keep_dirty(dev, plan, out);
-	fsc_findings_free(&last);
+	finding_list_clear(&last);
 	return (int)r;
 }
 

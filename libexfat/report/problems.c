@@ -193,11 +193,83 @@ FSC_EXPORT int fsc_findings_worst(const struct fsc_findings *fs)
 	return worst;
 }
 
-FSC_EXPORT void fsc_findings_free(struct fsc_findings *fs)
+void finding_list_clear(struct fsc_findings *fs)
 {
 	for (size_t i = 0; i < fs->n; i++)
 		free(fs->v[i].path);
 	free(fs->v);
 	fs->v = NULL;
 	fs->n = fs->cap = fs->dropped = 0;
+}
+
+FSC_EXPORT struct fsc_findings *fsc_findings_new(void)
+{
+	return calloc(1, sizeof(struct fsc_findings));
+}
+
+FSC_EXPORT void fsc_findings_free(struct fsc_findings *fs)
+{
+	if (!fs)
+		return;
+	finding_list_clear(fs);
+	free(fs);
+}
+
+FSC_EXPORT size_t fsc_findings_count(const struct fsc_findings *fs)
+{
+	return fs->n;
+}
+
+FSC_EXPORT const struct fsc_finding *fsc_findings_at(const struct fsc_findings *fs, size_t i)
+{
+	return i < fs->n ? &fs->v[i] : NULL;
+}
+
+FSC_EXPORT size_t fsc_findings_dropped(const struct fsc_findings *fs)
+{
+	return fs->dropped;
+}
+
+FSC_EXPORT enum fsc_problem fsc_finding_id(const struct fsc_finding *f)
+{
+	return f->id;
+}
+
+FSC_EXPORT enum fsc_loc_kind fsc_finding_loc(const struct fsc_finding *f, uint64_t *loc, uint32_t *entry)
+{
+	if (loc)
+		*loc = f->loc;
+	if (entry)
+		*entry = f->entry;
+	return f->loc_kind;
+}
+
+FSC_EXPORT const char *fsc_finding_field(const struct fsc_finding *f)
+{
+	return f->field;
+}
+
+FSC_EXPORT const char *fsc_finding_path(const struct fsc_finding *f)
+{
+	return f->path;
+}
+
+FSC_EXPORT const char *fsc_finding_actual(const struct fsc_finding *f)
+{
+	return f->actual;
+}
+
+FSC_EXPORT const char *fsc_finding_expected(const struct fsc_finding *f)
+{
+	return f->expected;
+}
+
+FSC_EXPORT const char *fsc_finding_detail(const struct fsc_finding *f)
+{
+	return f->detail;
+}
+
+FSC_EXPORT bool fsc_finding_planned(const struct fsc_finding *f)
+{
+	return f->planned;
 }

@@ -8,6 +8,29 @@
 
 #include "base/base.h"
 
+/* The finding and the list, opaque to callers of the library (fatscope.h's accessors). */
+struct fsc_finding {
+	enum fsc_problem id;
+	enum fsc_loc_kind loc_kind;
+	uint64_t loc;			/* byte offset in the volume, sector or cluster */
+	uint32_t entry;			/* FSC_LOC_ENTRY: entry index in cluster loc */
+	char field[24];			/* on-disk field name, or "" */
+	char *path;			/* file or directory concerned (owned), or NULL */
+	char actual[48];
+	char expected[48];
+	char detail[96];
+	bool planned;			/* fsc_plan_repair: the plan fixes it */
+};
+
+struct fsc_findings {
+	struct fsc_finding *v;
+	size_t n, cap;
+	size_t dropped;			/* findings lost: the list could not grow */
+};
+
+/* Empties a list the library keeps itself (a probe's, one on the stack): what it holds is freed. */
+void finding_list_clear(struct fsc_findings *fs);
+
 /*
  * Append a finding; field may be NULL.  Returns the new finding, or NULL
  * when the list cannot grow: the finding is dropped and counted in

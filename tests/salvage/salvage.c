@@ -122,7 +122,7 @@ static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs;
 	struct fsc_check_summary sum;
 	struct fsc_check_opts o = { 0 };
 	int errors = 0;
@@ -131,17 +131,18 @@ static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
 	o.threads = 1;
 	if (fsc_dev_open_mem(buf, len, &dev) < 0)
 		return -1;
-	if (fsc_probe_volume(dev, &p) < 0) {
+	if (!(fs = fsc_findings_new()) || fsc_probe_volume(dev, &p) < 0) {
+		fsc_findings_free(fs);
 		fsc_dev_close(dev);
 		snprintf(ids, idlen, "(no probe)");
 		return 1;
 	}
-	if (fsc_check(dev, p, &o, &fs, &sum) < 0) {
+	if (fsc_check(dev, p, &o, fs, &sum) < 0) {
 		snprintf(ids, idlen, "(check failed)");
 		errors = 1;
 	}
-	for (size_t i = 0; i < fs.n; i++) {
-		const struct fsc_problem_info *pi = fsc_problem_info(fs.v[i].id);
+	for (size_t i = 0; i < fsc_findings_count(fs); i++) {
+		const struct fsc_problem_info *pi = fsc_problem_info(fsc_finding_id(fsc_findings_at(fs, i)));
 
 		if (pi && pi->severity >= FSC_SEV_ERROR) {
 			errors++;
@@ -151,8 +152,8 @@ static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
 			}
 		}
 	}
-	errors += fs.dropped != 0;
-	fsc_findings_free(&fs);
+	errors += fsc_findings_dropped(fs) != 0;
+	fsc_findings_free(fs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
 	return errors;
@@ -167,7 +168,7 @@ static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs = fsc_findings_new();
 	struct fsc_check_summary sum;
 	struct fsc_check_opts o = { 0 };
 	struct fsc_repair_opts ro = { 0 };
@@ -178,17 +179,19 @@ static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
 	ro.level = FSC_REPAIR_ALL;
 	ro.now = NOW;
 	*left = 0;
-	if (!plan || fsc_dev_open_mem_rw(buf, len, &dev) < 0) {
+	if (!plan || !fs || fsc_dev_open_mem_rw(buf, len, &dev) < 0) {
+		fsc_findings_free(fs);
 		fsc_plan_free(plan);
 		return -ENOMEM;
 	}
 	r = fsc_probe_volume(dev, &p);
 	if (r == 0) {
-		r = fsc_plan_repair(dev, p, &o, &ro, &fs, &sum, plan);
-		for (size_t i = 0; r >= 0 && i < fs.n; i++) {
-			const struct fsc_problem_info *pi = fsc_problem_info(fs.v[i].id);
+		r = fsc_plan_repair(dev, p, &o, &ro, fs, &sum, plan);
+		for (size_t i = 0; r >= 0 && i < fsc_findings_count(fs); i++) {
+			const struct fsc_finding *f = fsc_findings_at(fs, i);
+			const struct fsc_problem_info *pi = fsc_problem_info(fsc_finding_id(f));
 
-			*left += pi && pi->severity >= FSC_SEV_ERROR && !fs.v[i].planned;
+			*left += pi && pi->severity >= FSC_SEV_ERROR && !fsc_finding_planned(f);
 		}
 		if (r >= 0 && fsc_plan_count(plan)) {
 			if (undo)
@@ -197,9 +200,9 @@ static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
 		}
 		if (r >= 0)
 			r = (long)fsc_plan_count(plan);
-		fsc_findings_free(&fs);
 		fsc_probe_free(p);
 	}
+	fsc_findings_free(fs);
 	fsc_dev_close(dev);
 	fsc_plan_free(plan);
 	return r;

@@ -290,7 +290,7 @@ static void test_probe_accessors(void **state)
 	assert_string_equal(why, "not NTFS");
 	assert_memory_equal(fsc_probe_sector0(p, &len), im.buf, 4096);
 	assert_int_equal(len, 4096);
-	assert_int_equal(fsc_probe_findings(p)->n, 0);
+	assert_int_equal(fsc_findings_count(fsc_probe_findings(p)), 0);
 	fsc_probe_free(p);
 	img_free(&im);
 
@@ -366,49 +366,75 @@ static int probe_check(struct img *im, struct fsc_probe **p, struct fsc_findings
 
 static void test_check_ledger(void **state)
 {
-	struct fsc_findings fs = { 0 };
+	struct fsc_findings *fs = fsc_findings_new();
+	const struct fsc_findings *pf;
+	const struct fsc_finding *f;
 	struct fsc_check_summary sum;
 	struct fsc_probe *p;
 	struct img im;
+	uint64_t loc = 7;
+	uint32_t entry = 7;
 
 	(void)state;
+	assert_non_null(fs);
+	assert_int_equal(fsc_findings_count(fs), 0);
+	assert_null(fsc_findings_at(fs, 0));
 	/* exFAT: VolumeDirty (the probe's), a lost cluster and so PercentInUse (the check's) */
 	build_exfat_tree(&im);
 	im.buf[106] |= 2;
 	exfat_mark(&im, 20, 1);
-	assert_int_equal(probe_check(&im, &p, &fs, &sum), 0);
-	assert_int_equal(fsc_probe_findings(p)->n, 1);
-	assert_int_equal(fsc_probe_findings(p)->v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
-	assert_int_equal(fs.n, 3);
-	assert_ptr_not_equal(fs.v, fsc_probe_findings(p)->v);
-	assert_int_equal(fs.v[0].id, FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
-	assert_int_equal(fs.v[1].id, FSC_PR_EXFAT_LOST_CLUSTERS);
-	assert_int_equal(fs.v[2].id, FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
-	assert_false(fsc_findings_has(fsc_probe_findings(p), FSC_PR_EXFAT_LOST_CLUSTERS));
+	assert_int_equal(probe_check(&im, &p, fs, &sum), 0);
+	pf = fsc_probe_findings(p);
+	assert_int_equal(fsc_findings_count(pf), 1);
+	assert_int_equal(fsc_finding_id(fsc_findings_at(pf, 0)), FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fsc_findings_count(fs), 3);
+	assert_ptr_not_equal(fsc_findings_at(fs, 0), fsc_findings_at(pf, 0));
+	assert_int_equal(fsc_finding_id(fsc_findings_at(fs, 0)), FSC_PR_EXFAT_BOOT_VOLUME_DIRTY);
+	assert_int_equal(fsc_finding_id(fsc_findings_at(fs, 1)), FSC_PR_EXFAT_LOST_CLUSTERS);
+	assert_int_equal(fsc_finding_id(fsc_findings_at(fs, 2)), FSC_PR_EXFAT_PERCENT_IN_USE_WRONG);
+	assert_null(fsc_findings_at(fs, 3));
+	assert_int_equal(fsc_findings_dropped(fs), 0);
+	/* the accessors: VolumeFlags at byte 106, no path; the lost cluster's number */
+	f = fsc_findings_at(fs, 0);
+	assert_int_equal(fsc_finding_loc(f, &loc, &entry), FSC_LOC_BYTE);
+	assert_int_equal(loc, 106);
+	assert_string_equal(fsc_finding_field(f), "VolumeFlags");
+	assert_null(fsc_finding_path(f));
+	assert_false(fsc_finding_planned(f));
+	f = fsc_findings_at(fs, 1);
+	assert_int_equal(fsc_finding_loc(f, NULL, NULL), FSC_LOC_CLUSTER);
+	assert_string_equal(fsc_finding_actual(f), "1");
+	assert_string_equal(fsc_finding_expected(f), "");
+	assert_non_null(fsc_finding_detail(f));
+	assert_false(fsc_findings_has(pf, FSC_PR_EXFAT_LOST_CLUSTERS));
 	assert_int_equal(sum.files, 3);
 	assert_int_equal(sum.dirs, 1);
-	fsc_findings_free(&fs);
+	fsc_findings_free(fs);
 	fsc_probe_free(p);
 	img_free(&im);
 
 	/* FAT: the probe's findings first, then the check's; the summary counts the tree */
 	build_fat(&im, 16);
 	im.buf[510] = 0;
-	assert_int_equal(probe_check(&im, &p, &fs, &sum), 0);
-	assert_true(fsc_probe_findings(p)->n > 0);
-	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
-	assert_int_equal(fs.v[0].id, fsc_probe_findings(p)->v[0].id);
+	assert_non_null(fs = fsc_findings_new());
+	assert_int_equal(probe_check(&im, &p, fs, &sum), 0);
+	pf = fsc_probe_findings(p);
+	assert_true(fsc_findings_count(pf) > 0);
+	assert_int_equal(fsc_findings_count(fs), fsc_findings_count(pf));
+	assert_int_equal(fsc_finding_id(fsc_findings_at(fs, 0)), fsc_finding_id(fsc_findings_at(pf, 0)));
 	assert_int_equal(sum.clusters_total, 16223);
 	assert_int_equal(sum.files + sum.dirs, 0);
-	fsc_findings_free(&fs);
+	fsc_findings_free(fs);
 	fsc_probe_free(p);
 	img_free(&im);
 
 	/* Not a filesystem fatscope checks */
 	build_ntfs(&im);
-	assert_int_equal(probe_check(&im, &p, &fs, &sum), -EINVAL);
-	assert_int_equal(fs.n, fsc_probe_findings(p)->n);
-	fsc_findings_free(&fs);
+	assert_non_null(fs = fsc_findings_new());
+	assert_int_equal(probe_check(&im, &p, fs, &sum), -EINVAL);
+	assert_int_equal(fsc_findings_count(fs), fsc_findings_count(fsc_probe_findings(p)));
+	fsc_findings_free(fs);
+	fsc_findings_free(NULL);
 	fsc_probe_free(p);
 	img_free(&im);
 }

@@ -55,7 +55,7 @@ static void test_growth_keeps_every_finding(void **state)
 		assert_string_equal(f->detail, want);
 		assert_string_equal(f->path, "/dir/file");
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	assert_null(fs.v);
 	assert_int_equal(fs.n + fs.cap + fs.dropped, 0);
 }
@@ -106,7 +106,7 @@ static void test_dropped_only(void **state)
 	assert_int_equal(fsc_findings_worst(&fs), -1);
 	fs.dropped = 1;
 	assert_int_equal(fsc_findings_worst(&fs), FSC_SEV_ERROR);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	assert_int_equal(fs.dropped, 0);
 	assert_int_equal(fsc_findings_worst(&fs), -1);
 }

@@ -20,6 +20,7 @@
 
 #include "builder.h"
 #include "base/bytes.h"
+#include "report/report.h"
 
 /* Plan with fn, apply to the image in place; returns the plan's result. */
 static int change(struct img *im, int (*fn)(struct fsc_dev *, const struct fsc_probe *, struct fsc_plan *, const void *),
@@ -81,7 +82,7 @@ static void read_back(struct img *im, struct fsc_ids *ids)
 	}
 	assert_int_equal(fs.n, 0);
 	assert_int_equal(fsc_ids_read(dev, p, ids), 0);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
 }

@@ -22,6 +22,7 @@
 
 #include "builder.h"
 #include "base/bytes.h"
+#include "report/report.h"
 #include "fatscope/fatscope-fault.h"
 #include "write/write.h"
 
@@ -526,7 +527,7 @@ static bool exfat_sound(const struct setup *s, const uint8_t *img)
 		    id != FSC_PR_EXFAT_BACKUP_DIFFERS)
 			ok = false;
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	fsc_probe_free(p);
 	fsc_dev_close(dev);
 	return ok;

@@ -25,6 +25,7 @@
 #include "fat_patches.h"
 #include "peer.h"
 #include "base/bytes.h"
+#include "report/report.h"
 #include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
@@ -554,7 +555,7 @@ static void expect_clean(void (*make)(struct img *), const char *what)
 		print_error("%s: unexpected %s: %s\n", what, fsc_problem_info(fs.v[i].id)->name, msg);
 	}
 	assert_int_equal(fs.n, 0);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -631,7 +632,7 @@ static void got_of(size_t c, char *out, size_t len)
 		print_error("%s: %zu findings\n", cases[c].id, fs.n);
 		fail();
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -710,7 +711,7 @@ static void test_cross_link_owners(void **state)
 		seen = true;
 	}
 	assert_true(seen);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -727,7 +728,7 @@ static void ids_of(void (*make)(struct img *), char *out, size_t len)
 	for (size_t i = 0; i < fs.n && o < len; i++)
 		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? " " : "",
 				      fsc_problem_info(fs.v[i].id)->name);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -968,7 +969,7 @@ static unsigned errors_and(struct img *im, enum fsc_problem id, bool *has)
 		n += fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
 		*has |= fs.v[i].id == id;
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	return n;
 }
 
@@ -988,7 +989,7 @@ static void repair_case(size_t c, struct img *im, struct img *out)
 	*out = *im;
 	out->buf = img_buf_dup(im->buf, im->len);
 	plan = plan_repair(out, &fs);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	assert_int_equal(apply_cut(out, plan, FSC_FAULT_NEVER, NULL), 0);
 	fsc_plan_free(plan);
 	after = errors_and(out, id, &has);
@@ -1009,7 +1010,7 @@ static void repair_case(size_t c, struct img *im, struct img *out)
 		fail();
 	}
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 }
 
 /* Every case: repair never adds an error; the repaired IDs are gone; a second repair is empty. */
@@ -1092,7 +1093,7 @@ static void apply_and_expect_clean(struct img *im, struct fsc_plan *plan)
 	for (size_t i = 0; i < fs.n; i++)
 		print_error("after the repair: %s\n", fsc_problem_info(fs.v[i].id)->name);
 	assert_int_equal(fs.n, 0);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 }
 
 /*
@@ -1112,7 +1113,7 @@ static void expect_whole_again_on(void (*base)(struct img *), void (*damage)(str
 	damage(&im);
 	before = probe_and_check(&im);
 	assert_true(fsc_findings_has(&before, id));
-	fsc_findings_free(&before);
+	finding_list_clear(&before);
 	free_lost = false;
 	plan = plan_repair(&im, &fs);
 	free_lost = true;
@@ -1120,7 +1121,7 @@ static void expect_whole_again_on(void (*base)(struct img *), void (*damage)(str
 	for (size_t i = 0; i < fs.n; i++)
 		if (fs.v[i].id == id)
 			assert_true(fs.v[i].planned);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_memory_equal(im.buf, clean.buf, im.len);	/* byte for byte the undamaged volume */
 	img_free(&im);
@@ -1183,7 +1184,7 @@ static void test_repair_saves_lost_dir(void **state)
 	plan = plan_repair(&im, &fs);
 	free_lost = true;
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_LOST_CLUSTERS));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_true((found = slot_named(&im, 4, "FOUND.000")) >= 0);
 	e = exfat_entry(&im, 4, (unsigned)found);
@@ -1226,7 +1227,7 @@ static void test_repair_builds_bitmap(void **state)
 	exfat_set_fat(&im, 11, 0xFFFFFFFF);	/* owned by nothing, but linked: kept */
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_BITMAP_MISSING));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	for (unsigned n = 0; n < 16 && !e; n++)
 		if (exfat_root_entry(&im, n)[0] == 0x81)
@@ -1241,7 +1242,7 @@ static void test_repair_builds_bitmap(void **state)
 	plan = plan_repair(&im, &fs);
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -1275,7 +1276,7 @@ static void test_repair_restores_main(void **state)
 		for (size_t k = 0; k < fs.n; k++)
 			if (fs.v[k].id == v[i].id)
 				assert_true(fs.v[k].planned);
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		apply_and_expect_clean(&im, plan);
 		assert_memory_equal(im.buf, clean.buf, 24 * 512);
 		img_free(&im);
@@ -1463,7 +1464,7 @@ static void test_repair_undo_waits_for_walk(void **state)
 	assert_int_equal(fsc_exfat_set_checksum(set, 3), get_le16(set, 2));
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_VALID_DATA_LENGTH));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_int_equal(get_le32(exfat_entry(&im, 4, 9), 32 + 20), 13);	/* z.bin where it was */
 	assert_int_equal(get_le64(exfat_entry(&im, 4, 9), 32 + 8), 100);
@@ -1488,9 +1489,9 @@ static void test_repair_after_end_revives(void **state)
 	exfat_put_file(&im, 6, 12, "late.txt", 0x20, 0, 0, 0x01);
 	fs = probe_and_check(&im);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_AFTER_END));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	plan = plan_repair(&im, &fs);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	for (unsigned k = 6; k < 12; k++)
 		has |= exfat_entry(&im, 6, k)[0] != 0x05;
@@ -1507,7 +1508,7 @@ static void expect_second_repair_empty(struct img *im)
 
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	free_lost = true;
 }
 
@@ -1529,7 +1530,7 @@ static void test_repair_saves_many(void **state)
 		exfat_mark(&im, c, 1);
 	free_lost = false;
 	plan = plan_repair(&im, &fs);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	expect_second_repair_empty(&im);
 	img_free(&im);
@@ -1561,7 +1562,7 @@ static void test_repair_lost_run(void **state)
 	memcpy(run, im.buf + im.heap_byte + 38ull * im.cb, 6ull * im.cb);
 	free_lost = false;
 	plan = plan_repair(&im, &fs);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	for (size_t i = 0; i < fsc_plan_count(plan); i++)
 		assert_false(fsc_plan_edit(plan, i)->offset >= im.fat_byte + 4 * 40 &&
 			     fsc_plan_edit(plan, i)->offset < im.fat_byte + 4 * 46);
@@ -1595,13 +1596,13 @@ static void save_lost_clean(struct img *im, enum fsc_problem id)
 	free_lost = false;
 	plan = plan_repair(im, &fs);
 	assert_true(fsc_findings_has(&fs, id));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(im, plan);
 	assert_true(peer_check(im) <= 0);
 	plan = plan_repair(im, &fs);
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	free_lost = true;
 }
 
@@ -1724,7 +1725,7 @@ static void test_repair_upcase_names(void **state)
 	fs = probe_and_check(&im);
 	assert_int_equal(fs.n, 1);
 	assert_int_equal(fs.v[0].id, FSC_PR_EXFAT_UPCASE_CHECKSUM);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_NAME_HASH));
 	for (size_t i = 0; i < fs.n; i++) {
@@ -1732,7 +1733,7 @@ static void test_repair_upcase_names(void **state)
 		if (fs.v[i].id == FSC_PR_EXFAT_NAME_HASH)
 			assert_int_equal(fs.v[i].entry, 9);	/* "\xe4b" only */
 	}
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_int_equal(get_le16(exfat_entry(&im, 4, 10), 4), hash_of(ab, 2, 0xE4, 0xC4));
 	assert_int_equal(get_le16(exfat_entry(&im, 4, 13), 4), hash_of(o, 1, 0xF6, 0xD6));
@@ -1744,7 +1745,7 @@ static void test_repair_upcase_names(void **state)
 	plan = plan_repair(&im, &fs);
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -1791,7 +1792,7 @@ static void test_repair_upcase_relinked(void **state)
 		plan = plan_repair(&im, &fs);
 		assert_true(fsc_findings_has(&fs, onto_root ? FSC_PR_EXFAT_CROSS_LINK : FSC_PR_EXFAT_CHAIN_FREE));
 		assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		apply_and_expect_clean(&im, plan);
 		assert_int_equal(get_le32(exfat_root_entry(&im, 2), 20), 100);	/* the volume's own table */
 		assert_int_equal(get_le32(im.buf, im.fat_byte + 4 * 100), 101);
@@ -1829,7 +1830,7 @@ static void test_repair_upcase_in_place(void **state)
 	put_le64(e, 24, 12ull * im.cb);
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	for (size_t i = 0; i < fsc_plan_count(plan); i++) {
 		uint64_t off = fsc_plan_edit(plan, i)->offset;
 
@@ -1865,7 +1866,7 @@ static void test_repair_upcase_in_a_row(void **state)
 	im.buf[im.heap_byte + 1ull * im.cb + 10] ^= 1;	/* a bit of the table (cluster 3, 60 bytes) */
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	e = exfat_root_entry(&im, 2);
 	assert_int_equal(e[0], 0x82);
@@ -1910,7 +1911,7 @@ static void test_repair_dir_field(void **state)
 		v[i].make(&im);
 		plan = plan_repair(&im, &fs);
 		assert_true(fsc_findings_has(&fs, v[i].id));
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		apply_and_expect_clean(&im, plan);
 		assert_memory_equal(im.buf, clean.buf, im.len);
 		img_free(&im);
@@ -1964,7 +1965,7 @@ static void test_repair_fat32_size_flip(void **state)
 							  FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
 		else
 			assert_true(fs.n > 0 && fs.v[0].planned);
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		if (other != 1) {
 			apply_and_expect_clean(&im, plan);
 			assert_memory_equal(im.buf, clean.buf, im.len);
@@ -1985,7 +1986,7 @@ static void test_repair_fat32_size_flip(void **state)
 	plan = plan_repair(&im, &fs);
 	assert_int_equal(fsc_plan_count(plan), 0);
 	fsc_plan_free(plan);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 }
 
@@ -2019,7 +2020,7 @@ static void test_repair_fat_dir_onto_file(void **state)
 	memcpy(a_bin, fat_dirent(&im, 7, 0), sizeof(a_bin));
 	plan = plan_repair(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_int_equal(get_le16(fat_dirent(&im, 0, slot), 26), 20);	/* SUB2: its own cluster again */
 	assert_int_equal(get_le16(fat_dirent(&im, 4, 2), 26), 7);	/* a.bin kept its own */
@@ -2083,7 +2084,7 @@ static void test_repair_fat_foreseen(void **state)
 		for (size_t i = 0; i < fs.n; i++)
 			assert_true(fs.v[i].planned);
 		assert_int_equal(sub.n, 2);
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		fsc_dev_close(dev);
 		fsc_dev_close(mem);
 		fsc_probe_free(p);
@@ -2158,7 +2159,7 @@ static void test_repair_fat_dotdot_name(void **state)
 	dotdot_name(&im);
 	fs = probe_and_check(&im);
 	assert_false(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));	/* (not walked as a directory) */
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	img_free(&im);
 	expect_whole_again_on(t16_tree, dotdot_name, FSC_PR_FAT_DOT_MISSING);
 }
@@ -2174,7 +2175,7 @@ static void test_repair_fat_copy_choice(void **state)
 	build_fat_tree(&clean, 16);
 	pf_copies_wrong(&im);
 	plan = plan_repair(&im, &fs);
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
 	assert_memory_equal(im.buf, clean.buf, im.len);
 	img_free(&im);
@@ -2209,7 +2210,7 @@ static void test_repair_power_cut(void **state)
 		cut = im;
 		cut.buf = img_buf_alloc(im.len, false);
 		plan = plan_repair(&im, &fs);
-		fsc_findings_free(&fs);
+		finding_list_clear(&fs);
 		for (uint64_t k = 0; k < fsc_plan_count(plan) + 1; k++) {
 			struct fsc_dev *dev;
 			struct fsc_plan *again;
@@ -2232,7 +2233,7 @@ static void test_repair_power_cut(void **state)
 			(void)apply_cut(&cut, plan, k, NULL);
 			cache_mode = 0;
 			again = plan_repair(&cut, &fs);
-			fsc_findings_free(&fs);
+			finding_list_clear(&fs);
 			assert_int_equal(apply_cut(&cut, again, FSC_FAULT_NEVER, NULL), 0);
 			fsc_plan_free(again);
 			if (memcmp(cut.buf, whole.buf, im.len)) {

@@ -23,6 +23,7 @@
 
 #include "builder.h"
 #include "fatscope/fatscope.h"
+#include "report/report.h"
 #include "base/bytes.h"
 #include "base/base.h"
 
@@ -124,7 +125,7 @@ static char *check(struct tree *t, unsigned threads, size_t *nfind)
 		len += (size_t)n;
 	}
 	*nfind = fs.n;
-	fsc_findings_free(&fs);
+	finding_list_clear(&fs);
 	fsc_probe_free(p);
 	return out;
 }

@@ -323,24 +323,37 @@ const char *fsc_fix_name(enum fsc_fix fix);
 
 enum fsc_loc_kind { FSC_LOC_NONE, FSC_LOC_BYTE, FSC_LOC_SECTOR, FSC_LOC_CLUSTER, FSC_LOC_ENTRY };
 
-struct fsc_finding {
-	enum fsc_problem id;
-	enum fsc_loc_kind loc_kind;
-	uint64_t loc;			/* byte offset in the volume, sector or cluster */
-	uint32_t entry;			/* FSC_LOC_ENTRY: entry index in cluster loc */
-	char field[24];			/* on-disk field name, or "" */
-	char *path;			/* file or directory concerned (owned), or NULL */
-	char actual[48];
-	char expected[48];
-	char detail[96];
-	bool planned;			/* fsc_plan_repair: the plan fixes it */
-};
+/*
+ * A finding and the list of them are opaque: read them through the
+ * accessors below, so that either can grow before 1.0 without breaking a
+ * caller.  A list comes from fsc_findings_new() (fsc_check and
+ * fsc_plan_repair fill it) or from fsc_probe_findings() (the probe's own,
+ * read-only).
+ */
+struct fsc_finding;
+struct fsc_findings;
 
-struct fsc_findings {
-	struct fsc_finding *v;
-	size_t n, cap;
-	size_t dropped;			/* findings lost: the list could not grow */
-};
+/* An empty list (NULL when out of memory); fsc_findings_free() frees it and what it holds. */
+struct fsc_findings *fsc_findings_new(void);
+size_t fsc_findings_count(const struct fsc_findings *fs);
+/* The i-th finding, in the order found; NULL past the end. */
+const struct fsc_finding *fsc_findings_at(const struct fsc_findings *fs, size_t i);
+/* Findings lost: the list could not grow. */
+size_t fsc_findings_dropped(const struct fsc_findings *fs);
+
+enum fsc_problem fsc_finding_id(const struct fsc_finding *f);
+/* Where it lies: the kind, with *loc the byte offset in the volume, sector or cluster, *entry the index in cluster *loc (FSC_LOC_ENTRY). */
+enum fsc_loc_kind fsc_finding_loc(const struct fsc_finding *f, uint64_t *loc, uint32_t *entry);
+/* The on-disk field's name, or "". */
+const char *fsc_finding_field(const struct fsc_finding *f);
+/* The file or directory concerned, or NULL. */
+const char *fsc_finding_path(const struct fsc_finding *f);
+/* The values of the message's placeholders (see problems.def): "" when not set. */
+const char *fsc_finding_actual(const struct fsc_finding *f);
+const char *fsc_finding_expected(const struct fsc_finding *f);
+const char *fsc_finding_detail(const struct fsc_finding *f);
+/* fsc_plan_repair: the plan fixes it. */
+bool fsc_finding_planned(const struct fsc_finding *f);
 
 /*
  * Render a finding's message (template filled in) into buf, in English:
@@ -363,6 +376,7 @@ void fsc_finding_location(const struct fsc_finding *f, char *buf, size_t len);
 bool fsc_findings_has(const struct fsc_findings *fs, enum fsc_problem id);
 /* Highest severity present (at least ERROR if any were dropped), or -1 when there are none. */
 int fsc_findings_worst(const struct fsc_findings *fs);
+/* Frees a list of fsc_findings_new() and all it holds; NULL is a no-op. */
 void fsc_findings_free(struct fsc_findings *fs);
 
 /* ------------------------------------------------------------------ */
@@ -978,8 +992,8 @@ struct fsc_check_opts {
 
 /*
  * Check the volume probed as p (o may be NULL).  The findings go to out,
- * which the caller owns (zero it first; free it with fsc_findings_free()
- * whatever this returns): a copy of the probe's findings first, then the
+ * which the caller owns (an empty list of fsc_findings_new(); free it with
+ * fsc_findings_free() whatever this returns): a copy of the probe's findings first, then the
  * check's own, so that out is the whole ledger.  p is not changed.
  * exFAT: FAT, allocation bitmap, up-case table, the whole directory tree
  * and the allocation as a whole; FAT12/16/32: boot sector, every FAT
@@ -1037,7 +1051,7 @@ struct fsc_repair_opts {
  * co->deadline (sum->incomplete) plans nothing.  Nothing is written:
  * fsc_plan_apply() does that.  exFAT and FAT12/16/32 (the dirty bits of
  * FAT[1] and the boot sector bracket a FAT plan), planned round after
- * round on the plan's view until a round plans nothing (four at most);
+ * round on the plan's view until a round plans nothing (six at most);
  * the check of the final view decides what is planned and what is left.
  * Returns 0 (the plan may be empty), -EINVAL for other types, -ENOMEM,
  * -EIO.
