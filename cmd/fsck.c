@@ -354,7 +354,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 			struct fsc_plan *plan, const struct fsc_findings *before, const struct fsc_check_summary *s0)
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
-	struct fsc_check_opts o = { 0 };
+	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings *fs = NULL;
 	struct finding_view fv = { 0 };
@@ -426,6 +426,7 @@ static int repair_opts(const struct fsck_ctl *ctl, struct fsc_repair_opts *ro, s
 	const char *now = getenv("FATSCOPE_NOW");
 
 	*ro = (struct fsc_repair_opts){
+		.size = sizeof(*ro),
 		.level = ctl->mode == MODE_PREEN ? FSC_REPAIR_PREEN : FSC_REPAIR_ALL,
 		.free_lost = ctl->free_lost && !ctl->save_lost,
 		.now = now ? strtoll(now, NULL, 10) : (int64_t)time(NULL),
@@ -453,7 +454,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 {
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_repair_opts ro;
-	struct fsc_check_opts o = { 0 };
+	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings *fs;
 	struct fsc_plan *plan;
@@ -504,7 +505,7 @@ static int list_path(void *ctx, const struct fsc_dirent *d)
 static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *dev, struct fsc_probe *p)
 {
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
-	struct fsc_check_opts o = { 0 };
+	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	struct fsc_check_summary s = { 0 };
 	struct fsc_findings *fs;
 	struct finding_view fv = { 0 };

@@ -16,7 +16,7 @@
 /* Plan every repair of buf; apply it when apply is set.  The plan's size. */
 static size_t repair(uint8_t *buf, size_t len, bool apply)
 {
-	struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .now = 1700000000 };
+	struct fsc_repair_opts ro = { .size = sizeof(struct fsc_repair_opts), .level = FSC_REPAIR_ALL, .now = 1700000000 };
 	struct fsc_check_summary sum;
 	struct fsc_findings *fs = fsc_findings_new();
 	struct fsc_plan *plan = fsc_plan_new();

@@ -125,6 +125,16 @@ bool dirwalk_pop(struct dirwalk *w, void *job);
 /* The path of node n (prefix, then its path below) into path. */
 void dirwalk_path(struct dirwalk *w, size_t n);
 
+/*
+ * sized.c: a caller's struct that begins with its size (size_t size, as
+ * the _INIT macros of fatscope.h set it) into dst, the library's version
+ * of dsize bytes: members the caller's lacks are zero, dst's size is
+ * dsize; src NULL gives all defaults.  0; -EINVAL when the size is not
+ * set; -E2BIG when the caller's struct is larger and sets a member past
+ * dsize (one this library does not know).
+ */
+int sized_copy(void *dst, size_t dsize, const void *src);
+
 /* crc32.c: CRC-32 (IEEE) of n bytes at p, continuing crc (0 to start). */
 uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n);
 

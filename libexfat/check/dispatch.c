@@ -100,5 +100,12 @@ int fat_check_with(struct fsc_dev *dev, const struct fsc_probe *p, const struct 
 FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 			 struct fsc_findings *out, struct fsc_check_summary *sum)
 {
-	return check_with(dev, p, o, out, sum);
+	struct fsc_check_opts own;
+	int r = sized_copy(&own, sizeof(own), o);
+
+	if (r < 0) {
+		memset(sum, 0, sizeof(*sum));
+		return r;
+	}
+	return check_with(dev, p, &own, out, sum);
 }

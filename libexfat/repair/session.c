@@ -334,11 +334,21 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
 			       struct fsc_check_summary *sum, struct fsc_plan *plan)
 {
-	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
+	struct fsc_check_opts o, co2;
+	struct fsc_repair_opts ro2, rro;
 	struct session s = { 0 };
-	struct fsc_repair_opts rro = session_opts(&s, ro);
 	size_t start = fsc_plan_count(plan);
-	int ret = plan_round(dev, p, co, &rro, out, sum, plan);
+	int ret = sized_copy(&co2, sizeof(co2), co);
+
+	if (ret == 0)
+		ret = sized_copy(&ro2, sizeof(ro2), ro);
+	if (ret < 0) {
+		memset(sum, 0, sizeof(*sum));
+		return ret;
+	}
+	o = co2;
+	rro = session_opts(&s, &ro2);
+	ret = plan_round(dev, p, &co2, &rro, out, sum, plan);
 
 	if (ret >= 0 && s.err)
 		ret = s.err;

@@ -124,7 +124,7 @@ static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
 	struct fsc_probe *p;
 	struct fsc_findings *fs;
 	struct fsc_check_summary sum;
-	struct fsc_check_opts o = { 0 };
+	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	int errors = 0;
 
 	ids[0] = 0;
@@ -170,8 +170,8 @@ static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
 	struct fsc_probe *p;
 	struct fsc_findings *fs = fsc_findings_new();
 	struct fsc_check_summary sum;
-	struct fsc_check_opts o = { 0 };
-	struct fsc_repair_opts ro = { 0 };
+	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
+	struct fsc_repair_opts ro = FSC_REPAIR_OPTS_INIT;
 	struct fsc_plan *plan = fsc_plan_new();
 	long r;
 

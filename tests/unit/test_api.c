@@ -364,6 +364,55 @@ static int probe_check(struct img *im, struct fsc_probe **p, struct fsc_findings
 	return r;
 }
 
+/*
+ * Options carry their size: zeroed (no size) is refused, an older and
+ * smaller struct reads as the defaults past its end, a newer and larger
+ * one passes when its unknown tail is zero and is refused when it is not;
+ * fsc_plan_repair holds both of its structs to it.
+ */
+static void test_opts_size(void **state)
+{
+	struct { struct fsc_check_opts o; uint64_t more; } big = { FSC_CHECK_OPTS_INIT, 0 };
+	struct { size_t size; fsc_progress_fn progress; void *ctx; } old = { sizeof(old), NULL, NULL };
+	struct fsc_repair_opts ro = FSC_REPAIR_OPTS_INIT, ro0 = { 0 };
+	struct fsc_check_opts zero = { 0 };
+	struct fsc_findings *fs;
+	struct fsc_check_summary sum;
+	struct fsc_probe *p;
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev;
+	struct img im;
+
+	(void)state;
+	build_exfat_tree(&im);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_non_null(fs = fsc_findings_new());
+	assert_int_equal(fsc_check(dev, p, &zero, fs, &sum), -EINVAL);
+	assert_int_equal(fsc_findings_count(fs), 0);
+	assert_int_equal(fsc_check(dev, p, (const struct fsc_check_opts *)(const void *)&old, fs, &sum), 0);
+	assert_int_equal(sum.files, 3);
+	fsc_findings_free(fs);
+	big.o.size = sizeof(big);
+	assert_non_null(fs = fsc_findings_new());
+	assert_int_equal(fsc_check(dev, p, &big.o, fs, &sum), 0);
+	assert_int_equal(sum.files, 3);
+	fsc_findings_free(fs);
+	big.more = 1;
+	assert_non_null(fs = fsc_findings_new());
+	assert_int_equal(fsc_check(dev, p, &big.o, fs, &sum), -E2BIG);
+	assert_int_equal(fsc_plan_repair(dev, p, NULL, &ro0, fs, &sum, plan), -EINVAL);
+	assert_int_equal(fsc_plan_repair(dev, p, &big.o, &ro, fs, &sum, plan), -E2BIG);
+	assert_int_equal(fsc_findings_count(fs), 0);
+	assert_int_equal(fsc_plan_repair(dev, p, NULL, NULL, fs, &sum, plan), 0);
+	assert_int_equal(fsc_plan_count(plan), 0);
+	fsc_findings_free(fs);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	img_free(&im);
+}
+
 static void test_check_ledger(void **state)
 {
 	struct fsc_findings *fs = fsc_findings_new();
@@ -447,6 +496,7 @@ int unit_api(void)
 		cmocka_unit_test(test_fix_kinds),
 		cmocka_unit_test(test_probe_accessors),
 		cmocka_unit_test(test_check_ledger),
+		cmocka_unit_test(test_opts_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

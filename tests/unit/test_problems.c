@@ -910,7 +910,7 @@ static void test_repair_table(void **state)
 /* Plan the repair of the image in buf (FSC_REPAIR_ALL); the findings too. */
 static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 {
-	struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .free_lost = free_lost, .now = 1700000000 };
+	struct fsc_repair_opts ro = { .size = sizeof(struct fsc_repair_opts), .level = FSC_REPAIR_ALL, .free_lost = free_lost, .now = 1700000000 };
 	struct fsc_probe *p = img_probe(im);
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_check_summary sum;
@@ -2056,7 +2056,7 @@ static void count_byte_reads(void *ctx, const struct fsc_fault_event *ev)
 static void test_repair_fat_foreseen(void **state)
 {
 	for (int bits = 16; bits <= 32; bits += 16) {
-		struct fsc_repair_opts ro = { .level = FSC_REPAIR_ALL, .now = 1700000000 };
+		struct fsc_repair_opts ro = { .size = sizeof(struct fsc_repair_opts), .level = FSC_REPAIR_ALL, .now = 1700000000 };
 		struct fsc_fault_config cfg;
 		struct byte_reads sub;
 		struct fsc_findings fs = { 0 };

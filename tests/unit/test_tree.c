@@ -95,7 +95,7 @@ static void plant(struct tree *t, const struct plant *pl, size_t n)
 static char *check(struct tree *t, unsigned threads, size_t *nfind)
 {
 	struct fsc_probe *p = img_probe(&t->im);
-	struct fsc_check_opts o = { .threads = threads };
+	struct fsc_check_opts o = { .size = sizeof(o), .threads = threads };
 	struct fsc_check_summary sum;
 	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;

@@ -970,7 +970,15 @@ struct fsc_check_summary {
 /* Progress: pass p of n, done of total units. */
 typedef void (*fsc_progress_fn)(void *ctx, int pass, int npasses, uint64_t done, uint64_t total);
 
+/*
+ * The options structs carry their size, so that they can grow: make one
+ * with its _INIT macro (FSC_CHECK_OPTS_INIT, FSC_REPAIR_OPTS_INIT), then
+ * set members.  The library takes zero for members an older caller's
+ * struct lacks; a struct whose size is not set is refused (-EINVAL), as is
+ * a newer caller's that sets a member this library does not know (-E2BIG).
+ */
 struct fsc_check_opts {
+	size_t size;			/* sizeof(struct fsc_check_opts): FSC_CHECK_OPTS_INIT sets it */
 	fsc_progress_fn progress;	/* may be NULL */
 	void *ctx;
 	unsigned max_per_problem;	/* 0: 100 findings of one ID, then a count */
@@ -989,6 +997,7 @@ struct fsc_check_opts {
 	 */
 	bool to_end_marker;
 };
+#define FSC_CHECK_OPTS_INIT { .size = sizeof(struct fsc_check_opts) }
 
 /*
  * Check the volume probed as p (o may be NULL).  The findings go to out,
@@ -1002,7 +1011,8 @@ struct fsc_check_opts {
  * a large tree a second thread reads directory data past the end markers
  * (o->threads 1: none); it has ended when this returns.
  * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
- * for other types, -ENOMEM.
+ * for other types or options whose size is not set, -E2BIG for options
+ * this library does not know, -ENOMEM.
  */
 int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 	      struct fsc_findings *out, struct fsc_check_summary *sum);
@@ -1016,6 +1026,7 @@ enum fsc_repair_level {
 };
 
 struct fsc_repair_opts {
+	size_t size;			/* sizeof(struct fsc_repair_opts): FSC_REPAIR_OPTS_INIT sets it */
 	enum fsc_repair_level level;
 	bool free_lost;			/* clear the bitmap bits of lost clusters (fsck --lost=free); else
 					   FSC_REPAIR_ALL saves them as files of a new /FOUND.nnn */
@@ -1040,10 +1051,12 @@ struct fsc_repair_opts {
 	 */
 	bool preen_saves_lost;
 };
+#define FSC_REPAIR_OPTS_INIT { .size = sizeof(struct fsc_repair_opts) }
 
 /*
  * Check the volume as fsc_check does (same findings in out, same summary)
- * and plan the repairs that ro allows into plan, which should be empty.
+ * and plan the repairs that ro allows into plan, which should be empty
+ * (co and ro may be NULL: the defaults, FSC_REPAIR_PREEN).
  * Each finding the plan fixes has planned set.  The plan is bracketed by
  * VolumeDirty: set (and synced) before the first change, cleared last
  * only when no error is left unplanned; the backup boot region, when it
@@ -1053,8 +1066,8 @@ struct fsc_repair_opts {
  * FAT[1] and the boot sector bracket a FAT plan), planned round after
  * round on the plan's view until a round plans nothing (six at most);
  * the check of the final view decides what is planned and what is left.
- * Returns 0 (the plan may be empty), -EINVAL for other types, -ENOMEM,
- * -EIO.
+ * Returns 0 (the plan may be empty), -EINVAL for other types or options
+ * whose size is not set, -E2BIG (see fsc_check), -ENOMEM, -EIO.
  */
 int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out,
