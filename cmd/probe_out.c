@@ -37,20 +37,24 @@ static const char *errno_name(int e)
 	return e == EIO ? "EIO" : e == EINVAL ? "EINVAL" : e ? "E?" : NULL;
 }
 
+struct judged {
+	struct fsc_judgement *j;	/* the verdicts and the risks */
+	size_t counted;			/* risks that count for the exit status */
+};
+
 /* What one row of the driver table shows. */
 struct row_ctx {
 	const char *volume;
 	const struct fsc_probe *p;
 	const struct fsc_verdict *v;
-	const struct fsc_risk *risks;
-	size_t nrisks;
+	const struct fsc_judgement *j;	/* the volume's verdicts and risks */
 	bool all_count;			/* --drivers: non-default drivers' risks count too */
 };
 
 /* Does the risk count for the verdict and the exit status (see counts())? */
 static bool row_counts(const struct row_ctx *rc, const struct fsc_risk *r)
 {
-	return rc->all_count || !r->drv->nondefault;
+	return rc->all_count || !fsc_risk_driver(r)->nondefault;
 }
 
 /* VERDICT, one word (raw output stays one field): AT-RISK, no-risk (exFAT, FAT), not-exFAT/FAT. */
@@ -58,8 +62,8 @@ static const char *verdict_word(const struct row_ctx *rc)
 {
 	enum fsc_type t = fsc_probe_volume_type(rc->p);
 
-	for (size_t i = 0; i < rc->nrisks; i++)
-		if (row_counts(rc, &rc->risks[i]))
+	for (size_t i = 0; i < fsc_judgement_risks(rc->j); i++)
+		if (row_counts(rc, fsc_judgement_risk(rc->j, i)))
 			return "AT-RISK";
 	return t == FSC_TYPE_EXFAT || fsc_type_is_fat(t) ? "no-risk" : "not-exFAT/FAT";
 }
@@ -68,14 +72,14 @@ static const char *verdict_word(const struct row_ctx *rc)
 static const char *at_risk(const struct row_ctx *rc, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	for (size_t i = 0; i < rc->nrisks; i++) {
+	for (size_t i = 0; i < fsc_judgement_risks(rc->j); i++) {
+		const struct fsc_driver *d = fsc_risk_driver(fsc_judgement_risk(rc->j, i));
 		size_t k = 0;
 
-		while (k < i && rc->risks[k].drv != rc->risks[i].drv)
+		while (k < i && fsc_risk_driver(fsc_judgement_risk(rc->j, k)) != d)
 			k++;
-		if (k == i && row_counts(rc, &rc->risks[i]))
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
-				 rc->risks[i].drv->id);
+		if (k == i && row_counts(rc, fsc_judgement_risk(rc->j, i)))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", d->id);
 	}
 	return buf;
 }
@@ -83,6 +87,7 @@ static const char *at_risk(const struct row_ctx *rc, char *buf, size_t len)
 static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len)
 {
 	const struct fsc_verdict *v = rc->v;
+	const struct fsc_driver *d = v ? fsc_verdict_driver(v) : NULL;
 
 	switch (col) {
 	case COL_VOLUME: return rc->volume;
@@ -93,20 +98,20 @@ static const char *cell(const struct row_ctx *rc, int col, char *buf, size_t len
 	case COL_AT_RISK: return at_risk(rc, buf, len);
 	case COL_RISK:
 		buf[0] = '\0';
-		for (size_t i = 0; i < rc->nrisks; i++)
-			if (rc->risks[i].drv == v->drv)
+		for (size_t i = 0; i < fsc_judgement_risks(rc->j); i++)
+			if (fsc_risk_driver(fsc_judgement_risk(rc->j, i)) == d)
 				snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
-					 fsc_risk_kind_name(rc->risks[i].kind));
+					 fsc_risk_kind_name(fsc_risk_kind_of(fsc_judgement_risk(rc->j, i))));
 		return buf;
-	case COL_DRIVER: return v->drv->id;
-	case COL_ACTION: return fsc_action_name(v->action);
-	case COL_AS: return v->action == FSC_REFUSES ? "" : fsc_type_name(v->as);
-	case COL_ERRNO: return errno_name(v->err) ? errno_name(v->err) : "";
-	case COL_WHY: return v->why;
-	case COL_EFFECT: return v->effect;
-	case COL_WARNING: return v->warning;
-	case COL_CURRENT: return v->drv->current ? "yes" : "no";
-	case COL_VERSIONS: return v->drv->versions;
+	case COL_DRIVER: return d->id;
+	case COL_ACTION: return fsc_action_name(fsc_verdict_action(v));
+	case COL_AS: return fsc_verdict_action(v) == FSC_REFUSES ? "" : fsc_type_name(fsc_verdict_as(v));
+	case COL_ERRNO: return errno_name(fsc_verdict_errno(v)) ? errno_name(fsc_verdict_errno(v)) : "";
+	case COL_WHY: return fsc_verdict_why(v);
+	case COL_EFFECT: return fsc_verdict_effect(v);
+	case COL_WARNING: return fsc_verdict_warning(v);
+	case COL_CURRENT: return d->current ? "yes" : "no";
+	case COL_VERSIONS: return d->versions;
 	}
 	return "";
 }
@@ -139,13 +144,14 @@ static void add_line(struct libscols_table *tb, const int *cols, size_t ncols, c
 }
 
 /* The report's driver matrix: fixed columns sized to their contents. */
-static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
+static void print_matrix(struct row_ctx *rc)
 {
 	int w[4] = { 6, 6, 2, 5 };	/* DRIVER ACTION AS ERRNO, at least the headings */
+	size_t nv = fsc_judgement_verdicts(rc->j);
 	char buf[160];
 
 	for (size_t i = 0; i < nv; i++) {
-		rc->v = &v[i];
+		rc->v = fsc_judgement_verdict(rc->j, i);
 		for (int c = 0; c < 4; c++) {
 			int n = (int)strlen(cell(rc, text_cols[c], buf, sizeof(buf)));
 
@@ -156,16 +162,19 @@ static void print_matrix(struct row_ctx *rc, const struct fsc_verdict *v, size_t
 	printf("    %-*s %-*s %-*s %-*s %s\n", w[0], "DRIVER", w[1], "ACTION", w[2], "AS", w[3],
 	       "ERRNO", "WHY");
 	for (size_t i = 0; i < nv; i++) {
-		rc->v = &v[i];
-		printf("    %-*s %-*s %-*s %-*s %s\n", w[0], v[i].drv->id, w[1],
-		       fsc_action_name(v[i].action), w[2], cell(rc, COL_AS, buf, sizeof(buf)), w[3],
-		       cell(rc, COL_ERRNO, buf, sizeof(buf)), v[i].why);
+		const struct fsc_verdict *v = rc->v = fsc_judgement_verdict(rc->j, i);
+
+		printf("    %-*s %-*s %-*s %-*s %s\n", w[0], fsc_verdict_driver(v)->id, w[1],
+		       fsc_action_name(fsc_verdict_action(v)), w[2], cell(rc, COL_AS, buf, sizeof(buf)), w[3],
+		       cell(rc, COL_ERRNO, buf, sizeof(buf)), fsc_verdict_why(v));
 	}
 	for (size_t i = 0; i < nv; i++) {
-		if (v[i].warning[0])
-			printf(_("    %s warns: %s\n"), v[i].drv->id, v[i].warning);
-		if (v[i].effect[0])
-			printf(_("    %s writes: %s\n"), v[i].drv->id, v[i].effect);
+		const struct fsc_verdict *v = fsc_judgement_verdict(rc->j, i);
+
+		if (fsc_verdict_warning(v)[0])
+			printf(_("    %s warns: %s\n"), fsc_verdict_driver(v)->id, fsc_verdict_warning(v));
+		if (fsc_verdict_effect(v)[0])
+			printf(_("    %s writes: %s\n"), fsc_verdict_driver(v)->id, fsc_verdict_effect(v));
 	}
 }
 
@@ -180,7 +189,7 @@ static bool per_volume(const int *cols, size_t ncols)
 	return true;
 }
 
-static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc, const struct fsc_verdict *v, size_t nv)
+static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc)
 {
 	const int *cols = ctl->summary ? summary_cols : ctl->ncols ? ctl->cols : table_cols;
 	size_t ncols = ctl->summary ? sizeof(summary_cols) / sizeof(summary_cols[0]) :
@@ -194,14 +203,16 @@ static void table_rows(struct probe_ctl *ctl, struct row_ctx *rc, const struct f
 		add_line(ctl->tb, cols, ncols, rc);
 		return;
 	}
-	for (size_t i = 0; i < nv; i++) {
-		rc->v = &v[i];
+	for (size_t i = 0; i < fsc_judgement_verdicts(rc->j); i++) {
+		rc->v = fsc_judgement_verdict(rc->j, i);
 		add_line(ctl->tb, cols, ncols, rc);
 	}
 }
 
 void probe_table_flush(struct probe_ctl *ctl)
 {
+	if (ctl->judged)
+		fsc_judgement_free(ctl->judged->j);
 	free(ctl->judged);
 	ctl->judged = NULL;
 	if (!ctl->tb)
@@ -356,14 +367,6 @@ static const char *type_title(enum fsc_type t)
 	return _(titles[t]);
 }
 
-struct judged {
-	struct fsc_verdict v[32];
-	size_t nv;
-	struct fsc_risk r[64];
-	size_t nr;
-	size_t counted;			/* risks that count for the exit status */
-};
-
 /*
  * Does a risk count for the exit status: by default only those of drivers
  * as kernels are configured by default; with --drivers every selected one.
@@ -373,18 +376,16 @@ static bool counts(const struct probe_ctl *ctl, const struct fsc_risk *r)
 	return row_counts(&(struct row_ctx){ .all_count = ctl->drivers_given }, r);
 }
 
-static void judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct judged *jd)
+static int judge_all(struct probe_ctl *ctl, const struct fsc_probe *p, struct judged *jd)
 {
-	jd->nv = 0;
-	for (size_t i = 0; i < fsc_driver_count() && jd->nv < 32; i++)
-		if (ctl->drv_sel[i])
-			fsc_driver_judge(p, fsc_driver_at(i), &jd->v[jd->nv++]);
-	jd->nr = fsc_risks(p, jd->v, jd->nv, jd->r, 64);
-	if (jd->nr > 64)
-		jd->nr = 64;
+	fsc_judgement_free(jd->j);
+	jd->j = fsc_judge(p, ctl->drv_sel);
+	if (!jd->j)
+		return -ENOMEM;
 	jd->counted = 0;
-	for (size_t i = 0; i < jd->nr; i++)
-		jd->counted += counts(ctl, &jd->r[i]);
+	for (size_t i = 0; i < fsc_judgement_risks(jd->j); i++)
+		jd->counted += counts(ctl, fsc_judgement_risk(jd->j, i));
+	return 0;
 }
 
 static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *path,
@@ -417,8 +418,8 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	report_findings_text(&fv, "  ");
 	finding_view_free(&fv);
 	puts(_("  drivers:"));
-	print_matrix(rc, jd->v, jd->nv);
-	if (!jd->nr) {
+	print_matrix(rc);
+	if (!fsc_judgement_risks(jd->j)) {
 		puts(_("  verdict: no driver at risk\n"));
 		return;
 	}
@@ -427,11 +428,14 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 	else
 		printf(P_("  verdict: no driver at risk as kernels are configured by default (%zu risk with a non-default configuration)\n",
 			  "  verdict: no driver at risk as kernels are configured by default (%zu risks with a non-default configuration)\n",
-			  jd->nr), jd->nr);
-	for (size_t i = 0; i < jd->nr; i++)
-		printf("    %s [%s%s%s]: %s\n", jd->r[i].drv->id, fsc_risk_kind_name(jd->r[i].kind),
-		       jd->r[i].drv->current ? "" : _(", historical"),
-		       counts(ctl, &jd->r[i]) ? "" : _(", non-default configuration, not counted"), jd->r[i].why);
+			  fsc_judgement_risks(jd->j)), fsc_judgement_risks(jd->j));
+	for (size_t i = 0; i < fsc_judgement_risks(jd->j); i++) {
+		const struct fsc_risk *r = fsc_judgement_risk(jd->j, i);
+
+		printf("    %s [%s%s%s]: %s\n", fsc_risk_driver(r)->id, fsc_risk_kind_name(fsc_risk_kind_of(r)),
+		       fsc_risk_driver(r)->current ? "" : _(", historical"),
+		       counts(ctl, r) ? "" : _(", non-default configuration, not counted"), fsc_risk_why(r));
+	}
 	putchar('\n');
 }
 
@@ -439,29 +443,31 @@ static void report_text(struct probe_ctl *ctl, struct row_ctx *rc, const char *p
 static void json_drivers(const struct probe_ctl *ctl, struct json *j, const struct judged *jd)
 {
 	json_open(j, "drivers", '[');
-	for (size_t i = 0; i < jd->nv; i++) {
-		const struct fsc_verdict *v = &jd->v[i];
+	for (size_t i = 0; i < fsc_judgement_verdicts(jd->j); i++) {
+		const struct fsc_verdict *v = fsc_judgement_verdict(jd->j, i);
 
 		json_open(j, NULL, '{');
-		json_str(j, "id", v->drv->id);
-		json_str(j, "action", fsc_action_name(v->action));
-		json_str(j, "as", v->action == FSC_REFUSES ? NULL : fsc_type_name(v->as));
-		json_str(j, "errno", errno_name(v->err));
-		json_str(j, "why", v->why);
-		json_str(j, "effect", v->effect[0] ? v->effect : NULL);
-		json_str(j, "warning", v->warning[0] ? v->warning : NULL);
-		json_bool(j, "current", v->drv->current);
+		json_str(j, "id", fsc_verdict_driver(v)->id);
+		json_str(j, "action", fsc_action_name(fsc_verdict_action(v)));
+		json_str(j, "as", fsc_verdict_action(v) == FSC_REFUSES ? NULL : fsc_type_name(fsc_verdict_as(v)));
+		json_str(j, "errno", errno_name(fsc_verdict_errno(v)));
+		json_str(j, "why", fsc_verdict_why(v));
+		json_str(j, "effect", fsc_verdict_effect(v)[0] ? fsc_verdict_effect(v) : NULL);
+		json_str(j, "warning", fsc_verdict_warning(v)[0] ? fsc_verdict_warning(v) : NULL);
+		json_bool(j, "current", fsc_verdict_driver(v)->current);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
 	json_open(j, "risks", '[');
-	for (size_t i = 0; i < jd->nr; i++) {
+	for (size_t i = 0; i < fsc_judgement_risks(jd->j); i++) {
+		const struct fsc_risk *r = fsc_judgement_risk(jd->j, i);
+
 		json_open(j, NULL, '{');
-		json_str(j, "driver", jd->r[i].drv->id);
-		json_str(j, "kind", fsc_risk_kind_name(jd->r[i].kind));
-		json_str(j, "why", jd->r[i].why);
-		json_bool(j, "current", jd->r[i].drv->current);
-		json_bool(j, "counted", counts(ctl, &jd->r[i]));
+		json_str(j, "driver", fsc_risk_driver(r)->id);
+		json_str(j, "kind", fsc_risk_kind_name(fsc_risk_kind_of(r)));
+		json_str(j, "why", fsc_risk_why(r));
+		json_bool(j, "current", fsc_risk_driver(r)->current);
+		json_bool(j, "counted", counts(ctl, r));
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -510,19 +516,18 @@ int probe_report(struct probe_ctl *ctl, const char *path, struct fsc_dev *dev,
 	int code;
 
 	if (!jd)
-		jd = ctl->judged = malloc(sizeof(*jd));
-	if (!jd) {
+		jd = ctl->judged = calloc(1, sizeof(*jd));
+	if (!jd || judge_all(ctl, p, jd) < 0) {
 		errmsg(path, _("out of memory"));
 		return PROBE_OPERROR;
 	}
-	judge_all(ctl, p, jd);
 	snprintf(volume, sizeof(volume), part ? "%s@%llu" : "%s", path,
 		 (unsigned long long)fsc_dev_offset(dev));
-	rc = (struct row_ctx){ volume, p, NULL, jd->r, jd->nr, ctl->drivers_given };
+	rc = (struct row_ctx){ volume, p, NULL, jd->j, ctl->drivers_given };
 	if (ctl->json)
 		report_json(ctl, path, dev, part, p, jd);
 	else if (ctl->table_mode)
-		table_rows(ctl, &rc, jd->v, jd->nv);
+		table_rows(ctl, &rc);
 	if (!ctl->json && !ctl->table_mode && !ctl->container_shown)
 		probe_container_text(path, fsc_dev_container(dev), &ctl->ver);
 	ctl->container_shown = true;

@@ -93,8 +93,7 @@ static const struct drv_model *model_of(const struct fsc_driver *drv)
 	return i < 0 ? NULL : &models[i];
 }
 
-FSC_EXPORT void fsc_driver_judge(const struct fsc_probe *p, const struct fsc_driver *drv,
-				 struct fsc_verdict *v)
+void drivers_judge(const struct fsc_probe *p, const struct fsc_driver *drv, struct fsc_verdict *v)
 {
 	const struct drv_model *m = model_of(drv);
 

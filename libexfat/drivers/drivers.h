@@ -11,6 +11,29 @@
 
 #include "probe/probe.h"
 
+/* A verdict and a risk, opaque to callers of the library (fatscope.h's accessors). */
+struct fsc_verdict {
+	const struct fsc_driver *drv;
+	enum fsc_action action;
+	enum fsc_type as;		/* FSC_TYPE_UNKNOWN when refused */
+	int err;			/* errno user space sees, 0 if mounted */
+	char why[256];
+	char effect[160];		/* what the driver does to the volume, or "" */
+	char warning[160];		/* what it warns about at mount, or "" */
+};
+
+struct fsc_risk {
+	const struct fsc_driver *drv;
+	enum fsc_risk_kind kind;
+	char why[320];
+};
+
+/* drivers.c: apply one model to a probed volume, into v. */
+void drivers_judge(const struct fsc_probe *p, const struct fsc_driver *drv, struct fsc_verdict *v);
+/* verdict.c: every risk the nv verdicts v carry (all judged on p); at most max into out; how many in all. */
+size_t drivers_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t nv, struct fsc_risk *out,
+		     size_t max);
+
 /* verdict_set.c: building a verdict, for the models and the risk text. */
 void verdict_set(struct fsc_verdict *v, enum fsc_action a, enum fsc_type as, int err,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

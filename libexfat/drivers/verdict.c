@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "drivers/drivers.h"
@@ -51,7 +52,7 @@ static bool mainline_refuses(const struct fsc_probe *p, char *why, size_t len)
 	const char *id = p->type == FSC_TYPE_EXFAT ? "linux-exfat" : "linux-vfat";
 	struct fsc_verdict mv;
 
-	fsc_driver_judge(p, fsc_driver_at((size_t)fsc_driver_lookup(id)), &mv);
+	drivers_judge(p, fsc_driver_at((size_t)fsc_driver_lookup(id)), &mv);
 	snprintf(why, len, "%s", mv.why);
 	return mv.action == FSC_REFUSES;
 }
@@ -114,12 +115,119 @@ static void judge_one(const struct fsc_probe *p, const struct fsc_verdict *v, st
 			 (p->ex.volume_flags & 2) ? "dirty" : "with media failures", v->effect);
 }
 
-FSC_EXPORT size_t fsc_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t nv,
-			    struct fsc_risk *out, size_t max)
+size_t drivers_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t nv, struct fsc_risk *out,
+		     size_t max)
 {
 	struct risk_sink rs = { out, max, 0 };
 
 	for (size_t i = 0; i < nv; i++)
 		judge_one(p, &v[i], &rs);
 	return rs.n;
+}
+
+struct fsc_judgement {
+	struct fsc_verdict *v;
+	size_t nv;
+	struct fsc_risk *r;
+	size_t nr;
+};
+
+FSC_EXPORT struct fsc_judgement *fsc_judge(const struct fsc_probe *p, const bool *sel)
+{
+	struct fsc_judgement *j = calloc(1, sizeof(*j));
+	size_t nd = fsc_driver_count();
+
+	if (!j || !(j->v = calloc(nd, sizeof(*j->v)))) {
+		free(j);
+		return NULL;
+	}
+	for (size_t i = 0; i < nd; i++)
+		if (!sel || sel[i])
+			drivers_judge(p, fsc_driver_at(i), &j->v[j->nv++]);
+	j->nr = drivers_risks(p, j->v, j->nv, NULL, 0);
+	if (j->nr && !(j->r = calloc(j->nr, sizeof(*j->r)))) {
+		fsc_judgement_free(j);
+		return NULL;
+	}
+	drivers_risks(p, j->v, j->nv, j->r, j->nr);
+	return j;
+}
+
+FSC_EXPORT void fsc_judgement_free(struct fsc_judgement *j)
+{
+	if (!j)
+		return;
+	free(j->v);
+	free(j->r);
+	free(j);
+}
+
+FSC_EXPORT size_t fsc_judgement_verdicts(const struct fsc_judgement *j)
+{
+	return j->nv;
+}
+
+FSC_EXPORT const struct fsc_verdict *fsc_judgement_verdict(const struct fsc_judgement *j, size_t i)
+{
+	return i < j->nv ? &j->v[i] : NULL;
+}
+
+FSC_EXPORT size_t fsc_judgement_risks(const struct fsc_judgement *j)
+{
+	return j->nr;
+}
+
+FSC_EXPORT const struct fsc_risk *fsc_judgement_risk(const struct fsc_judgement *j, size_t i)
+{
+	return i < j->nr ? &j->r[i] : NULL;
+}
+
+FSC_EXPORT const struct fsc_driver *fsc_verdict_driver(const struct fsc_verdict *v)
+{
+	return v->drv;
+}
+
+FSC_EXPORT enum fsc_action fsc_verdict_action(const struct fsc_verdict *v)
+{
+	return v->action;
+}
+
+FSC_EXPORT enum fsc_type fsc_verdict_as(const struct fsc_verdict *v)
+{
+	return v->as;
+}
+
+FSC_EXPORT int fsc_verdict_errno(const struct fsc_verdict *v)
+{
+	return v->err;
+}
+
+FSC_EXPORT const char *fsc_verdict_why(const struct fsc_verdict *v)
+{
+	return v->why;
+}
+
+FSC_EXPORT const char *fsc_verdict_effect(const struct fsc_verdict *v)
+{
+	return v->effect;
+}
+
+FSC_EXPORT const char *fsc_verdict_warning(const struct fsc_verdict *v)
+{
+	return v->warning;
+}
+
+FSC_EXPORT const struct fsc_driver *fsc_risk_driver(const struct fsc_risk *r)
+{
+	return r->drv;
+}
+
+FSC_EXPORT enum fsc_risk_kind fsc_risk_kind_of(const struct fsc_risk *r)
+{
+	return r->kind;
+}
+
+FSC_EXPORT const char *fsc_risk_why(const struct fsc_risk *r)
+{
+	return r->why;
 }

@@ -19,6 +19,7 @@
 
 #include "builder.h"
 #include "base/bytes.h"
+#include "drivers/drivers.h"
 
 #define ANY FSC_TYPE_COUNT
 #define M(t) { FSC_MOUNTS, FSC_TYPE_##t, 0 }
@@ -255,7 +256,7 @@ static void check_row(const struct row *row)
 		const struct cell *c = &row->c[i];
 
 		assert_true(d >= 0);
-		fsc_driver_judge(p, fsc_driver_at((size_t)d), &v);
+		drivers_judge(p, fsc_driver_at((size_t)d), &v);
 		if (v.action != c->a || (c->a != FSC_REFUSES && c->as != ANY && v.as != c->as) ||
 		    v.err != c->err) {
 			print_error("row '%s', driver %s: got %s as %s errno %d (%s); want %s as %s errno %d\n",
@@ -295,26 +296,26 @@ static void risks_of(void (*make)(struct img *), char *out, size_t len)
 	struct img im;
 	struct fsc_probe *p;
 	size_t nd = fsc_driver_count();
-	struct fsc_verdict *v = calloc(nd, sizeof(*v));
-	struct fsc_risk r[32];
-	size_t n;
+	struct fsc_judgement *j;
 
-	assert_non_null(v);
 	make(&im);
 	p = img_probe(&im);
 	assert_non_null(p);
-	for (size_t i = 0; i < nd; i++)
-		fsc_driver_judge(p, fsc_driver_at(i), &v[i]);
-	n = fsc_risks(p, v, nd, r, 32);
-	assert_true(n <= 32);
+	j = fsc_judge(p, NULL);
+	assert_non_null(j);
+	assert_int_equal(fsc_judgement_verdicts(j), nd);
+	assert_null(fsc_judgement_verdict(j, nd));
+	assert_null(fsc_judgement_risk(j, fsc_judgement_risks(j)));
 	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < fsc_judgement_risks(j); i++) {
+		const struct fsc_risk *r = fsc_judgement_risk(j, i);
 		size_t o = strlen(out);
 
-		snprintf(out + o, len - o, "%s%s:%s", o ? " " : "", r[i].drv->id,
-			 fsc_risk_kind_name(r[i].kind));
+		assert_non_null(fsc_risk_why(r));
+		snprintf(out + o, len - o, "%s%s:%s", o ? " " : "", fsc_risk_driver(r)->id,
+			 fsc_risk_kind_name(fsc_risk_kind_of(r)));
 	}
-	free(v);
+	fsc_judgement_free(j);
 	fsc_probe_free(p);
 	img_free(&im);
 }
@@ -350,20 +351,41 @@ static void test_verdict(void **state)
 	}
 }
 
+/* Through the public accessors: a judgement of the two drivers selected, in the table's order. */
 static void test_staging_effect(void **state)
 {
-	struct img im;
+	bool sel[64] = { false };
+	int staging = fsc_driver_lookup("staging-5.4"), mainline = fsc_driver_lookup("linux-exfat");
+	const struct fsc_verdict *v;
+	struct fsc_judgement *j;
 	struct fsc_probe *p;
-	struct fsc_verdict v;
+	struct img im;
 
 	(void)state;
+	assert_true(staging >= 0 && staging < mainline && (size_t)mainline < 64);
+	sel[staging] = sel[mainline] = true;
 	mk_ex_dirty(&im);
 	p = img_probe(&im);
-	fsc_driver_judge(p, fsc_driver_at((size_t)fsc_driver_lookup("staging-5.4")), &v);
-	assert_non_null(strstr(v.effect, "VolumeFlags 0x0002 as 0x0000"));
-	fsc_driver_judge(p, fsc_driver_at((size_t)fsc_driver_lookup("linux-exfat")), &v);
-	assert_string_equal(v.effect, "");
-	assert_non_null(strstr(v.warning, "not properly unmounted"));
+	j = fsc_judge(p, sel);
+	assert_non_null(j);
+	assert_int_equal(fsc_judgement_verdicts(j), 2);
+	v = fsc_judgement_verdict(j, 0);
+	assert_ptr_equal(fsc_verdict_driver(v), fsc_driver_at((size_t)staging));
+	assert_int_equal(fsc_verdict_action(v), FSC_MOUNTS);
+	assert_int_equal(fsc_verdict_as(v), FSC_TYPE_EXFAT);
+	assert_int_equal(fsc_verdict_errno(v), 0);
+	assert_non_null(strstr(fsc_verdict_effect(v), "VolumeFlags 0x0002 as 0x0000"));
+	v = fsc_judgement_verdict(j, 1);
+	assert_ptr_equal(fsc_verdict_driver(v), fsc_driver_at((size_t)mainline));
+	assert_string_equal(fsc_verdict_effect(v), "");
+	assert_non_null(strstr(fsc_verdict_warning(v), "not properly unmounted"));
+	assert_true(strlen(fsc_verdict_why(v)) > 0);
+	/* the staging driver mounts it dirty and clears the flag: a risk of its, none of mainline's */
+	assert_true(fsc_judgement_risks(j) > 0);
+	for (size_t i = 0; i < fsc_judgement_risks(j); i++)
+		assert_ptr_equal(fsc_risk_driver(fsc_judgement_risk(j, i)), fsc_driver_at((size_t)staging));
+	fsc_judgement_free(j);
+	fsc_judgement_free(NULL);
 	fsc_probe_free(p);
 	img_free(&im);
 }

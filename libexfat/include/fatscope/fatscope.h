@@ -597,41 +597,54 @@ struct fsc_driver {
 enum fsc_action { FSC_MOUNTS, FSC_REFUSES, FSC_MISREADS };
 const char *fsc_action_name(enum fsc_action a);
 
-struct fsc_verdict {
-	const struct fsc_driver *drv;
-	enum fsc_action action;
-	enum fsc_type as;		/* FSC_TYPE_UNKNOWN when refused */
-	int err;			/* errno user space sees, 0 if mounted */
-	char why[256];
-	char effect[160];		/* what the driver does to the volume, or "" */
-	char warning[160];		/* what it warns about at mount, or "" */
-};
-
 size_t fsc_driver_count(void);
 const struct fsc_driver *fsc_driver_at(size_t i);
 /* Index of the driver with this ID, or -1. */
 int fsc_driver_lookup(const char *id);
 
-/* Apply one model to a probed volume. */
-void fsc_driver_judge(const struct fsc_probe *p, const struct fsc_driver *drv,
-		      struct fsc_verdict *out);
-
 enum fsc_risk_kind { FSC_RISK_WRONG_DRIVER, FSC_RISK_MISREADS, FSC_RISK_ACCEPTS_CORRUPT };
 const char *fsc_risk_kind_name(enum fsc_risk_kind k);
 
-struct fsc_risk {
-	const struct fsc_driver *drv;
-	enum fsc_risk_kind kind;
-	char why[320];
-};
+/*
+ * A judgement: each selected driver model applied to a probed volume (one
+ * verdict a driver, in the table's order) and every risk those verdicts
+ * carry (the verdict of the volume: at risk when there is one).  The
+ * judgement, its verdicts and its risks are opaque: read them through the
+ * accessors below, valid until fsc_judgement_free().
+ */
+struct fsc_judgement;
+struct fsc_verdict;
+struct fsc_risk;
 
 /*
- * The verdict: every risk carried by the given verdicts (all of them
- * judged on p).  Writes at most max risks to out; returns how many there
- * are in all.
+ * Judge p by the drivers that sel selects (sel[i] for fsc_driver_at(i),
+ * fsc_driver_count() of them; NULL: every driver).  NULL when out of
+ * memory.
  */
-size_t fsc_risks(const struct fsc_probe *p, const struct fsc_verdict *v, size_t nv,
-		 struct fsc_risk *out, size_t max);
+struct fsc_judgement *fsc_judge(const struct fsc_probe *p, const bool *sel);
+/* Frees the judgement, its verdicts and its risks; NULL is a no-op. */
+void fsc_judgement_free(struct fsc_judgement *j);
+size_t fsc_judgement_verdicts(const struct fsc_judgement *j);
+/* The i-th verdict, NULL past the end. */
+const struct fsc_verdict *fsc_judgement_verdict(const struct fsc_judgement *j, size_t i);
+size_t fsc_judgement_risks(const struct fsc_judgement *j);
+/* The i-th risk (grouped by driver, in the verdicts' order), NULL past the end. */
+const struct fsc_risk *fsc_judgement_risk(const struct fsc_judgement *j, size_t i);
+
+const struct fsc_driver *fsc_verdict_driver(const struct fsc_verdict *v);
+enum fsc_action fsc_verdict_action(const struct fsc_verdict *v);
+/* The type the driver takes the volume for; FSC_TYPE_UNKNOWN when refused. */
+enum fsc_type fsc_verdict_as(const struct fsc_verdict *v);
+/* The errno user space sees, 0 when it mounts. */
+int fsc_verdict_errno(const struct fsc_verdict *v);
+/* Why, in English; what the driver does to the volume and what it warns about at mount ("" for none). */
+const char *fsc_verdict_why(const struct fsc_verdict *v);
+const char *fsc_verdict_effect(const struct fsc_verdict *v);
+const char *fsc_verdict_warning(const struct fsc_verdict *v);
+
+const struct fsc_driver *fsc_risk_driver(const struct fsc_risk *r);
+enum fsc_risk_kind fsc_risk_kind_of(const struct fsc_risk *r);
+const char *fsc_risk_why(const struct fsc_risk *r);
 
 /* Whether the specification accepts the volume as its type. */
 bool fsc_probe_spec_valid(const struct fsc_probe *p);
