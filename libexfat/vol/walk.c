@@ -288,8 +288,9 @@ static void read_dir(struct wk *w)
 {
 	const struct wjob *j = &w->cur;
 	uint64_t need = j->size ? (j->size + w->l->cluster_bytes - 1) / w->l->cluster_bytes : UINT64_MAX;
-	uint32_t c = j->first;
+	struct layout_chain it;
 	const uint8_t *d;
+	uint32_t c;
 
 	exfat_asm_init(&w->as, (w->flags & FSC_WALK_DELETED) ? EXA_DELETED : 0, 18);
 	fat_lfn_reset(&w->lfn);
@@ -298,7 +299,9 @@ static void read_dir(struct wk *w)
 			area(w, d, w->l->root_bytes, 0, w->l->root_byte);
 		return;
 	}
-	for (uint64_t n = 0; n < need && n < w->l->held && layout_cluster_valid(w->l, c); n++) {
+	/* (no loop test of its own: a cluster read already ends the directory, below) */
+	layout_chain_begin(&it, w->l, fatreader_link, &w->src.fr, j->first, 0, j->nofat);
+	while (it.n < need && layout_chain_next(&it, &c)) {
 		if (bit_test_set(w->seen, c - 2)) {
 			w->looped |= !j->deleted;
 			return;	/* read already: a cycle or a cross-link */
@@ -306,7 +309,6 @@ static void read_dir(struct wk *w)
 		if (fsc_dev_map(w->l->dev, layout_cluster_byte(w->l, c), w->l->cluster_bytes, &d) < 0 ||
 		    !area(w, d, w->l->cluster_bytes, c, layout_cluster_byte(w->l, c)))
 			return;
-		c = j->nofat ? c + 1 : fatreader_next(&w->src.fr, c);
 	}
 }
 
