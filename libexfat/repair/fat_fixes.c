@@ -560,6 +560,23 @@ static unsigned entry_defects(const struct frp *f, const uint8_t *e)
 	       (!dir && (uint64_t)size > (uint64_t)f->cc * f->lay.cluster_bytes);
 }
 
+/*
+ * Does the directory entry e name a directory whose first cluster says so
+ * itself (its . entry there, naming that cluster)?  Such an entry is a
+ * directory's however damaged its name and size: setting it aside would
+ * lose the tree, which a lost-directory relink would then bring back
+ * through the same entry, round after round.
+ */
+static bool names_real_dir(struct frp *f, const uint8_t *e)
+{
+	uint32_t c = fr_entry_first(f, e);
+	uint8_t d[32];
+
+	return (e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) && c >= 2 && c <= f->cc + 1 &&
+	       plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), d, sizeof(d)) == 0 &&
+	       !memcmp(d, ".          ", 11) && (d[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) && fr_entry_first(f, d) == c;
+}
+
 /* Is the entry at off slot 0 or 1 of a directory's first cluster (its other dot entry there)?  0, 1, or -1. */
 static int dot_slot(struct frp *f, const struct fsc_finding *x)
 {
@@ -607,7 +624,7 @@ size_t fr_set_aside(struct frp *f)
 		 */
 		dot = x->id == FSC_PR_FAT_DOT_MISSING && x->loc_kind == FSC_LOC_ENTRY && x->entry <= 1 ? (int)x->entry :
 		      dot_slot(f, x);
-		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || !rp_wanted(&f->r, x))
+		if (entry_defects(f, e) < (dot >= 0 ? 1u : 2u) || (dot < 0 && names_real_dir(f, e)) || !rp_wanted(&f->r, x))
 			continue;
 		if (dot >= 0) {
 			fr_dot_entry(f, e, dot == 1, dot == 1 ? 0 : (uint32_t)x->loc);

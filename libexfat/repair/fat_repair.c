@@ -216,7 +216,7 @@ static void dirty_bits(struct frp *f, bool dirty, bool hard, const char *why)
 	fr_fat_set_all(f, 1, v, why);
 }
 
-/* What the walk offered, dropped (the volume is checked again). */
+/* What the walk offered, dropped (the volume is checked again, through another FAT copy). */
 static void forget_walk(struct frp *f)
 {
 	for (size_t i = 0; i < f->nreqs; i++) {
@@ -226,19 +226,19 @@ static void forget_walk(struct frp *f)
 	f->nreqs = f->ncross = f->nastray = f->nlost = f->nheads = 0;
 }
 
-/* The fixes of the findings from index from on: entries, chains, cross-links, directories astray. */
-static void fix_findings(struct frp *f, size_t from)
+/* The fixes of the findings: entries, chains, cross-links, directories astray. */
+static void fix_findings(struct frp *f)
 {
 	fr_relink_heads(f);		/* (first: what the walk read past such a cross-link is read again) */
 	/* First the directories whose cluster was free: what the walk read there is nobody's. */
-	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
 		if (x->id == FSC_PR_FAT_CHAIN_FREE && !fr_under_emptied(f, x) && rp_wanted(&f->r, x))
 			fr_fix_chain(f, x);
 	}
 	fr_apply_reqs(f);
-	for (size_t i = from; i < f->r.out->n && !f->r.err; i++) {
+	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];
 
 		if (x->planned || fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
@@ -259,101 +259,6 @@ static void fix_findings(struct frp *f, size_t from)
 	}
 	fr_fix_crosslinks(f);
 	fr_relink_dirs(f);
-}
-
-/* The requests v[0..n) whose finding map keeps, renumbered; the others dropped. */
-#define KEEP_MAPPED(v, n, map) \
-	do { \
-		size_t k_ = 0; \
-		for (size_t i_ = 0; i_ < (n); i_++) \
-			if ((map) && (map)[(v)[i_].finding] != SIZE_MAX) { \
-				(v)[i_].finding = (map)[(v)[i_].finding]; \
-				(v)[k_++] = (v)[i_]; \
-			} \
-		(n) = k_; \
-	} while (0)
-
-/*
- * The findings of a check of the plan about entries (fs, emptied) added
- * to the list, but for those it has already: the problems of the trees
- * linked back; what the walk offered kept for those only (map: fs's
- * index to the list's).
- */
-static void merge_findings(struct frp *f, struct fsc_findings *fs)
-{
-	struct fsc_findings *out = f->r.out;
-	size_t *map = calloc(fs->n + 1, sizeof(*map)), k;
-	struct rp_findex ix = { 0 };
-
-	/* (which are new first: appending to the list ends the index into it) */
-	if (map && rp_findex_make(&ix, out, true) < 0) {
-		free(map);
-		map = NULL;
-	}
-	for (size_t i = 0; map && i < fs->n; i++)
-		map[i] = fs->v[i].path && !rp_findex_find(&ix, &fs->v[i]) ? 0 : SIZE_MAX;
-	free(ix.v);
-	for (size_t i = 0; map && i < fs->n; i++) {
-		struct fsc_finding *y;
-
-		if (map[i] == SIZE_MAX)
-			continue;
-		map[i] = SIZE_MAX;
-		if ((y = finding_add(out, fs->v[i].id, fs->v[i].loc_kind, fs->v[i].loc, NULL))) {
-			*y = fs->v[i];
-			fs->v[i].path = NULL;		/* (now the list's) */
-			y->planned = false;
-			map[i] = (size_t)(y - out->v);
-		}
-	}
-	k = 0;
-	for (size_t i = 0; i < f->nreqs; i++)
-		if (map && map[f->reqs[i].finding] != SIZE_MAX) {
-			f->reqs[i].finding = map[f->reqs[i].finding];
-			f->reqs[k++] = f->reqs[i];
-		} else {
-			free(f->reqs[i].off);
-			free(f->reqs[i].first);
-		}
-	f->nreqs = k;
-	KEEP_MAPPED(f->cross, f->ncross, map);
-	KEEP_MAPPED(f->astray, f->nastray, map);
-	if (!map)
-		f->r.err = -ENOMEM;
-	free(map);
-	finding_list_clear(fs);
-}
-
-/*
- * One more round: the volume checked again through the plan, with the
- * walk's offers; what it finds that the list does not have yet is added
- * and fixed with the rest, and the result checked.  True when the round
- * planned something.
- */
-static bool fix_round(struct frp *f, struct fat_hooks *after, bool *errors)
-{
-	struct fsc_findings again = { 0 };
-	size_t n0 = f->r.out->n, edits0 = fsc_plan_count(f->r.plan);
-
-	forget_walk(f);
-	*after = (struct fat_hooks){ .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
-				     .dir_astray = fr_hook_astray, .rename = fr_hook_rename,
-				     .shared_head = fr_hook_shared_head };
-	*errors = recheck(f, after, &again);
-	*after = (struct fat_hooks){ .free_clusters = after->free_clusters, .clusters = after->clusters };
-	if (!*errors) {
-		finding_list_clear(&again);
-		return false;
-	}
-	merge_findings(f, &again);
-	free(f->lost0);			/* (a directory astray below finds its tree among today's lost) */
-	f->lost0 = f->nlost ? malloc(f->nlost * sizeof(*f->lost0)) : NULL;
-	f->nlost0 = f->lost0 ? f->nlost : 0;
-	if (f->lost0)
-		memcpy(f->lost0, f->lost, f->nlost * sizeof(*f->lost0));
-	fix_findings(f, n0);
-	*errors = recheck(f, after, NULL);
-	return fsc_plan_count(f->r.plan) > edits0;
 }
 
 /*
@@ -459,24 +364,6 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 			f->lost[f->nlost++] = f->lost[i];
 }
 
-/* Rounds of lost directories linked back: a round's trees are checked, and their problems fixed, with the rest. */
-#define RELINK_ROUNDS 4
-
-static void relink_rounds(struct frp *f, struct fat_hooks *after, bool *errors)
-{
-	for (int round = 0; round < RELINK_ROUNDS && !*errors && !f->r.err && f->nlostdirs; round++) {
-		if (!fr_relink_lost_dirs(f))
-			return;
-		(void)fix_round(f, after, errors);
-	}
-}
-
-/*
- * Rounds of what the fixes themselves uncovered (entries brought back
- * from after an end mark that need fixes of their own, say), while errors
- * are left and a round plans something: one -y finishes the job.
- */
-#define CONVERGE_ROUNDS 3
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
 static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *errors)
 {
@@ -491,7 +378,7 @@ static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *error
 		fix_copies(f);
 		return;
 	}
-	fix_findings(f, 0);
+	fix_findings(f);
 	fr_fix_labels(f);
 	fix_fat0(f);
 	fr_boot_fixes(f);
@@ -510,10 +397,14 @@ static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *error
 	finding_list_clear(&again);
 	if (redo)
 		*errors = recheck(f, &after, NULL);
-	relink_rounds(f, &after, errors);
-	for (int round = 0; round < CONVERGE_ROUNDS && *errors && !f->r.err; round++)
-		if (!fix_round(f, &after, errors))
-			break;
+	/*
+	 * Lost directories linked back: their trees, and whatever else is
+	 * left, are the session's next round (the check of the plan's view,
+	 * then what it still finds planned).  Lost clusters wait for it: the
+	 * trees linked back own some of them.
+	 */
+	if (!*errors && !f->r.err && f->nlostdirs && fr_relink_lost_dirs(f))
+		*errors = true;
 last:
 	freed = fr_handle_lost(f, *errors);
 	fix_copies(f);

@@ -51,17 +51,6 @@ static int cmp_place(const struct fsc_finding *a, const struct fsc_finding *b)
 	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
-static int cmp_exact(const struct fsc_finding *a, const struct fsc_finding *b)
-{
-	int c = cmp_place(a, b);
-
-	if (!c)
-		c = strcmp(a->field, b->field);
-	if (!c && a->path != b->path)
-		c = !a->path ? -1 : !b->path ? 1 : strcmp(a->path, b->path);
-	return c;
-}
-
 int rp_finding_cmp_place(const void *x, const void *y)
 {
 	return cmp_place(x, y);
@@ -72,29 +61,22 @@ static int cmp_place_ptr(const void *x, const void *y)
 	return cmp_place(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
 }
 
-static int cmp_exact_ptr(const void *x, const void *y)
-{
-	return cmp_exact(*(const struct fsc_finding *const *)x, *(const struct fsc_finding *const *)y);
-}
-
-int rp_findex_make(struct rp_findex *ix, const struct fsc_findings *fs, bool exact)
+int rp_findex_make(struct rp_findex *ix, const struct fsc_findings *fs)
 {
 	ix->n = 0;
-	ix->exact = exact;
 	ix->v = fs->n ? malloc(fs->n * sizeof(*ix->v)) : NULL;
 	if (fs->n && !ix->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->n; i++)
 		ix->v[ix->n++] = &fs->v[i];
 	if (ix->n)
-		qsort(ix->v, ix->n, sizeof(*ix->v), exact ? cmp_exact_ptr : cmp_place_ptr);
+		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_place_ptr);
 	return 0;
 }
 
 const struct fsc_finding *rp_findex_find(const struct rp_findex *ix, const struct fsc_finding *f)
 {
-	const struct fsc_finding **hit = ix->n ? bsearch(&f, ix->v, ix->n, sizeof(*ix->v),
-							 ix->exact ? cmp_exact_ptr : cmp_place_ptr) : NULL;
+	const struct fsc_finding **hit = ix->n ? bsearch(&f, ix->v, ix->n, sizeof(*ix->v), cmp_place_ptr) : NULL;
 
 	return hit ? *hit : NULL;
 }

@@ -101,17 +101,16 @@ struct fsc_finding *rp_find(const struct rp *r, enum fsc_problem id);
 
 /*
  * An index of a findings list, sorted by problem and place, for finding
- * the same problem again in another list: at the same place (rounds of
- * one repair compare so: a renamed file's path changes), or exact (the
- * field and the path too).  v is NULL when the list is empty; free(v).
- * The index points into the list: appending to it ends the index.
+ * the same problem again in another list at the same place (rounds of
+ * one repair compare so: a renamed file's path changes).  v is NULL when
+ * the list is empty; free(v).  The index points into the list: appending
+ * to it ends the index.
  */
 struct rp_findex {
 	const struct fsc_finding **v;
 	size_t n;
-	bool exact;
 };
-int rp_findex_make(struct rp_findex *ix, const struct fsc_findings *fs, bool exact);
+int rp_findex_make(struct rp_findex *ix, const struct fsc_findings *fs);
 /* The order of such an index, on findings themselves (for qsort and bsearch). */
 int rp_finding_cmp_place(const void *x, const void *y);
 const struct fsc_finding *rp_findex_find(const struct rp_findex *ix, const struct fsc_finding *f);

@@ -1077,7 +1077,7 @@ struct fsc_repair_opts {
  * co->deadline (sum->incomplete) plans nothing.  Nothing is written:
  * fsc_plan_apply() does that.  exFAT and FAT12/16/32 (the dirty bits of
  * FAT[1] and the boot sector bracket a FAT plan), planned round after
- * round on the plan's view until a round plans nothing (six at most);
+ * round on the plan's view until a round plans nothing (ten at most);
  * the check of the final view decides what is planned and what is left.
  * Returns 0 (the plan may be empty), -EINVAL for other types or options
  * whose size is not set, -E2BIG (see fsc_check), -ENOMEM, -EIO.
