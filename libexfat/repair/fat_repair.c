@@ -127,11 +127,15 @@ static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
 		f->lostdirs[f->nlostdirs++] = (struct lost_dir){ c, parent };
 }
 
-/* (keep, when not NULL, receives the findings; the caller frees them) */
-static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings *keep)
+/*
+ * The check of the plan's view, for what the planner needs of it: the
+ * lost clusters and directories it finds, the free count, and whether
+ * errors are left; a problem of the list it no longer finds is planned.
+ */
+static bool recheck(struct frp *f, struct fat_hooks *after)
 {
 	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
-	struct fsc_check_opts o = { .max_per_problem = keep ? UINT32_MAX : 1, .threads = 1,
+	struct fsc_check_opts o = { .max_per_problem = 1, .threads = 1,
 				    .to_end_marker = f->to_end_marker };
 	struct fsc_findings fs = { 0 };
 	struct fsc_check_summary s;
@@ -158,10 +162,6 @@ static bool recheck(struct frp *f, struct fat_hooks *after, struct fsc_findings 
 		if (!seen[x->id] && !fsc_findings_has(&f->r.p->findings, x->id) && x->id != FSC_PR_FAT_DIRTY &&
 		    x->id != FSC_PR_FAT_FAT1_FLAGS)
 			x->planned = true;
-	}
-	if (keep) {
-		*keep = fs;
-		fs = (struct fsc_findings){ 0 };
 	}
 	for (size_t i = 0; i < f->r.p->findings.n; i++) {	/* the boot sector's, unless a fix is planned */
 		const struct fsc_finding *x = rp_find(&f->r, f->r.p->findings.v[i].id);
@@ -368,8 +368,6 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *errors)
 {
 	struct fat_hooks after = { 0 };
-	struct fsc_findings again = { 0 };
-	bool redo = false;
 	uint64_t freed;
 
 	f->copies_taken = f->mirrored && rp_take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
@@ -387,16 +385,8 @@ static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *error
 		foresee(f, first, &after);
 		goto last;
 	}
-	*errors = recheck(f, &after, &again);
-	/* The second round: a field the fixes themselves leave wrong (the .. of a new empty directory). */
-	for (size_t i = 0; i < again.n && !f->r.err; i++)
-		if (again.v[i].id == FSC_PR_FAT_DOT_CLUSTER && f->r.o->level == FSC_REPAIR_ALL) {
-			fr_fix_field(f, &again.v[i]);
-			redo = true;
-		}
-	finding_list_clear(&again);
-	if (redo)
-		*errors = recheck(f, &after, NULL);
+	/* (a field the fixes themselves leave wrong, the .. of a new empty directory, say: the next round's) */
+	*errors = recheck(f, &after);
 	/*
 	 * Lost directories linked back: their trees, and whatever else is
 	 * left, are the session's next round (the check of the plan's view,
