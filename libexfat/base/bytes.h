@@ -86,6 +86,16 @@ static inline int bytes_all(const uint8_t *b, size_t off, size_t len, uint8_t va
 	return 1;
 }
 
+/* How many bits of a's first n bytes differ from b's. */
+static inline unsigned bytes_bits_apart(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	unsigned d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += (unsigned)__builtin_popcount((unsigned)(a[i] ^ b[i]));
+	return d;
+}
+
 static inline int is_pow2_u32(uint32_t v)
 {
 	return v && !(v & (v - 1));

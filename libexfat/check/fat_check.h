@@ -82,6 +82,8 @@ struct fvol {
 #define FV_NPASSES 4
 /* FAT_DOT_MISSING's detail for a .. slot that holds .. with a damaged name (the repair names it again). */
 #define FV_DOTDOT_DAMAGED "the second entry is .. with a damaged name"
+/* ... and for a . slot that holds . with a few bits flipped (its name, its cluster). */
+#define FV_DOT_DAMAGED "the first entry is . with a few bits flipped"
 /* Bytes of directory read at a time. */
 #define FV_DIR_CHUNK (256u * 1024)
 /* Read first with to_end_marker (fsck -p): most directories end within it. */

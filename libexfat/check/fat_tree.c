@@ -447,7 +447,25 @@ static bool dotdot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kin
 	       (c == up || (up == 0 && t->v->lay.fat_bits == 32 && c == t->v->lay.root_cluster));
 }
 
-/* The . and .. slots; true when the second is a damaged .. (its entry is not walked). */
+/*
+ * The first slot a subdirectory entry three bits at most from the . entry
+ * this directory should have (its name ".", its own first cluster): the
+ * . entry with bits flipped, not a directory inside this one (seed 317,
+ * pop-fat16 #30: '.' -> 'n' and cluster 84 -> 116, which the walk took for
+ * a directory crossing another file's chain).
+ */
+static bool dot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kind k)
+{
+	static const uint8_t dot[FAT_DIR_NAME_LEN] = ".          ";
+
+	if (t->index != 0 || k != FAT_E_FILE || !(e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) ||
+	    (e[FAT_DIR_ATTR] & (FAT_ATTR_VOLUME_ID | FAT_ATTR_RESERVED)))
+		return false;
+	return bytes_bits_apart(e + FAT_DIR_NAME, dot, FAT_DIR_NAME_LEN) +
+	       (unsigned)__builtin_popcount(t->cur.first ^ first_cluster(t->v, e)) <= 3;
+}
+
+/* The . and .. slots; true when one holds a damaged . or .. (its entry is not walked). */
 static bool check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
 {
 	struct fsc_finding *f;
@@ -455,7 +473,8 @@ static bool check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind 
 	if (t->index == 0 && (k != FAT_E_DOT || e[1] == '.')) {
 		if ((f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
 			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
-				       "the first entry is not .");
+				       dot_damaged(t, e, k) ? FV_DOT_DAMAGED : "the first entry is not .");
+		return dot_damaged(t, e, k);
 	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
 		finding_detail(f, "%s", dotdot_damaged(t, e, k) ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
 	}

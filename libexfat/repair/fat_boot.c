@@ -97,16 +97,6 @@ static bool restored_view(struct rp *r, size_t start, struct fsc_dev **view, str
  * planned (sector 0 from the backup) and *view and *p2 are the volume as
  * it leaves it (the caller frees both).  false: nothing planned.
  */
-/* How many bits of a's first n bytes differ from b's. */
-static unsigned bits_apart(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	unsigned d = 0;
-
-	for (size_t i = 0; i < n; i++)
-		d += (unsigned)__builtin_popcount((unsigned)(a[i] ^ b[i]));
-	return d;
-}
-
 /*
  * A damaged sector 0 that reads as a FAT12/16 BPB (one flipped bit of
  * BPB_FATSz16 makes a FAT32 BPB one: seed 73, pop-fat32 #58) has no
@@ -125,7 +115,7 @@ static bool restore_as_fat32(struct rp *r, size_t start, struct fsc_dev **view, 
 	if (r->p->sector0_len < FAT32_BS_FIL_SYS_TYPE || ss < 512 || ss > 4096 || (ss & (ss - 1)) || !bk ||
 	    bk >= get_le16(s0, FAT_BPB_RSVD_SEC_CNT) || r->o->level != FSC_REPAIR_ALL || !(sec = malloc(ss)))
 		return false;
-	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0 && bits_apart(s0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2) {
+	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0 && bytes_bits_apart(s0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2) {
 		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
 		near = true;
 	}
@@ -154,7 +144,7 @@ static bool restore_geometry(struct rp *r, size_t start, uint32_t bk, struct fsc
 		free(sec);
 		return false;
 	}
-	d = bits_apart(r->p->sector0 + FAT_BPB_BYTS_PER_SEC, sec + FAT_BPB_BYTS_PER_SEC,
+	d = bytes_bits_apart(r->p->sector0 + FAT_BPB_BYTS_PER_SEC, sec + FAT_BPB_BYTS_PER_SEC,
 		       FAT32_BPB_RESERVED - FAT_BPB_BYTS_PER_SEC);
 	if (d >= 1 && d <= 2) {
 		rp_put(r, 0, sec, ss, "the boot sector restored from its backup (its geometry the volume's)", false);
@@ -209,7 +199,7 @@ bool fr_boot_restore(struct rp *r, struct fsc_dev **view, struct fsc_probe **p2)
 		return false;
 	if (fsc_dev_read(r->dev, (uint64_t)bk * ss, sec, ss) == 0) {
 		rp_put(r, 0, sec, ss, "the boot sector restored from its backup", false);
-		near = bits_apart(r->p->sector0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2;
+		near = bytes_bits_apart(r->p->sector0, sec, FAT32_BS_FIL_SYS_TYPE) <= 2;
 	}
 	free(sec);
 	/*

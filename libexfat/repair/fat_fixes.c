@@ -306,6 +306,16 @@ void fr_fix_dots(struct frp *f, struct fsc_finding *x)
 		x->planned = true;
 		return;
 	}
+	/* (. with bits flipped: its name and its own cluster again, its dates kept) */
+	if (x->loc_kind == FSC_LOC_ENTRY && x->entry == 0 && !strcmp(x->detail, FV_DOT_DAMAGED) &&
+	    fr_entry_of(f, x, &off) && fr_read_entry(f, off, e)) {
+		memcpy(e + FAT_DIR_NAME, ".          ", FAT_DIR_NAME_LEN);
+		e[FAT_DIR_ATTR] = FAT_ATTR_DIRECTORY;
+		fr_set_first(f, e, (uint32_t)x->loc);
+		rp_put(&f->r, off, e, 32, "the . entry's name and cluster", false);
+		x->planned = true;
+		return;
+	}
 	if (x->loc_kind != FSC_LOC_ENTRY || x->entry > 1 || !fr_entry_of(f, x, &off) ||
 	    plan_view_read(f->r.dev, f->r.plan, off, e, both ? 64 : 32) < 0 ||
 	    (e[FAT_DIR_NAME] && e[FAT_DIR_NAME] != FAT_DIR_FREE) ||

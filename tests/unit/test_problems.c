@@ -2164,6 +2164,36 @@ static void test_repair_fat_dotdot_name(void **state)
 	expect_whole_again_on(t16_tree, dotdot_name, FSC_PR_FAT_DOT_MISSING);
 }
 
+/*
+ * FAT16: SUB's . entry with two bits flipped ('.' -> 'n', cluster 4 -> 12):
+ * three bits at most from the . this directory should have, so it is the
+ * . entry, not a directory inside SUB (the walk took it for one crossing
+ * another chain: salvage seed 317, pop-fat16 #30); its name and cluster
+ * come back, and the volume is byte for byte the undamaged one.
+ */
+static void dot_flipped(struct img *im)
+{
+	fat_dirent(im, 4, 0)[0] ^= 0x40;
+	fat_dirent(im, 4, 0)[26] ^= 0x08;
+}
+
+static void test_repair_fat_dot_flipped(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+
+	(void)state;
+	t16_tree(&im);
+	dot_flipped(&im);
+	fs = probe_and_check(&im);
+	for (size_t i = 0; i < fs.n; i++)	/* (not walked as a directory: nothing about /SUB/N) */
+		assert_true(!fs.v[i].path || !strstr(fs.v[i].path, "/n"));
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_DOT_MISSING));
+	finding_list_clear(&fs);
+	img_free(&im);
+	expect_whole_again_on(t16_tree, dot_flipped, FSC_PR_FAT_DOT_MISSING);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2295,6 +2325,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_run),
 		cmocka_unit_test(test_repair_fat_file_head_flipped),
 		cmocka_unit_test(test_repair_fat_dotdot_name),
+		cmocka_unit_test(test_repair_fat_dot_flipped),
 		cmocka_unit_test(test_repair_undo_waits_for_walk),
 		cmocka_unit_test(test_repair_fat_dir_onto_file),
 		cmocka_unit_test(test_repair_fat32_size_flip),
