@@ -445,7 +445,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 		errors += out->v[i].id != FSC_PR_FAT_COPIES_DIFFER && !fsc_findings_has(&f->r.p->findings, out->v[i].id) &&
 			  fsc_problem_info(out->v[i].id)->severity >= FSC_SEV_ERROR;
 	chosen = ret >= 0 && !f->r.err && rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER) &&
-		 fr_choose_copy(f, *view ? *view : f->r.dev, errors);
+		 fr_choose_copy(f, *view ? *view : f->r.dev, errors + sum->lost_clusters);
 	if (!chosen)
 		return ret;
 	differs = *rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
