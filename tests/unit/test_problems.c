@@ -1759,12 +1759,17 @@ static void test_repair_upcase_names(void **state)
  * no finding and the peer agrees.  The same with the link flipped onto the
  * root's cluster: the table's chain then ends with the root's, short and
  * crossing it (salvage seed 79, pop-c512 #24: the root was cut, and -y
- * wrote 36 changes that fixed nothing).
+ * wrote 36 changes that fixed nothing).  And with the link flipped onto
+ * the table's own last cluster (100 -> 102): the chain is short and the
+ * row's third cluster the chain's own (salvage seed 293, pop-c512 #44:
+ * CHAIN_SHORT was left and the row's middle saved as a lost file).
  */
 static void test_repair_upcase_relinked(void **state)
 {
-	/* the first link flipped to a free cluster; or onto the root's cluster 4, whose chain it then ends in */
-	for (int onto_root = 0; onto_root < 2; onto_root++) {
+	/* the first link flipped to a free cluster; onto the root's cluster 4, whose chain it then ends in; onto 102 */
+	for (int kind = 0; kind < 3; kind++) {
+		bool onto_root = kind == 1;
+
 		uint8_t t[1044];
 		struct img im;
 		struct fsc_findings fs;
@@ -1780,7 +1785,7 @@ static void test_repair_upcase_relinked(void **state)
 		memcpy(im.buf + im.heap_byte + 98ull * im.cb, t, sizeof(t));
 		exfat_set_fat(&im, 3, 0);
 		exfat_mark(&im, 3, 0);
-		exfat_set_fat(&im, 100, onto_root ? 4 : 101 ^ 0x100);
+		exfat_set_fat(&im, 100, kind == 2 ? 102 : onto_root ? 4 : 101 ^ 0x100);
 		exfat_set_fat(&im, 101, 102);
 		exfat_set_fat(&im, 102, 0xFFFFFFFF);
 		for (uint32_t c = 100; c <= 102; c++)
@@ -1790,7 +1795,8 @@ static void test_repair_upcase_relinked(void **state)
 		put_le32(e, 20, 100);
 		put_le64(e, 24, sizeof(t));
 		plan = plan_repair(&im, &fs);
-		assert_true(fsc_findings_has(&fs, onto_root ? FSC_PR_EXFAT_CROSS_LINK : FSC_PR_EXFAT_CHAIN_FREE));
+		assert_true(fsc_findings_has(&fs, kind == 2 ? FSC_PR_EXFAT_CHAIN_SHORT :
+						  onto_root ? FSC_PR_EXFAT_CROSS_LINK : FSC_PR_EXFAT_CHAIN_FREE));
 		assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
 		finding_list_clear(&fs);
 		apply_and_expect_clean(&im, plan);
