@@ -89,6 +89,18 @@ static inline void exfat_fat_cell_put(uint8_t *cell, uint32_t v)
 #define EXFAT_TYPE_IN_USE_SECONDARY	(EXFAT_TYPE_IN_USE | EXFAT_TYPE_SECONDARY)	/* 0xC0 */
 #define EXFAT_TYPE_BENIGN_SECONDARY	(EXFAT_TYPE_IN_USE_SECONDARY | EXFAT_TYPE_IMPORTANCE)	/* 0xE0 */
 
+/*
+ * An EntryType no longer in use: InUse cleared (EXSPEC 6.2.1.4), the
+ * other bits kept; but 0x80, all InUse, becomes 0x01, not 0x00, which
+ * would end the directory and hide every entry after it (seed 409,
+ * pop-c512 #53: random bytes over a root cluster held a 0x80).
+ */
+static inline uint8_t exfat_type_unused(uint8_t t)
+{
+	t &= (uint8_t)~EXFAT_TYPE_IN_USE;
+	return t ? t : 0x01;
+}
+
 /* Every primary entry of a set (EXSPEC 6.3): the file, volume GUID entries. */
 #define EXFAT_PRIMARY_SECONDARY_COUNT	1	/* 1 */
 #define EXFAT_PRIMARY_SET_CHECKSUM	2	/* 2 */

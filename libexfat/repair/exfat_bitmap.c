@@ -54,6 +54,57 @@ static void give_up(struct rp *r)
 	r->new_bitmap = false;
 }
 
+/* Do the n clusters from first hold a bitmap of this volume as the tree sees it (bits into v->marked then)? */
+static bool bitmap_fits(struct xvol *v, uint32_t first, uint64_t n)
+{
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8;
+	uint8_t *buf = malloc(n * v->cb);
+	bool ok = buf && fsc_dev_read(v->dev, xv_cluster_byte(v, first), buf, n * v->cb) == 0;
+
+	for (uint64_t k = 0; ok && k < n; k++)		/* its own clusters: marked, nobody else's */
+		ok = !cluster_owned(v, first + (uint32_t)k) && ((buf[(first + k - 2) / 8] >> ((first + k - 2) % 8)) & 1);
+	for (uint64_t i = 0; ok && i < v->cc; i++)	/* every cluster the tree owns marked */
+		ok = !bit_get(v->ck.claimed, i) || ((buf[i / 8] >> (i % 8)) & 1);
+	for (uint64_t i = v->cc; ok && i < 8 * bytes; i++)	/* nothing past ClusterCount */
+		ok = !((buf[i / 8] >> (i % 8)) & 1);
+	for (uint64_t i = 0; ok && i < v->cc; i++)
+		if ((buf[i / 8] >> (i % 8)) & 1)
+			bit_set(v->marked, i);
+		else
+			bit_clear(v->marked, i);
+	free(buf);
+	return ok;
+}
+
+/*
+ * The bitmap's entry lost, the bitmap itself where formatters put it
+ * (cluster 2, in a row): when its bits mark every cluster the tree owns
+ * and its own, and nothing past ClusterCount, it is the volume's, and
+ * its marks are the one word left on what the files no entry reaches
+ * held.  It stays where it is, its marks kept; the entry comes back.
+ * (seed 409, pop-c512 #53: random bytes over the root's first cluster;
+ * a bitmap made from the tree alone freed the trees of the directories
+ * whose entries were hit, and their clusters were taken for new ones.)
+ */
+static bool old_bitmap_in_place(struct rp *r, struct xvol *v, uint64_t n)
+{
+	uint8_t e[4];
+
+	if (v->p->root.bitmap_found || n > v->cc || !v->marked || !bitmap_fits(v, 2, n))
+		return false;
+	for (uint64_t k = 0; k < n; k++) {
+		uint32_t c = 2 + (uint32_t)k, next = k + 1 < n ? c + 1 : 0xFFFFFFFF;
+
+		cluster_claim(v, c);
+		if (xv_fat(v, c) != next) {
+			exfat_fat_cell_put(e, next);
+			rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the allocation bitmap found in place", false);
+		}
+	}
+	r->bitmap_first = 2;
+	return true;
+}
+
 void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
@@ -65,6 +116,10 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 	if (!rp_find(r, FSC_PR_EXFAT_BITMAP_MISSING) && !rp_find(r, FSC_PR_EXFAT_BITMAP_FRAGMENTED) && v->bitmap_ok) {
 		r->bitmap_length_only = true;
 		r->new_bitmap = false;
+		return;
+	}
+	if (n && old_bitmap_in_place(r, v, n)) {
+		r->bitmap_marks_kept = v->bitmap_ok = true;
 		return;
 	}
 	/* (the old bitmap read whole, only not in a row: its marks stand, so no lost cluster is taken) */

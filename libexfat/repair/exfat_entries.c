@@ -82,7 +82,7 @@ void repair_orphan_entries(struct rp *r, struct xvol *v)
 				break;
 			}
 		for (unsigned j = 0; j < n; j++)
-			e[EXFAT_ENTRY_AT(j)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
+			e[EXFAT_ENTRY_AT(j)] = exfat_type_unused(e[EXFAT_ENTRY_AT(j)]);
 		rp_put(r, off, e, 32ull * n, why[k], false);
 		f->planned = true;
 	}

@@ -279,7 +279,7 @@ static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span 
 	unsigned n = 1 + (k < exfat_secondary_count(set) ? k : exfat_secondary_count(set));
 
 	for (unsigned i = 0; i < n; i++)
-		set[EXFAT_ENTRY_AT(i)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
+		set[EXFAT_ENTRY_AT(i)] = exfat_type_unused(set[EXFAT_ENTRY_AT(i)]);
 	put_span(r, sp, set, 0, n, "mark a set cut short before its stream extension unused (its bytes stay)");
 }
 
@@ -375,7 +375,7 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 	} else {
 		set[EXFAT_SET_STREAM_AT] = keep;
 		for (unsigned i = 0; i < n; i++)
-			set[EXFAT_ENTRY_AT(i)] &= (uint8_t)~EXFAT_TYPE_IN_USE;
+			set[EXFAT_ENTRY_AT(i)] = exfat_type_unused(set[EXFAT_ENTRY_AT(i)]);
 		put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
 	}
 	f->planned = true;

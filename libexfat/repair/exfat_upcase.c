@@ -159,6 +159,44 @@ static uint32_t in_place(struct rp *r, struct xvol *v, uint64_t n)
 	return first;
 }
 
+/*
+ * The up-case entry lost, the table where formatters put it: right after
+ * the allocation bitmap's clusters, n of them in a row that nothing owns,
+ * holding the recommended table byte for byte.  It is the volume's own;
+ * it stays there, claimed and chained (its marks in the old bitmap, kept
+ * when the bitmap's entry was lost too, would make it a lost file).  The
+ * first of them, or 0.
+ */
+static uint32_t found_after_bitmap(struct rp *r, struct xvol *v, uint64_t n, const struct upcase_new *u)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+	uint64_t bm = ((uint64_t)v->cc + 7) / 8, at;
+	uint32_t first = r->bitmap_first ? r->bitmap_first : rt->bitmap_found ? rt->bitmap_cluster : 0;
+	uint8_t *buf, e[4];
+	bool same;
+
+	at = (uint64_t)first + (bm + v->cb - 1) / v->cb;
+	if (rt->upcase_found || !first || !v->bitmap_ok || at + n - 1 > (uint64_t)v->cc + 1)
+		return 0;
+	for (uint64_t k = 0; k < n; k++)
+		if (cluster_owned(v, (uint32_t)(at + k)))
+			return 0;
+	buf = malloc(n * v->cb);
+	same = buf && fsc_dev_read(v->dev, xv_cluster_byte(v, (uint32_t)at), buf, u->len) == 0 &&
+	       !memcmp(buf, u->table, u->len);
+	free(buf);
+	for (uint64_t k = 0; same && k < n; k++) {
+		uint32_t c = (uint32_t)(at + k), next = k + 1 < n ? c + 1 : 0xFFFFFFFF;
+
+		cluster_claim(v, c);
+		if (xv_fat(v, c) != next) {
+			exfat_fat_cell_put(e, next);
+			rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the up-case table found in place", false);
+		}
+	}
+	return same ? (uint32_t)at : 0;
+}
+
 void xr_upcase_prepare(struct rp *r, struct xvol *v)
 {
 	struct upcase_new *u;
@@ -194,7 +232,8 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 		cl[0] = kept;
 		exfat_fat_cell_put(e, 0xFFFFFFFF);	/* (the rest of the old chain is freed) */
 		rp_put(r, v->fat_byte + 4ull * (kept + n - 1), e, 4, "end the up-case table's chain", false);
-	} else if (!(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
+	} else if (!(cl[0] = found_after_bitmap(r, v, n, u)) &&
+		   !(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
 		free(cl);
 		give_up(r);
 		return;

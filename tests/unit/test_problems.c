@@ -1807,6 +1807,83 @@ static void test_repair_upcase_relinked(void **state)
 	}
 }
 
+static int count_bbin(void *ctx, const struct fsc_dirent *d)
+{
+	*(int *)ctx += !d->deleted && !strcmp(d->name, "b.bin");
+	return 0;
+}
+
+/*
+ * The allocation bitmap's entry and /sub's set both lost (marked unused):
+ * the bitmap itself is still in cluster 2 and marks every cluster the
+ * tree owns, so it is the volume's, and its marks keep /sub's tree
+ * (clusters 6-10, b.bin's two with no FAT chain) allocated: -y links the
+ * entry to it and saves the tree in FOUND.000.  A bitmap made from the
+ * tree alone would free them (salvage seed 409, pop-c512 #53).
+ */
+static void test_repair_bitmap_found_in_place(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	int n = 0;
+
+	(void)state;
+	tr(&im);
+	exfat_root_entry(&im, 1)[0] = 0x01;
+	for (unsigned k = 6; k <= 8; k++)
+		exfat_entry(&im, 4, k)[0] &= 0x7F;
+	free_lost = false;
+	plan = plan_repair(&im, &fs);
+	free_lost = true;
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_BITMAP_MISSING));
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	for (uint32_t c = 6; c <= 10; c++)	/* /sub's tree, marked still */
+		assert_true((im.buf[im.heap_byte + (c - 2) / 8] >> ((c - 2) % 8)) & 1);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fsc_walk_tree(dev, p, 0, count_bbin, &n), 0);
+	assert_int_equal(n, 1);			/* b.bin, in FOUND.000 */
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	img_free(&im);
+}
+
+/*
+ * hello.txt's primary entry made 0x80 (all InUse: an unknown critical
+ * primary): marked unused with its secondaries, it becomes 0x01, not
+ * 0x00, which would end the root there and hide /sub after it (salvage
+ * seed 409, pop-c512 #53: the hidden sets were saved as lost, then came
+ * back, and their FOUND copies took clusters of files).
+ */
+static void test_repair_unknown_critical_0x80(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	tr(&im);
+	hello(&im)[0] = 0x80;
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UNKNOWN_CRITICAL));
+	assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_AFTER_END));
+	finding_list_clear(&fs);
+	for (size_t i = 0; i < fsc_plan_count(plan); i++) {	/* no end marker written in the root */
+		const struct fsc_edit *e = fsc_plan_edit(plan, i);
+
+		if (e->offset <= (uint64_t)(hello(&im) - im.buf) && e->offset + e->len > (uint64_t)(hello(&im) - im.buf))
+			assert_int_not_equal(e->data[(uint64_t)(hello(&im) - im.buf) - e->offset], 0x00);
+	}
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(hello(&im)[0], 0x01);
+	assert_int_equal(exfat_entry(&im, 4, 6)[0], 0x85);	/* /sub, as it was */
+	img_free(&im);
+}
+
 /*
  * An up-case table of 6,144 bytes in a row in clusters 100-111, its bytes
  * damaged (TableChecksum no longer theirs): the recommended table (5,836
@@ -2325,6 +2402,8 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
+		cmocka_unit_test(test_repair_unknown_critical_0x80),
+		cmocka_unit_test(test_repair_bitmap_found_in_place),
 		cmocka_unit_test(test_repair_upcase_relinked),
 		cmocka_unit_test(test_repair_fat_copy_choice),
 		cmocka_unit_test(test_repair_fat_foreseen),
