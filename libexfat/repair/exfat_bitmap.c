@@ -109,6 +109,7 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb;
 	uint64_t words = ((uint64_t)v->cc + 63) / 64;
+	struct layout_chain it;
 
 	if (!xr_bitmap_rebuild_wanted(r))
 		return;
@@ -128,8 +129,8 @@ void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)
 		return;
 	}
 	/* The old bitmap's clusters (too few, or not in a row) are no longer the bitmap's: free in the new one. */
-	for (uint32_t c = v->p->root.bitmap_cluster, k = 0; v->p->root.bitmap_found && k < n && xv_cluster_valid(v, c);
-	     k++, c = xv_fat(v, c)) {
+	xr_chain(&it, v, v->p->root.bitmap_cluster, false);
+	for (uint32_t c; v->p->root.bitmap_found && it.n < n && layout_chain_next(&it, &c);) {
 		cluster_unclaim(v, c);
 		bit_clear(v->marked, c - 2);
 	}

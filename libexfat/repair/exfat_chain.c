@@ -250,10 +250,10 @@ static uint32_t first_by_flip(struct xvol *v, uint32_t first, uint64_t need, boo
 /* Claim the file's clusters (the allocation found for it), as the walk would have. */
 static void claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
 {
-	for (uint64_t k = 0; k < need && xv_cluster_valid(v, c); k++) {
+	struct layout_chain it;
+
+	for (xr_chain(&it, v, c, nofat); it.n < need && layout_chain_next(&it, &c);)
 		cluster_claim(v, c);
-		c = nofat ? c + 1 : xv_fat(v, c);
-	}
 }
 
 /* Would a size of sz bytes fit the clusters the file has (in a row: before a break; by the FAT: exactly)? */
@@ -699,7 +699,9 @@ static bool row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t 
 /* Is x among the n clusters of the chain from c? */
 static bool chain_holds(struct xvol *v, uint32_t c, uint64_t n, uint32_t x)
 {
-	for (uint64_t k = 0; k < n && xv_cluster_valid(v, c); k++, c = xv_fat(v, c))
+	struct layout_chain it;
+
+	for (xr_chain(&it, v, c, false); it.n < n && layout_chain_next(&it, &c);)
 		if (c == x)
 			return true;
 	return false;
@@ -711,6 +713,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	const struct chain_res *ch = &v->upcase_chain;
 	uint64_t len = rt->upcase_length, need = (len + v->cb - 1) / v->cb, p = 0;
 	uint32_t first = rt->upcase_cluster, c = first, sum;
+	struct layout_chain it;
 	uint8_t e[4];
 
 	/* (broken, or turned into another allocation's chain by a flipped link and cut short there) */
@@ -731,7 +734,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	if (!row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored)
 		return false;
 	/* What the chain took past the row is nobody's again; the row is the table's. */
-	for (uint64_t k = p; k < ch->good && xv_cluster_valid(v, c); k++, c = xv_fat(v, c))
+	for (xr_chain(&it, v, c, false); it.n < ch->good - p && layout_chain_next(&it, &c);)
 		cluster_unclaim(v, c);
 	for (uint64_t k = p - 1; k < need; k++) {
 		exfat_fat_cell_put(e, k + 1 < need ? first + (uint32_t)k + 1 : 0xFFFFFFFF);

@@ -412,12 +412,11 @@ void xr_lost_export(struct rp *r, struct xvol *v)
 	if (find_chains(r, v) < 0 && !r->err)
 		r->err = -ENOMEM;
 	for (size_t i = 0; i < ls.n; i++) {	/* unclaimed again: lost, for free_lost */
-		uint32_t c = ls.v[i].head;
+		struct layout_chain it;
+		uint32_t c;
 
-		for (uint64_t k = 0; k < ls.v[i].clusters && xv_cluster_valid(v, c); k++) {
+		for (xr_chain(&it, v, ls.v[i].head, ls.v[i].nofat); it.n < ls.v[i].clusters && layout_chain_next(&it, &c);)
 			cluster_unclaim(v, c);
-			c = ls.v[i].nofat ? c + 1 : xv_fat(v, c);
-		}
 	}
 	r->lost = NULL;
 	free(ls.v);

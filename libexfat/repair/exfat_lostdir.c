@@ -97,12 +97,13 @@ static bool read_entries(struct rp *r, struct adopt *ad, struct xvol *v, uint32_
 			 bool nofat, unsigned *sets)
 {
 	struct exfat_asm *as = malloc(sizeof(*as));
-	uint32_t c = first;
+	struct layout_chain it;
 	bool ok = as != NULL, end = false;
+	uint32_t c;
 
 	if (as)
 		exfat_asm_init(as, 0, 0);
-	for (uint64_t k = 0; ok && !end && k < clusters; k++, c = nofat ? c + 1 : xv_fat(v, c)) {
+	for (xr_chain(&it, v, first, nofat); ok && !end && it.n < clusters && layout_chain_next(&it, &c);) {
 		ok = plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), ad->buf, v->cb) >= 0;
 		for (uint32_t i = 0; ok && !end && i < v->cb; i += 32) {
 			enum exfat_ev ev = exfat_asm_feed(as, ad->buf + i,
@@ -114,7 +115,7 @@ static bool read_entries(struct rp *r, struct adopt *ad, struct xvol *v, uint32_
 			*sets += ev == EXA_SET;
 		}
 	}
-	ok = ok && !exfat_asm_flush(as);
+	ok = ok && (end || it.n == clusters) && !exfat_asm_flush(as);	/* (a chain that ends early: no directory) */
 	free(as);
 	return ok && !ad->bad;
 }

@@ -460,11 +460,15 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 	uint64_t need = ((uint64_t)v->p->ex.cluster_count + 7) / 8, from, to;
 	uint64_t len = rt->bitmap_length < (need + v->cb - 1) / v->cb * v->cb ? rt->bitmap_length
 									   : (need + v->cb - 1) / v->cb * v->cb;
-	uint32_t c = rt->bitmap_cluster;
 	uint8_t *old = malloc(v->cb), *neu = malloc(v->cb);
+	struct layout_chain it;
+	uint32_t c;
 
 	*marked = 0;
-	for (uint64_t k = 0; old && neu && !r->err && k * v->cb < len && k < v->cc && xv_cluster_valid(v, c); k++) {
+	xr_chain(&it, v, rt->bitmap_cluster, false);
+	while (old && neu && !r->err && it.n * v->cb < len && layout_chain_next(&it, &c)) {
+		uint64_t k = it.n - 1;
+
 		bitmap_span(v, k, len, &from, &to);
 		if (fsc_dev_read(v->dev, xv_cluster_byte(v, c), old, (size_t)(to - from)) < 0) {
 			r->err = -EIO;
@@ -483,7 +487,6 @@ static void fix_bitmap(struct rp *r, struct xvol *v, bool set_owned, bool free_l
 			if (j > i)
 				rp_put(r, xv_cluster_byte(v, c) + i, neu + i, (size_t)(j - i), "allocation bitmap", false);
 		}
-		c = xv_fat(v, c);
 	}
 	if (!old || !neu)
 		r->err = -ENOMEM;

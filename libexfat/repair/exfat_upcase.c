@@ -117,7 +117,8 @@ static bool room(const struct xvol *v, uint64_t n)
 static void release_old(struct rp *r, struct xvol *v, uint64_t keep)
 {
 	const struct chain_res *ch = &v->upcase_chain;
-	uint32_t c = v->p->root.upcase_cluster;
+	struct layout_chain it;
+	uint32_t c;
 
 	if (!v->p->root.upcase_found || !v->bitmap_ok || !ch->good || rp_find(r, FSC_PR_EXFAT_CROSS_LINK))
 		return;
@@ -126,7 +127,9 @@ static void release_old(struct rp *r, struct xvol *v, uint64_t keep)
 		r->err = -ENOMEM;
 		return;
 	}
-	for (uint64_t k = 0; k < v->cc && xv_cluster_valid(v, c); k++, c = xv_fat(v, c)) {
+	for (xr_chain(&it, v, v->p->root.upcase_cluster, false); layout_chain_next(&it, &c);) {
+		uint64_t k = it.n - 1;
+
 		if (k < keep)
 			continue;	/* (the new table's, in place) */
 		if (k < ch->good)

@@ -123,6 +123,16 @@ void rp_unplan(const struct rp *r, enum fsc_problem id);
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
 void rp_put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync);
 
+/*
+ * The one chain iterator (layout/chain.c) over the FAT as the check read
+ * it, from first (in a row with nofat), without a loop test: the repair's
+ * walks are bounded by the counts the check gave.
+ */
+static inline void xr_chain(struct layout_chain *it, struct xvol *v, uint32_t first, bool nofat)
+{
+	layout_chain_begin(it, &v->lay, fatreader_link, &v->fr, first, 0, nofat);
+}
+
 static inline bool cluster_owned(const struct xvol *v, uint32_t c)
 {
 	return bit_get(v->ck.claimed, c - 2);
