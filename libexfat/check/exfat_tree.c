@@ -429,13 +429,15 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 			}
 		}
 	}
-	w->bad_flags = (fi->d.attr & 0xFFC8) || !(fi->d.flags & 1) || (fi->d.flags & 0xFC);
+	w->bad_flags = (fi->d.attr & 0xFFC8) || !(fi->d.flags & 1) || (fi->d.flags & 0xFC) || exfat_set_empty_contiguous(&fi->d);
 	if ((fi->d.attr & 0xFFC8) && (f = AT_SET(w, EXFAT_ATTRIBUTES, fname(fi))))
 		finding_actual(f, "0x%04x", fi->d.attr);
 	if ((!(fi->d.flags & 1) || (fi->d.flags & 0xFC)) && (f = AT_SET(w, EXFAT_STREAM_FLAGS, fname(fi)))) {
 		finding_actual(f, "0x%02x", fi->d.flags);
 		finding_detail(f, "%s", !(fi->d.flags & 1) ? "AllocationPossible is 0" : "reserved bits set");
 	}
+	if (exfat_set_empty_contiguous(&fi->d) && (f = AT_SET(w, EXFAT_EMPTY_NO_FAT_CHAIN, fname(fi))))
+		finding_actual(f, "0x%02x", fi->d.flags);
 	if (fi->d.valid_size > fi->d.size && (f = AT_SET(w, EXFAT_VALID_DATA_LENGTH, fname(fi)))) {
 		finding_actual(f, "%llu", (unsigned long long)fi->d.valid_size);
 		finding_expected(f, "%llu", (unsigned long long)fi->d.size);

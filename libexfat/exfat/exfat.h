@@ -89,6 +89,11 @@ struct exfat_set {
 	unsigned nl;			/* name units there: min(NameLength, 15 * name_entries) */
 	uint16_t name[255];
 };
+/* A file with no cluster whose stream says its clusters lie in a row (NoFatChain; Linux writes 0x01 there). */
+static inline bool exfat_set_empty_contiguous(const struct exfat_set *d)
+{
+	return (d->flags & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) && !d->first_cluster && !d->size;
+}
 /* May a file name hold this UTF-16 unit (EXSPEC 7.7.3)? */
 bool exfat_name_char_ok(uint16_t u);
 /*

@@ -108,7 +108,7 @@ static unsigned fix_name(struct rp *r, struct xvol *v, const struct exfat_asm *a
 	return SF_NAME | SF_HASH;
 }
 
-/* Reserved FileAttributes bits cleared; stream flags: AllocationPossible set, reserved bits cleared. */
+/* Reserved FileAttributes bits cleared; stream flags: AllocationPossible set, reserved bits cleared, NoFatChain of an empty file cleared. */
 static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 {
 	uint8_t *sf = EXFAT_STREAM_OF(set) + EXFAT_STREAM_FLAGS;
@@ -122,6 +122,12 @@ static unsigned fix_flags(struct rp *r, const struct exfat_asm *a, uint8_t *set)
 	    rp_set_wanted(r, FSC_PR_EXFAT_STREAM_FLAGS, &a->at)) {
 		*sf = (uint8_t)((*sf & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) | EXFAT_STREAM_FLAG_ALLOC_POSSIBLE);
 		ids |= SF_FLAGS;
+	}
+	/* (no cluster, so no run in a row: Linux writes an empty file's flags so) */
+	if ((*sf & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) && !exfat_stream_first_cluster(EXFAT_STREAM_OF(set)) &&
+	    !exfat_stream_data_length(EXFAT_STREAM_OF(set)) && rp_set_wanted(r, FSC_PR_EXFAT_EMPTY_NO_FAT_CHAIN, &a->at)) {
+		*sf &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
+		ids |= SF_NOFAT;
 	}
 	return ids;
 }
@@ -398,6 +404,7 @@ static void mark_sets(struct rp *r, struct xvol *v)
 			       f->id == FSC_PR_EXFAT_CROSS_LINK ? SF_CROSS :
 			       f->id == FSC_PR_EXFAT_ATTRIBUTES ? SF_ATTR :
 			       f->id == FSC_PR_EXFAT_STREAM_FLAGS ? SF_FLAGS :
+			       f->id == FSC_PR_EXFAT_EMPTY_NO_FAT_CHAIN ? SF_NOFAT :
 			       f->id == FSC_PR_EXFAT_DIR_SIZE ? SF_DIRSIZE :
 			       f->id == FSC_PR_EXFAT_FIRST_CLUSTER ? SF_FIRST :
 			       f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ? SF_NAMELEN : 0;

@@ -39,7 +39,7 @@ struct set_fixed {
 	unsigned ids;			/* SF_* */
 };
 enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_CROSS = 32, SF_ATTR = 64, SF_FLAGS = 128,
-       SF_DIRSIZE = 256, SF_FIRST = 512, SF_NAMELEN = 1024 };
+       SF_DIRSIZE = 256, SF_FIRST = 512, SF_NAMELEN = 1024, SF_NOFAT = 2048 };
 
 /* A directory whose chain or size is to be repaired (exfat_dir.c), waiting for the end of the walk. */
 struct dir_fix {

@@ -286,6 +286,21 @@ static void p_set_checksum(struct img *im) { tr(im); hello(im)[2] ^= 1; }
 static void p_set_count(struct img *im) { tr(im); hello(im)[1] = 1; fix_hello(im); }
 static void p_stray(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0] = 0xC0; }
 static void p_stream_flags(struct img *im) { tr(im); exfat_entry(im, 4, 4)[1] = 0; fix_hello(im); }
+/* hello.txt made empty (no cluster, cluster 5 freed) with NoFatChain set: Linux writes 0x01 there. */
+static void p_empty_nofat(struct img *im)
+{
+	uint8_t *st;
+
+	tr(im);
+	st = exfat_entry(im, 4, 4);
+	st[1] = 0x03;
+	put_le64(st, 8, 0);
+	put_le32(st, 20, 0);
+	put_le64(st, 24, 0);
+	exfat_set_fat(im, 5, 0);
+	exfat_mark(im, 5, 0);
+	fix_hello(im);
+}
 static void p_stream_missing(struct img *im) { tr(im); exfat_entry(im, 4, 4)[0] = 0xE0; fix_hello(im); }
 static void p_timestamp(struct img *im) { tr(im); put_le32(hello(im), 8, 13u << 21 | 1u << 16); fix_hello(im); }
 static void p_unknown_benign(struct img *im) { tr(im); exfat_entry(im, 4, 9)[0] = 0xA5; }
@@ -488,6 +503,7 @@ static const struct {
 	{ "EXFAT_SET_COUNT", p_set_count, "EXFAT_LOST_CLUSTERS EXFAT_STRAY_SECONDARY" },
 	{ "EXFAT_STRAY_SECONDARY", p_stray, "" },
 	{ "EXFAT_STREAM_FLAGS", p_stream_flags, "" },
+	{ "EXFAT_EMPTY_NO_FAT_CHAIN", p_empty_nofat, "" },
 	{ "EXFAT_STREAM_MISSING", p_stream_missing, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_TIMESTAMP", p_timestamp, "" },
 	{ "EXFAT_UNKNOWN_BENIGN", p_unknown_benign, "" },
@@ -819,7 +835,7 @@ static const char *const repaired[] = {
 	"EXFAT_NAME_HASH", "EXFAT_SET_CHECKSUM", "EXFAT_VALID_DATA_LENGTH",
 	"EXFAT_CHAIN_BAD", "EXFAT_CHAIN_FREE", "EXFAT_CHAIN_LONG", "EXFAT_CHAIN_LOOP", "EXFAT_CHAIN_RANGE",
 	"EXFAT_CHAIN_SHORT", "EXFAT_CHAIN_END_VALUE", "EXFAT_BITMAP_CLUSTER", "EXFAT_BITMAP_FRAGMENTED", "EXFAT_UPCASE_FRAGMENTED", "EXFAT_NAME_CHARS", "EXFAT_NAME_DOT", "EXFAT_CROSS_LINK",
-	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
+	"EXFAT_ATTRIBUTES", "EXFAT_STREAM_FLAGS", "EXFAT_EMPTY_NO_FAT_CHAIN", "EXFAT_STRAY_SECONDARY", "EXFAT_ROOT_ONLY_ENTRY",
 	"EXFAT_NAME_DUPLICATE", "EXFAT_AFTER_END", "EXFAT_DIR_SIZE", "EXFAT_ROOT_CHAIN", "EXFAT_FIRST_CLUSTER",
 	"EXFAT_STREAM_MISSING", "EXFAT_NAME_ENTRIES", "EXFAT_NAME_LENGTH", "EXFAT_UNKNOWN_CRITICAL",
 	"EXFAT_DUPLICATE_ROOT_ENTRY", "EXFAT_LABEL_LENGTH", "EXFAT_LABEL_CHARS", "EXFAT_SET_COUNT",
