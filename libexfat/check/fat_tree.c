@@ -468,17 +468,17 @@ static bool dot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kind k
 /* The . and .. slots; true when one holds a damaged . or .. (its entry is not walked). */
 static bool check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
 {
+	bool damaged = dot_damaged(t, e, k) || dotdot_damaged(t, e, k);	/* (each asks its own slot) */
 	struct fsc_finding *f;
 
 	if (t->index == 0 && (k != FAT_E_DOT || e[1] == '.')) {
 		if ((f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
 			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
-				       dot_damaged(t, e, k) ? FV_DOT_DAMAGED : "the first entry is not .");
-		return dot_damaged(t, e, k);
+				       damaged ? FV_DOT_DAMAGED : "the first entry is not .");
 	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
-		finding_detail(f, "%s", dotdot_damaged(t, e, k) ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
+		finding_detail(f, "%s", damaged ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
 	}
-	return dotdot_damaged(t, e, k);
+	return damaged;
 }
 
 static void one_entry(struct ftree *t, const uint8_t *e)

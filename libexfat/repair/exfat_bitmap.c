@@ -88,19 +88,9 @@ static bool bitmap_fits(struct xvol *v, uint32_t first, uint64_t n)
  */
 static bool old_bitmap_in_place(struct rp *r, struct xvol *v, uint64_t n)
 {
-	uint8_t e[4];
-
 	if (v->p->root.bitmap_found || n > v->cc || !v->marked || !bitmap_fits(v, 2, n))
 		return false;
-	for (uint64_t k = 0; k < n; k++) {
-		uint32_t c = 2 + (uint32_t)k, next = k + 1 < n ? c + 1 : 0xFFFFFFFF;
-
-		cluster_claim(v, c);
-		if (xv_fat(v, c) != next) {
-			exfat_fat_cell_put(e, next);
-			rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the allocation bitmap found in place", false);
-		}
-	}
+	rp_chain_run(r, v, 2, n, "chain the allocation bitmap found in place");
 	r->bitmap_first = 2;
 	return true;
 }

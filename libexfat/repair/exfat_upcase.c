@@ -175,7 +175,7 @@ static uint32_t found_after_bitmap(struct rp *r, struct xvol *v, uint64_t n, con
 	const struct fsc_exfat_root *rt = &v->p->root;
 	uint64_t bm = ((uint64_t)v->cc + 7) / 8, at;
 	uint32_t first = r->bitmap_first ? r->bitmap_first : rt->bitmap_found ? rt->bitmap_cluster : 0;
-	uint8_t *buf, e[4];
+	uint8_t *buf;
 	bool same;
 
 	at = (uint64_t)first + (bm + v->cb - 1) / v->cb;
@@ -188,15 +188,8 @@ static uint32_t found_after_bitmap(struct rp *r, struct xvol *v, uint64_t n, con
 	same = buf && fsc_dev_read(v->dev, xv_cluster_byte(v, (uint32_t)at), buf, u->len) == 0 &&
 	       !memcmp(buf, u->table, u->len);
 	free(buf);
-	for (uint64_t k = 0; same && k < n; k++) {
-		uint32_t c = (uint32_t)(at + k), next = k + 1 < n ? c + 1 : 0xFFFFFFFF;
-
-		cluster_claim(v, c);
-		if (xv_fat(v, c) != next) {
-			exfat_fat_cell_put(e, next);
-			rp_put(r, v->fat_byte + 4ull * c, e, 4, "chain the up-case table found in place", false);
-		}
-	}
+	if (same)
+		rp_chain_run(r, v, (uint32_t)at, n, "chain the up-case table found in place");
 	return same ? (uint32_t)at : 0;
 }
 

@@ -155,18 +155,25 @@ uint32_t rp_find_run(struct xvol *v, uint64_t n, bool marks)
 	return 0;
 }
 
-uint32_t rp_alloc_run(struct rp *r, struct xvol *v, uint64_t n, bool marks, const char *what)
+void rp_chain_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t n, const char *what)
 {
-	uint32_t first = rp_find_run(v, n, marks);
 	uint8_t e[4];
 
-	for (uint64_t k = 0; first && k < n; k++) {
+	for (uint64_t k = 0; k < n; k++) {
 		uint32_t c = first + (uint32_t)k;
 
 		cluster_claim(v, c);
 		exfat_fat_cell_put(e, k + 1 < n ? c + 1 : 0xFFFFFFFF);
-		rp_put(r, v->fat_byte + 4ull * c, e, 4, what, false);
+		rp_put(r, v->fat_byte + 4ull * c, e, 4, what, false);	/* (nothing where the FAT says so already) */
 	}
+}
+
+uint32_t rp_alloc_run(struct rp *r, struct xvol *v, uint64_t n, bool marks, const char *what)
+{
+	uint32_t first = rp_find_run(v, n, marks);
+
+	if (first)
+		rp_chain_run(r, v, first, n, what);
 	return first;
 }
 

@@ -173,6 +173,8 @@ bool rp_alloc_clusters(struct rp *r, struct xvol *v, uint32_t *out, uint64_t n, 
 uint32_t rp_find_run(struct xvol *v, uint64_t n, bool marks);
 /* Such a run claimed and chained in the FAT (what: why, for the plan); its first cluster, 0: none. */
 uint32_t rp_alloc_run(struct rp *r, struct xvol *v, uint64_t n, bool marks, const char *what);
+/* The n clusters from first claimed and chained in a row in the FAT (what a structure found in place needs). */
+void rp_chain_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t n, const char *what);
 
 /* The finding id at the set whose primary lies at at (the latest), or NULL. */
 struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);

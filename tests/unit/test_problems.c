@@ -947,6 +947,17 @@ static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 	return plan;
 }
 
+/* The same as fsck -y (lost clusters saved in FOUND.nnn, not freed). */
+static struct fsc_plan *plan_repair_saving(struct img *im, struct fsc_findings *fs)
+{
+	struct fsc_plan *plan;
+
+	free_lost = false;
+	plan = plan_repair(im, fs);
+	free_lost = true;
+	return plan;
+}
+
 /*
  * A disk cache for apply_cut: with cache_mode 1 the writes since the last
  * sync are lost at the cut but every other one (bits 0, 2, 4... of
@@ -1130,9 +1141,7 @@ static void expect_whole_again_on(void (*base)(struct img *), void (*damage)(str
 	before = probe_and_check(&im);
 	assert_true(fsc_findings_has(&before, id));
 	finding_list_clear(&before);
-	free_lost = false;
-	plan = plan_repair(&im, &fs);
-	free_lost = true;
+	plan = plan_repair_saving(&im, &fs);
 	assert_true(fsc_findings_has(&fs, id));
 	for (size_t i = 0; i < fs.n; i++)
 		if (fs.v[i].id == id)
@@ -1196,9 +1205,7 @@ static void test_repair_saves_lost_dir(void **state)
 			exfat_set_fat(&clean, 5, 0);
 			exfat_set_fat(&clean, 6, 0);
 	}
-	free_lost = false;
-	plan = plan_repair(&im, &fs);
-	free_lost = true;
+	plan = plan_repair_saving(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_LOST_CLUSTERS));
 	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
@@ -1851,9 +1858,7 @@ static void test_repair_bitmap_found_in_place(void **state)
 	exfat_root_entry(&im, 1)[0] = 0x01;
 	for (unsigned k = 6; k <= 8; k++)
 		exfat_entry(&im, 4, k)[0] &= 0x7F;
-	free_lost = false;
-	plan = plan_repair(&im, &fs);
-	free_lost = true;
+	plan = plan_repair_saving(&im, &fs);
 	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_BITMAP_MISSING));
 	finding_list_clear(&fs);
 	apply_and_expect_clean(&im, plan);
