@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 static inline uint8_t get_u8(const uint8_t *b, size_t off)
 {
@@ -84,6 +85,26 @@ static inline int bytes_all(const uint8_t *b, size_t off, size_t len, uint8_t va
 		if (b[off + i] != val)
 			return 0;
 	return 1;
+}
+
+/*
+ * How many of b's len bytes at its end are zero (the tail of a directory
+ * that holds nothing), found a word at a time from the end.
+ */
+static inline size_t bytes_zero_tail(const uint8_t *b, size_t len)
+{
+	size_t n = len;
+	uint64_t w;
+
+	while (n >= 8) {
+		memcpy(&w, b + n - 8, 8);
+		if (w)
+			break;
+		n -= 8;
+	}
+	while (n && !b[n - 1])
+		n--;
+	return len - n;
 }
 
 /* How many bits of a's first n bytes differ from b's. */

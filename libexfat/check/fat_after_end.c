@@ -110,3 +110,18 @@ void fw_past_end(struct ftree *t, const uint8_t *e)
 		t->used[t->nused++] = cur_byte(t);
 	}
 }
+
+void fw_past_end_zeros(struct ftree *t, size_t n)
+{
+	static const uint8_t zero[FAT_DIR_ENTRY_SIZE];
+	struct zrun *r = NULL;
+
+	if (!n)
+		return;
+	fw_past_end(t, zero);
+	if (n > 1 && hooked(t) && t->nzruns)
+		r = &t->zruns[t->nzruns - 1];
+	/* (the others as that one: its run of 0x00 entries longer) */
+	if (r && r->byte + 32 * r->n == cur_byte(t) + 32)
+		r->n += n - 1;
+}

@@ -125,5 +125,7 @@ void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsign
 void fw_check_duplicates(struct ftree *t);
 /* fat_after_end.c: an entry past the end marker: counted, and for a repair listed (see there). */
 void fw_past_end(struct ftree *t, const uint8_t *e);
+/* n entries of zeros past the end marker, the first at the current entry: as n calls of fw_past_end. */
+void fw_past_end_zeros(struct ftree *t, size_t n);
 
 #endif

@@ -8,8 +8,8 @@
  * field names holds that value and that no other decoded member moved.
  * Then the other way round: every member a decoder fills from the sector
  * is named by a field.  Moving an offset on either side fails here.
- * Last, the constants of exfat/ondisk.h and fat/ondisk.h against the
- * tables.
+ * Then the constants of exfat/ondisk.h and fat/ondisk.h against the
+ * tables.  Last, the byte helpers of base/bytes.h the walks share.
  *
  * The decoders are internal, so this test is built from their sources
  * (see tests/Makemodule.am), not against the installed API.
@@ -538,6 +538,28 @@ static void test_named_offsets(void **state)
 	}
 }
 
+/* bytes_zero_tail: the zeros a buffer ends in, at every length and alignment around a word. */
+static void test_zero_tail(void **state)
+{
+	uint8_t b[80];
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	assert_int_equal(bytes_zero_tail(b, 0), 0);
+	for (size_t len = 1; len <= 40; len++) {
+		assert_int_equal(bytes_zero_tail(b + 3, len), len);	/* all zeros, unaligned */
+		for (size_t at = 0; at < len; at++) {
+			b[3 + at] = 0x80;
+			assert_int_equal(bytes_zero_tail(b + 3, len), len - at - 1);
+			b[3 + at] = 0;
+		}
+	}
+	/* the last byte set: no zeros; bits_apart on the same bytes */
+	b[10] = 1;
+	assert_int_equal(bytes_zero_tail(b, 11), 0);
+	assert_int_equal(bytes_bits_apart(b, b + 40, 11), 1);
+}
+
 int unit_fields(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +567,7 @@ int unit_fields(void)
 		cmocka_unit_test(test_map_names_fields),
 		cmocka_unit_test(test_every_member_has_field),
 		cmocka_unit_test(test_named_offsets),
+		cmocka_unit_test(test_zero_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2298,6 +2298,46 @@ static void test_repair_fat_dot_flipped(void **state)
 	expect_whole_again_on(t16_tree, dot_flipped, FSC_PR_FAT_DOT_MISSING);
 }
 
+/*
+ * A FAT file entry past its directory's end marker, three clusters on
+ * (/SUB grown by clusters 9, 10 and 11 of zeros, the entry in slot 1 of
+ * 11): the zeros of each cluster are taken as one run by the walk, and
+ * the repair revives the entry in one round, every 0x00 entry before it a
+ * deleted one (a run taken short would leave a few a round: more rounds
+ * than the session has), the zeros after it left zeros.
+ */
+static void test_repair_fat_after_end_far(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	unsigned wrong = 0, slots;
+
+	(void)state;
+	t16_tree(&im);
+	slots = im.buf[13] * get_le16(im.buf, 11) / 32;
+	fat_set(&im, 4, 9);
+	fat_set(&im, 9, 10);
+	fat_set(&im, 10, 11);
+	fat_set(&im, 11, 0xFFFF);
+	fat_put_entry(&im, 11, 1, "LATE    TXT", NULL, 0x20, 0, 0);
+	fs = probe_and_check(&im);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_AFTER_END));
+	finding_list_clear(&fs);
+	plan = plan_repair(&im, &fs);
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	for (unsigned k = 4; k < slots; k++)
+		wrong += fat_dirent(&im, 4, k)[0] != 0xE5;
+	for (unsigned k = 0; k < slots; k++)
+		wrong += (fat_dirent(&im, 9, k)[0] != 0xE5) + (fat_dirent(&im, 10, k)[0] != 0xE5);
+	wrong += fat_dirent(&im, 11, 0)[0] != 0xE5;
+	assert_int_equal(wrong, 0);
+	assert_memory_equal(fat_dirent(&im, 11, 1), "LATE    TXT", 11);
+	assert_int_equal(fat_dirent(&im, 11, 2)[0], 0x00);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2420,6 +2460,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_full_root),
 		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
+		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
