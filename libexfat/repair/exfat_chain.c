@@ -18,11 +18,13 @@
 /* The clusters after c in its chain (at most n) are no longer the file's: lost, for saving or freeing. */
 void xr_unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n)
 {
-	for (uint64_t k = 0; k < n; k++) {
-		c = xv_fat(v, c);
-		if (!xv_cluster_valid(v, c) || !cluster_owned(v, c))
-			break;
-		cluster_unclaim(v, c);
+	struct layout_chain it;
+	uint32_t x;
+
+	xr_chain(&it, v, c, false);
+	layout_chain_next(&it, &x);	/* (c itself) */
+	while (it.n <= n && layout_chain_next(&it, &x) && cluster_owned(v, x)) {
+		cluster_unclaim(v, x);
 		r->unclaimed = true;
 	}
 }
@@ -216,13 +218,13 @@ static bool lost_cluster(const struct xvol *v, uint32_t c)
 /* Are the need clusters from c (in a row, or by the FAT) all lost, the FAT chain ending after them? */
 static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
 {
-	for (uint64_t k = 0; k < need; k++) {
-		if (!lost_cluster(v, c))
+	struct layout_chain it;
+	uint32_t x;
+
+	for (xr_chain(&it, v, c, nofat); it.n < need && layout_chain_next(&it, &x);)
+		if (!lost_cluster(v, x))
 			return false;
-		if (k + 1 < need)
-			c = nofat ? c + 1 : xv_fat(v, c);
-	}
-	return nofat || xv_fat(v, c) >= 0xFFFFFFF8u;
+	return it.n == need && (nofat || (!layout_chain_next(&it, &x) && it.end == LAYOUT_CHAIN_END));
 }
 
 /*

@@ -75,16 +75,19 @@ static bool read_set(struct rp *r, struct xvol *v, const struct exfat_where *at,
 		     struct exfat_asm *a)
 {
 	struct exfat_where w = *at;
+	struct layout_chain it;
 	unsigned n = 1;
 
 	a->count = 0;
 	a->at = *at;
+	xr_chain(&it, v, w.cluster, parent_nofat);
+	if (!layout_chain_next(&it, &w.cluster))
+		return false;
 	for (unsigned i = 0; i < n; i++) {
 		if (i && ++w.entry == v->cb / 32) {
-			w.cluster = parent_nofat ? w.cluster + 1 : xv_fat(v, w.cluster);
-			w.entry = 0;
-			if (!xv_cluster_valid(v, w.cluster))
+			if (!layout_chain_next(&it, &w.cluster))
 				return false;
+			w.entry = 0;
 		}
 		w.offset = xv_cluster_byte(v, w.cluster) + 32ull * w.entry;
 		if (plan_view_read(r->dev, r->plan, w.offset, a->set + 32 * i, 32) < 0)

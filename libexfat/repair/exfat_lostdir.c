@@ -51,16 +51,15 @@ static void take_one(struct adopt *ad, struct xvol *v, uint32_t c)
 /* An allocation below the directory: every cluster lost, then taken; false when one is not. */
 static bool take_alloc(struct adopt *ad, struct xvol *v, uint32_t first, uint64_t clusters, bool nofat)
 {
-	uint32_t c = first;
+	struct layout_chain it;
+	uint32_t c;
 
-	for (uint64_t k = 0; k < clusters && !ad->bad; k++) {
+	for (xr_chain(&it, v, first, nofat); it.n < clusters && !ad->bad && layout_chain_next(&it, &c);) {
 		if (!lost_here(v, c))
 			return false;
 		take_one(ad, v, c);
-		if (k + 1 < clusters)
-			c = nofat ? c + 1 : xv_fat(v, c);
 	}
-	return !ad->bad && (nofat || xv_fat(v, c) == 0xFFFFFFFF);
+	return !ad->bad && it.n == clusters && (nofat || xv_fat(v, it.cur) == 0xFFFFFFFF);
 }
 
 /* One sound file set of a directory being adopted: its allocation taken, a directory queued. */

@@ -452,15 +452,17 @@ static void unmark_ends(struct rp *r, struct xvol *v, uint32_t c, uint8_t *d, un
  */
 static bool unmark_before(struct rp *r, struct xvol *v, const struct end_mark_rec *m, uint8_t *d)
 {
-	uint32_t c = m->mark_cluster;
+	struct layout_chain it;
+	uint32_t c;
 
-	for (uint64_t k = 0; k < v->cc && c != m->hit_cluster; k++) {
-		if (!xv_cluster_valid(v, c) || plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
+	for (xr_chain(&it, v, m->mark_cluster, m->nofat); layout_chain_next(&it, &c);) {
+		if (c == m->hit_cluster)
+			return true;
+		if (plan_view_read(r->dev, r->plan, xv_cluster_byte(v, c), d, v->cb) < 0)
 			return false;
-		unmark_ends(r, v, c, d, c == m->mark_cluster ? m->mark_entry : 0, v->cb / 32 - 1);
-		c = m->nofat ? c + 1 : xv_fat(v, c);
+		unmark_ends(r, v, c, d, it.n == 1 ? m->mark_entry : 0, v->cb / 32 - 1);
 	}
-	return c == m->hit_cluster;
+	return false;
 }
 
 /*
