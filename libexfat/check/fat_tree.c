@@ -210,13 +210,20 @@ static void label_entry(struct ftree *t, const uint8_t *e)
 		return;
 	}
 	fat_label_text(e, root);
-	if (t->v->b->boot_sig != 0x29)
+	/*
+	 * (BS_BootSig 0x28: a boot sector with a serial but no label field,
+	 * which fsck.fat reads as an empty label that differs from the root's
+	 * and writes; seed 499, pop-fat32 #18: 0x29 with one bit flipped)
+	 */
+	if (t->v->b->boot_sig != 0x29 && t->v->b->boot_sig != 0x28)
 		return;
-	snprintf(boot, sizeof(boot), "%s", t->v->b->boot_label);
+	snprintf(boot, sizeof(boot), "%s", t->v->b->boot_sig == 0x29 ? t->v->b->boot_label : "");
 	fat_text_trim(boot);
 	if (strcmp(root, boot) && (f = at_entry(t, FSC_PR_FAT_LABEL_MISMATCH, NULL))) {
 		finding_actual(f, "%s", root);
 		finding_expected(f, "%s", boot);
+		if (t->v->b->boot_sig == 0x28)
+			finding_detail(f, "BS_BootSig 0x28: the boot sector has no label field");
 	}
 }
 

@@ -671,15 +671,32 @@ static bool label_ok(const uint8_t *l)
 	return any;
 }
 
-/* BS_VolLab (and the FAT32 backup's) set to the 11 bytes l. */
+/*
+ * BS_VolLab (and the FAT32 backup's) set to the 11 bytes l.  A boot
+ * sector whose BS_BootSig is 0x28 has a serial but no label field: it
+ * gets one (0x29, and BS_FilSysType when it does not name the FAT), its
+ * serial kept, where fsck.fat sets the serial to 0.
+ */
 static void put_boot_label(struct frp *f, const uint8_t *l, const char *why)
 {
 	const struct fsc_fat_bpb *b = f->b;
-	uint64_t at = (b->bpb32 ? 64u : 36u) + 7;
+	uint64_t lab = b->bpb32 ? FAT32_BS_VOL_LAB : FAT16_BS_VOL_LAB;
+	uint64_t sig = b->bpb32 ? FAT32_BS_BOOT_SIG : FAT16_BS_BOOT_SIG;
+	uint64_t type = b->bpb32 ? FAT32_BS_FIL_SYS_TYPE : FAT16_BS_FIL_SYS_TYPE;
+	const char *name = f->lay.fat_bits == 32 ? "FAT32   " : f->lay.fat_bits == 16 ? "FAT16   " : "FAT12   ";
+	static const uint8_t sig29 = 0x29;
+	bool backup = b->bpb32 && b->backup_sector && b->backup_sector < b->reserved;
 
-	rp_put(&f->r, at, l, 11, why, false);
-	if (b->bpb32 && b->backup_sector && b->backup_sector < b->reserved)
-		rp_put(&f->r, (uint64_t)b->backup_sector * b->bytes_per_sector + at, l, 11, why, false);
+	for (unsigned k = 0; k < 1u + backup; k++) {
+		uint64_t base = k ? (uint64_t)b->backup_sector * b->bytes_per_sector : 0;
+
+		if (b->boot_sig == 0x28) {
+			rp_put(&f->r, base + sig, &sig29, 1, "BS_BootSig 0x29: the boot sector gets a label field", false);
+			if (strncmp(b->fs_type, name, 5) != 0)
+				rp_put(&f->r, base + type, name, 8, "BS_FilSysType with the label field", false);
+		}
+		rp_put(&f->r, base + lab, l, 11, why, false);
+	}
 }
 
 static void label_mismatch(struct frp *f, struct fsc_finding *x, const uint8_t *boot)
@@ -691,7 +708,7 @@ static void label_mismatch(struct frp *f, struct fsc_finding *x, const uint8_t *
 		return;
 	if (label_ok(e)) {
 		put_boot_label(f, e, "the root's volume label in the boot sector (Windows and blkid show the root's)");
-	} else if (label_ok(boot)) {
+	} else if (f->b->boot_sig == 0x29 && label_ok(boot)) {
 		memcpy(e, boot, 11);
 		rp_put(&f->r, off, e, 32, "the boot sector's volume label in the root (the root's was damaged)", false);
 	} else {
@@ -726,8 +743,8 @@ void fr_fix_labels(struct frp *f)
 {
 	uint8_t boot[11];
 
-	if (f->r.o->level != FSC_REPAIR_ALL || f->b->boot_sig != 0x29 ||
-	    plan_view_read(f->r.dev, f->r.plan, (f->b->bpb32 ? 64u : 36u) + 7, boot, 11) < 0)
+	if (f->r.o->level != FSC_REPAIR_ALL || (f->b->boot_sig != 0x29 && f->b->boot_sig != 0x28) ||
+	    plan_view_read(f->r.dev, f->r.plan, f->b->bpb32 ? FAT32_BS_VOL_LAB : FAT16_BS_VOL_LAB, boot, 11) < 0)
 		return;
 	for (size_t i = 0; i < f->r.out->n && !f->r.err; i++) {
 		struct fsc_finding *x = &f->r.out->v[i];

@@ -69,6 +69,10 @@ void pf_dir_size(struct img *im) { t16(im); put_le32(fat_dirent(im, 0, 3), 28, 5
 void pf_dir_no_cluster(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "EMPTY      ", NULL, 0x10, 0, 0); }
 void pf_label_entry(struct img *im) { t16(im); fat_put_entry(im, 4, 4, "SUBLABEL   ", NULL, 0x08, 0, 0); }
 void pf_label_mismatch(struct img *im) { t16(im); memcpy(im->buf + 43, "OTHER      ", 11); }
+/* BS_BootSig 0x28 (a serial, no label field): fsck.fat reads the boot label as empty, unlike the root's */
+void pf_label_sig28(struct img *im) { t16(im); im->buf[38] = 0x28; }
+/* the same in a FAT32 main boot sector only, one bit from the backup's 0x29 (seed 499, pop-fat32 #18) */
+void pf_label_sig28_f32(struct img *im) { build_fat_tree(im, 32); im->buf[66] = 0x28; }
 /* The root's label entry (slot 0) deleted: the boot sector's label is left alone. */
 void pf_label_root_missing(struct img *im) { t16(im); fat_dirent(im, 0, 0)[0] = 0xE5; }
 void pf_attributes(struct img *im) { t16(im); hello(im)[11] = 0x60; }

@@ -442,6 +442,8 @@ static const struct {
 	{ "FAT_CHAIN_RANGE", pf_dir_range, "FAT_LOST_CLUSTERS FAT_LOST_DIRECTORY" },
 	{ "FAT_LABEL_ENTRY", pf_label_entry, "" },
 	{ "FAT_LABEL_MISMATCH", pf_label_mismatch, "" },
+	{ "FAT_LABEL_MISMATCH", pf_label_sig28, "" },
+	{ "FAT_LABEL_MISMATCH", pf_label_sig28_f32, "FAT32_BACKUP_DIFFERS" },
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
 	{ "FAT_ATTRIBUTES", pf_lfn_attributes, "" },
@@ -2338,6 +2340,39 @@ static void test_repair_fat_after_end_far(void **state)
 	img_free(&im);
 }
 
+/*
+ * BS_BootSig 0x28 (no label field) with a root label: -y gives the boot
+ * sector its label field (0x29, the root's label, BS_FilSysType), keeps
+ * the serial (fsck.fat sets it to 0), and on FAT32 the backup follows.
+ */
+static void test_repair_fat_label_sig28(void **state)
+{
+	void (*damage[])(struct img *) = { pf_label_sig28, pf_label_sig28_f32 };
+
+	(void)state;
+	for (unsigned k = 0; k < 2; k++) {
+		struct img im, before;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+		size_t sig = k ? 66 : 38;
+
+		damage[k](&im);
+		before = im;
+		before.buf = img_buf_dup(im.buf, im.len);
+		plan = plan_repair(&im, &fs);
+		finding_list_clear(&fs);
+		apply_and_expect_clean(&im, plan);
+		assert_int_equal(im.buf[sig], 0x29);
+		assert_memory_equal(im.buf + sig + 1, before.buf + sig + 1, 4);		/* the serial */
+		assert_memory_equal(im.buf + sig + 5, fat_dirent(&im, fat_root(&im), 0), 11);	/* the root's label */
+		assert_memory_equal(im.buf + sig + 16, k ? "FAT32   " : "FAT16   ", 8);
+		if (k)
+			assert_memory_equal(im.buf + 6 * 512, im.buf, 512);	/* the backup */
+		free(before.buf);
+		img_free(&im);
+	}
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2461,6 +2496,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_fat_after_end_far),
+		cmocka_unit_test(test_repair_fat_label_sig28),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
