@@ -407,6 +407,31 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 	}
 }
 
+/*
+ * A directory entry with a size whose first cluster does not begin with
+ * the . entry naming it: a file whose ATTR_DIRECTORY bit the damage set
+ * (0x20 -> 0x30; a 4 KiB-sector FAT32's AUTHORS, seed 1 #10), reported and
+ * then claimed as the file it is, not walked: neither the check nor a
+ * repair takes its bytes for entries.  (A directory has size 0: one with
+ * a size and its first cluster damaged too is damaged twice.)
+ */
+static bool file_dir_bit(struct ftree *t, const char *name, uint32_t first, uint32_t size)
+{
+	static const uint8_t dot[FAT_DIR_NAME_LEN] = ".          ";
+	struct fvol *v = t->v;
+	struct fsc_finding *f;
+	uint8_t d[FAT_DIR_ENTRY_SIZE];
+
+	if (!size || !fv_cluster_valid(v, first) ||
+	    fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, first), d, sizeof(d)) < 0 ||
+	    (!memcmp(d + FAT_DIR_NAME, dot, sizeof(dot)) && (d[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) &&
+	     first_cluster(v, d) == first))
+		return false;
+	if ((f = at_entry(t, FSC_PR_FAT_FILE_DIR_BIT, name)))
+		finding_actual(f, "%u", size);
+	return true;
+}
+
 static void file_entry(struct ftree *t, const uint8_t *e)
 {
 	const uint16_t *lu = NULL;
@@ -432,7 +457,7 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	if (!file)
 		return;
 	check_times(t, e, name);
-	if (dir)
+	if (dir && !file_dir_bit(t, name, first, size))
 		dir_entry(t, name, first, size);
 	else
 		claim_file(t, name, first, size);

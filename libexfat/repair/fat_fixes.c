@@ -17,7 +17,7 @@
 #include "repair/fat_repair.h"
 #include "fat/fat.h"
 
-/* FAT_DIR_SIZE and FAT_DOT_CLUSTER: one field of the entry. */
+/* FAT_DIR_SIZE, FAT_FILE_DIR_BIT and FAT_DOT_CLUSTER: one field of the entry. */
 void fr_fix_field(struct frp *f, struct fsc_finding *x)
 {
 	uint64_t off;
@@ -27,11 +27,14 @@ void fr_fix_field(struct frp *f, struct fsc_finding *x)
 		return;
 	if (x->id == FSC_PR_FAT_DIR_SIZE) {
 		fat_dirent_put_file_size(e, 0);
+	} else if (x->id == FSC_PR_FAT_FILE_DIR_BIT) {
+		e[FAT_DIR_ATTR] &= (uint8_t)~FAT_ATTR_DIRECTORY;
 	} else {
 		fr_set_first(f, e, (uint32_t)strtoul(x->expected, NULL, 10));
 		e[FAT_DIR_ATTR] |= FAT_ATTR_DIRECTORY;
 	}
-	rp_put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" : "the dot entry's cluster", false);
+	rp_put(&f->r, off, e, 32, x->id == FSC_PR_FAT_DIR_SIZE ? "directory size 0" :
+		   x->id == FSC_PR_FAT_FILE_DIR_BIT ? "a file again: ATTR_DIRECTORY cleared" : "the dot entry's cluster", false);
 	x->planned = true;
 }
 

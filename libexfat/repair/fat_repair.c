@@ -243,7 +243,7 @@ static void fix_findings(struct frp *f)
 
 		if (x->planned || fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
 			continue;
-		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER)
+		if (x->id == FSC_PR_FAT_DIR_SIZE || x->id == FSC_PR_FAT_DOT_CLUSTER || x->id == FSC_PR_FAT_FILE_DIR_BIT)
 			fr_fix_field(f, x);
 		else if (x->id == FSC_PR_FAT_LABEL_ENTRY)
 			fr_fix_label(f, x);
@@ -278,7 +278,7 @@ static bool known_effect(enum fsc_problem id)
 	case FSC_PR_FAT_CHAIN_SHORT: case FSC_PR_FAT_CHAIN_LONG: case FSC_PR_FAT_LOST_CLUSTERS:
 	case FSC_PR_FAT_DOT_CLUSTER: case FSC_PR_FAT_SHORT_NAME: case FSC_PR_FAT_SHORT_NAME_UNUSUAL:
 	case FSC_PR_FAT_NAME_DUPLICATE: case FSC_PR_FAT_LFN_SEQUENCE: case FSC_PR_FAT_LFN_CHECKSUM:
-	case FSC_PR_FAT_LFN_ORPHAN: case FSC_PR_FAT_LFN_RESERVED: case FSC_PR_FAT_DIR_SIZE:
+	case FSC_PR_FAT_LFN_ORPHAN: case FSC_PR_FAT_LFN_RESERVED: case FSC_PR_FAT_DIR_SIZE: case FSC_PR_FAT_FILE_DIR_BIT:
 	case FSC_PR_FAT_LABEL_MISMATCH: case FSC_PR_FAT_LABEL_ROOT_MISSING: case FSC_PR_FAT32_FSINFO_FREE_COUNT:
 	case FSC_PR_FAT32_FSINFO_NEXT_FREE:
 		return true;

@@ -76,6 +76,8 @@ void pf_label_sig28_f32(struct img *im) { build_fat_tree(im, 32); im->buf[66] = 
 /* The root's label entry (slot 0) deleted: the boot sector's label is left alone. */
 void pf_label_root_missing(struct img *im) { t16(im); fat_dirent(im, 0, 0)[0] = 0xE5; }
 void pf_attributes(struct img *im) { t16(im); hello(im)[11] = 0x60; }
+/* hello.txt's ATTR_DIRECTORY set (0x20 -> 0x30): its size and a cluster with no . entry say file */
+void pf_file_dir_bit(struct img *im) { t16(im); hello(im)[11] |= 0x10; }
 /* a long-name part with 0x40 set in its attributes: Linux and fsck.fat read an 8.3 entry there */
 void pf_lfn_attributes(struct img *im) { t16(im); fat_dirent(im, 0, 4)[11] = 0x4F; }
 void pf_timestamp(struct img *im) { t16(im); put_le16(hello(im), 24, (uint16_t)(44 << 9 | 13 << 5 | 1)); }

@@ -446,6 +446,7 @@ static const struct {
 	{ "FAT_LABEL_MISMATCH", pf_label_sig28_f32, "FAT32_BACKUP_DIFFERS" },
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
+	{ "FAT_FILE_DIR_BIT", pf_file_dir_bit, "" },
 	{ "FAT_ATTRIBUTES", pf_lfn_attributes, "" },
 	{ "FAT_TIMESTAMP", pf_timestamp, "" },
 	{ "FAT_DIR_UNREADABLE", pf_dir_unreadable, "FAT_VOLUME_BEYOND_DEVICE" },
@@ -851,6 +852,7 @@ static const char *const repaired[] = {
 	"FAT_LOST_CLUSTERS", "FAT_LOST_DIRECTORY", "FAT_SHORT_NAME", "FAT_NAME_DUPLICATE", "FAT_ATTRIBUTES",
 	"FAT32_BACKUP_DIFFERS", "FAT32_FSINFO_SIGNATURE", "FAT_BOOT_SIGNATURE", "FAT32_FSVER", "FAT32_ROOT_CLUSTER",
 	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING", "FAT_LFN_RESERVED", "FAT32_FSINFO_SECTOR",
+	"FAT_FILE_DIR_BIT",
 };
 
 /*
@@ -2373,6 +2375,39 @@ static void test_repair_fat_label_sig28(void **state)
 	}
 }
 
+/*
+ * A file whose ATTR_DIRECTORY the damage set, its cluster full of text:
+ * not walked (no finding about "entries" in it), and -y makes it the file
+ * again, its size, cluster and bytes as they were; -p leaves it.
+ */
+static void test_repair_fat_file_dir_bit(void **state)
+{
+	struct img im, before;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t *data;
+
+	(void)state;
+	pf_file_dir_bit(&im);
+	data = im.buf + im.heap_byte + (uint64_t)(3 - 2) * im.cb;	/* hello.txt's cluster 3 */
+	for (unsigned i = 0; i < im.cb; i++)
+		data[i] = (uint8_t)("Here are the names.\n"[i % 20]);
+	before = im;
+	before.buf = img_buf_dup(im.buf, im.len);
+	fs = probe_and_check(&im);
+	assert_int_equal(fs.n, 1);
+	assert_int_equal(fs.v[0].id, FSC_PR_FAT_FILE_DIR_BIT);
+	finding_list_clear(&fs);
+	plan = plan_repair(&im, &fs);
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(fat_dirent(&im, 0, 2)[11], 0x20);
+	assert_memory_equal(fat_dirent(&im, 0, 2) + 12, fat_dirent(&before, 0, 2) + 12, 20);	/* size, cluster, dates */
+	assert_memory_equal(im.buf + im.heap_byte, before.buf + before.heap_byte, 8ull * im.cb);	/* every data byte */
+	free(before.buf);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2497,6 +2532,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_fat_label_sig28),
+		cmocka_unit_test(test_repair_fat_file_dir_bit),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
