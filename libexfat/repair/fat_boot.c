@@ -271,7 +271,8 @@ void fr_boot_fixes(struct frp *f)
 
 /*
  * What is wrong with the volume read through FAT copy k: the errors a
- * check finds (COPIES_DIFFER aside) and its lost clusters, which a copy
+ * check finds (COPIES_DIFFER aside), its boot sector's errors, and its
+ * lost clusters, which a copy
  * that cuts a directory's chain leaves as warnings only (seed 271,
  * pop-fat32 #29: through copy 1, 6 errors and 437 clusters of /many's
  * tree lost; through copy 2, 44 errors, all in the one directory sector
@@ -292,6 +293,9 @@ static size_t errors_through(struct fsc_dev *dev, const struct fsc_probe *p, uns
 	}
 	for (size_t i = 0; i < fs.n; i++)
 		n += fs.v[i].id != FSC_PR_FAT_COPIES_DIFFER && fsc_problem_info(fs.v[i].id)->severity >= FSC_SEV_ERROR;
+	/* (and the boot sector's own: BPB_TotSec32 + 16 of 4 KiB sectors, past the device, is no error of the tree) */
+	for (size_t i = 0; i < p->findings.n; i++)
+		n += fsc_problem_info(p->findings.v[i].id)->severity >= FSC_SEV_ERROR;
 	finding_list_clear(&fs);
 	return n + s.lost_clusters;
 }

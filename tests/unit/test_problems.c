@@ -2408,6 +2408,35 @@ static void test_repair_fat_file_dir_bit(void **state)
 	img_free(&im);
 }
 
+/*
+ * A bit of a FAT32 BPB_TotSec32 flipped in sector 0 only (+16 sectors,
+ * past the end of the device, the FAT still large enough): the tree
+ * checks the same either way, and the backup is restored because the
+ * boot sector's own error goes with it; the volume comes out byte for
+ * byte (a 4 KiB-sector FAT32, salvage seed 7 #58, had kept the error).
+ */
+static void test_repair_fat32_totsec_flip(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	pf_f32_tree(&im);
+	clean = im;
+	clean.buf = img_buf_dup(im.buf, im.len);
+	im.buf[32] ^= 0x10;
+	fs = probe_and_check(&im);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
+	finding_list_clear(&fs);
+	plan = plan_repair(&im, &fs);
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	free(clean.buf);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2533,6 +2562,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_fat_label_sig28),
 		cmocka_unit_test(test_repair_fat_file_dir_bit),
+		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
