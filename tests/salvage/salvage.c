@@ -29,10 +29,13 @@
  *   - with --tsk, the files The Sleuth Kit's tsk_recover -a reads in full
  *     with an original file's bytes are sound too (a second reader);
  *   - the undo log of the repair restores the damaged volume byte for
- *     byte; every volume ends (SIGALRM after 60 s: a hang is a failure).
+ *     byte; every volume ends (SIGALRM after 120 s: a hang is a failure).
  * With --peers the peer's own repair runs on the same damage (fsck.exfat
  * -y, fsck.fat -a) and its files lost and volumes left unfinished are
- * counted beside fatscope's.
+ * counted beside fatscope's.  A peer runs for 20 s at most: killed, it
+ * left the volume unfinished (fsck.fat 4.2 -a recurses without end into
+ * the FSCK0000.nnn directories it makes of a garbage directory sector: a
+ * 4 KiB-sector FAT16, seed 11 #13).
  *
  * --list FILE runs the volumes a file names, a line each: IMAGE SEED INDEX
  * (IMAGE.img in the --images directory), in one process: the failures
@@ -231,10 +234,10 @@ struct peer {
 	bool present;
 };
 
-/* Run argv (a NULL-terminated list, img appended) for at most a minute, quietly: its exit status, or -1. */
+/* Run argv (a NULL-terminated list, img appended) for at most 20 s, quietly: its exit status, or -1. */
 static int run(const char *const *argv, const char *img)
 {
-	return peer_run(argv, img, 60);
+	return peer_run(argv, img, 20);
 }
 
 /*
@@ -529,7 +532,7 @@ static void one_volume(struct run *rn, struct image *im, unsigned i, uint8_t *dm
 	t->sound += sound.n;
 
 	in_volume = 1;
-	alarm(60);
+	alarm(120);
 	memcpy(rep, dmg, im->len);
 	snprintf(undo, sizeof(undo), "%s/%s.undo", rn->workdir, im->name);
 	edits = repair(rep, im->len, undo, &left);
