@@ -126,32 +126,6 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 	return ok ? SF_CROSS : 0;
 }
 
-static uint32_t first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat);
-static void claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
-
-/*
- * A FAT chain broken before its length by a link out of the heap or to a
- * free cluster: the link taken back when one or two of its bits, flipped
- * back, give the only cluster where a lost allocation of the rest (ending
- * in an end mark) starts.  True when it was (the rest claimed).
- */
-static bool relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what)
-{
-	uint32_t c;
-	uint8_t e[4];
-	char why[256];
-
-	if (!ch->broken || ch->crossed || !ch->last_good || ch->good >= need || need - ch->good > v->cc ||
-	    !(c = first_by_flip(v, xv_fat(v, ch->last_good), need - ch->good, false)))
-		return false;
-	exfat_fat_cell_put(e, c);
-	snprintf(why, sizeof(why), "a flipped link of the chain taken back (to cluster %u): %.140s", c, what);
-	rp_put(r, v->fat_byte + 4ull * ch->last_good, e, 4, why, false);
-	claim_run(v, c, need - ch->good, false);
-	r->allocated = true;
-	return true;
-}
-
 /* The answer for the chain's problem (one a chain), found at the set's primary. */
 static bool chain_wanted(struct rp *r, const struct exfat_where *at)
 {
@@ -186,7 +160,7 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		return 0;
 	if (ch->ended && ch->clusters > ch->good)
 		return 0;
-	if (!nofat && relink_by_flip(r, v, ch, (size + v->cb - 1) / v->cb, path))
+	if (!nofat && xr_relink_by_flip(r, v, ch, (size + v->cb - 1) / v->cb, path))
 		return SF_CHAIN;
 	if (!ch->broken && ch->ended && ch->good * v->cb >= size) {
 		if (nofat || !ch->at_need)	/* longer than the size: end it there */
@@ -208,55 +182,6 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 }
 
 /* ---- a file's place or size mended from what its entry still says ---- */
-
-/* Is c lost: marked in the bitmap (when there is one), owned by nothing? */
-static bool lost_cluster(const struct xvol *v, uint32_t c)
-{
-	return xv_cluster_valid(v, c) && !cluster_owned(v, c) && (!v->bitmap_ok || bit_get(v->marked, c - 2));
-}
-
-/* Are the need clusters from c (in a row, or by the FAT) all lost, the FAT chain ending after them? */
-static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
-{
-	struct layout_chain it;
-	uint32_t x;
-
-	for (xr_chain(&it, v, c, nofat); it.n < need && layout_chain_next(&it, &x);)
-		if (!lost_cluster(v, x))
-			return false;
-	return it.n == need && (nofat || (!layout_chain_next(&it, &x) && it.end == LAYOUT_CHAIN_END));
-}
-
-/*
- * A FirstCluster outside the heap whose bits, one or two of them flipped
- * back, give a cluster where a lost allocation of the file's length
- * starts: that cluster (0 when none, or more than one, does).
- */
-static uint32_t first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat)
-{
-	uint32_t found = 0;
-	unsigned hits = 0;
-
-	for (unsigned i = 0; i < 32 && hits < 2; i++)
-		for (unsigned j = i; j < 32 && hits < 2; j++) {
-			uint32_t c = first ^ (1u << i) ^ (i == j ? 0 : 1u << j);
-
-			if (c != found && lost_allocation(v, c, need, nofat)) {
-				found = c;
-				hits++;
-			}
-		}
-	return hits == 1 ? found : 0;
-}
-
-/* Claim the file's clusters (the allocation found for it), as the walk would have. */
-static void claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat)
-{
-	struct layout_chain it;
-
-	for (xr_chain(&it, v, c, nofat); it.n < need && layout_chain_next(&it, &c);)
-		cluster_claim(v, c);
-}
 
 /* Would a size of sz bytes fit the clusters the file has (in a row: before a break; by the FAT: exactly)? */
 static bool size_fits(const struct xvol *v, const struct chain_res *ch, uint64_t sz, bool nofat)
@@ -336,9 +261,9 @@ unsigned xr_fix_extent(struct rp *r, struct xvol *v, const struct exfat_asm *a, 
 	if (!chain_wanted(r, &a->at) || !size)
 		return 0;
 	if (!xv_cluster_valid(v, first)) {
-		if (need && need <= v->cc && (c = first_by_flip(v, first, need, nofat)) != 0) {
+		if (need && need <= v->cc && (c = xr_first_by_flip(v, first, need, nofat)) != 0) {
 			exfat_stream_put_first_cluster(EXFAT_STREAM_OF(set), c);
-			claim_run(v, c, need, nofat);
+			xr_claim_run(v, c, need, nofat);
 			r->allocated = true;
 			return SF_FIRST | SF_CHAIN;
 		}
@@ -652,7 +577,7 @@ static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *
 	char why[64];
 
 	if (!ch->broken || ch->crossed || !need || r->o->level != FSC_REPAIR_ALL ||
-	    relink_by_flip(r, v, ch, need, name) || ch->good < need || !ch->at_need)
+	    xr_relink_by_flip(r, v, ch, need, name) || ch->good < need || !ch->at_need)
 		return;
 	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	snprintf(why, sizeof(why), "end the chain of the %s", name);
@@ -743,7 +668,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 		rp_put(r, v->fat_byte + 4ull * (first + k), e, 4, "the up-case table's chain in a row again, as its checksum says",
 		       false);
 	}
-	claim_run(v, first + (uint32_t)p, need - p, false);
+	xr_claim_run(v, first + (uint32_t)p, need - p, false);
 	r->allocated = true;
 	return true;
 }

@@ -77,11 +77,14 @@ void xr_upcase_choose(struct xvol *v)
 	v->upcase_ok = true;
 }
 
+/* The table is not written after all: its findings left, and nothing for xr_upcase_link to link. */
 static void give_up(struct rp *r)
 {
 	for (size_t i = 0; i < NIDS; i++)
 		rp_unplan(r, upcase_ids[i]);
 	r->new_upcase = false;
+	free(r->upcase);
+	r->upcase = NULL;
 }
 
 /* The root's first up-case entry (ctx: its byte), as the probe took it. */
@@ -211,9 +214,14 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 	slot = xr_root_slots(r, v, 1, &u->slot, &last, note_upcase, &u->entry);
 	if (r->err)
 		return;
-	/* Room for the table, and a root cluster when a new entry has no slot; else left. */
+	/*
+	 * Room for the table (none when it goes in the old one's clusters: a
+	 * full volume, seed 89, pop-c32m #49), and a root cluster when a new
+	 * entry has no slot; else left.
+	 */
+	kept = in_place(r, v, n);
 	if ((v->p->root.upcase_found && !u->entry) || (!u->entry && !slot && !last) ||
-	    !room(v, n + (!u->entry && !slot))) {
+	    !room(v, (kept ? 0 : n) + (!u->entry && !slot))) {
 		give_up(r);
 		return;
 	}
@@ -222,7 +230,7 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 		return;
 	}
 	/* In a row: Linux and fsck.exfat read the table from its first cluster on, not by the FAT. */
-	if ((kept = in_place(r, v, n)) != 0) {
+	if (kept) {
 		uint8_t e[4];
 
 		cl[0] = kept;

@@ -162,9 +162,10 @@ void fr_apply_reqs(struct frp *f)
 }
 
 /*
- * FAT_LABEL_ENTRY: an entry with a cluster is a file whose attributes say
- * label (ATTR_ARCHIVE again: its cluster and long name count again); one
- * without, a stray label, is marked deleted.
+ * FAT_LABEL_ENTRY: an entry whose cluster starts a lost chain is a file
+ * whose attributes say label (ATTR_ARCHIVE again: its cluster and long
+ * name count again); one without a cluster, or with one another
+ * allocation owns, is a stray label (or garbage), marked deleted.
  */
 void fr_fix_label(struct frp *f, struct fsc_finding *x)
 {
@@ -173,7 +174,13 @@ void fr_fix_label(struct frp *f, struct fsc_finding *x)
 
 	if (!fr_entry_of(f, x, &off) || !fr_read_entry(f, off, e))
 		return;
-	if (fr_entry_first(f, e) >= 2 && fr_entry_first(f, e) <= f->cc + 1)
+	/*
+	 * (a file only when nothing else owns its first cluster: garbage a
+	 * torn write left in /names, read as a label whose "cluster" was the
+	 * directory's own, became a file cross-linked with it; seed 193,
+	 * pop-fat16 #19)
+	 */
+	if (fr_entry_first(f, e) >= 2 && fr_entry_first(f, e) <= f->cc + 1 && fr_was_lost(f, fr_entry_first(f, e)))
 		e[FAT_DIR_ATTR] = FAT_ATTR_ARCHIVE;
 	else
 		e[FAT_DIR_NAME] = FAT_DIR_FREE;

@@ -207,6 +207,19 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 void xr_zero_name_tail(uint8_t *set, unsigned n);
 unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, const struct chain_res *ch,
 		   uint8_t *set, const char *path);
+/*
+ * exfat_flip.c: allocations a flipped bit hid.  xr_first_by_flip: the
+ * only cluster one or two bits from first where a lost allocation of need
+ * clusters (in a row with nofat) starts, or 0; xr_claim_run claims such
+ * an allocation.  xr_relink_by_flip: a chain broken before its need by a
+ * flipped link taken back; xr_relink_dir_by_flip: a directory's chain
+ * (from first) broken after a cluster another allocation claims too.
+ * True when the link was taken back.
+ */
+uint32_t xr_first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat);
+void xr_claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
+bool xr_relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what);
+bool xr_relink_dir_by_flip(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, const char *what);
 /* exfat_chain.c: the bitmap's and up-case table's chains ended where their length ends (a link broken there). */
 void xr_fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */

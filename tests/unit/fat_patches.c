@@ -68,6 +68,8 @@ void pf_after_end(struct img *im) { t16(im); fat_put_entry(im, 0, 8, "STRAY   TX
 void pf_dir_size(struct img *im) { t16(im); put_le32(fat_dirent(im, 0, 3), 28, 512); }
 void pf_dir_no_cluster(struct img *im) { t16(im); fat_put_entry(im, 0, 7, "EMPTY      ", NULL, 0x10, 0, 0); }
 void pf_label_entry(struct img *im) { t16(im); fat_put_entry(im, 4, 4, "SUBLABEL   ", NULL, 0x08, 0, 0); }
+/* a "label" in /SUB whose cluster is /SUB's own (garbage of a torn write reads so): no file to make of it */
+void pf_label_entry_owned(struct img *im) { t16(im); fat_put_entry(im, 4, 4, "?A? ?F?I?L?", NULL, 0x08, 4, 15233); }
 void pf_label_mismatch(struct img *im) { t16(im); memcpy(im->buf + 43, "OTHER      ", 11); }
 /* BS_BootSig 0x28 (a serial, no label field): fsck.fat reads the boot label as empty, unlike the root's */
 void pf_label_sig28(struct img *im) { t16(im); im->buf[38] = 0x28; }

@@ -447,6 +447,7 @@ static const struct {
 	{ "FAT_LABEL_ROOT_MISSING", pf_label_root_missing, "" },
 	{ "FAT_ATTRIBUTES", pf_attributes, "" },
 	{ "FAT_FILE_DIR_BIT", pf_file_dir_bit, "" },
+	{ "FAT_LABEL_ENTRY", pf_label_entry_owned, "" },
 	{ "FAT_ATTRIBUTES", pf_lfn_attributes, "" },
 	{ "FAT_TIMESTAMP", pf_timestamp, "" },
 	{ "FAT_DIR_UNREADABLE", pf_dir_unreadable, "FAT_VOLUME_BEYOND_DEVICE" },
@@ -1916,6 +1917,49 @@ static void test_repair_unknown_critical_0x80(void **state)
  * a file's bytes that nothing tells of any more (salvage seed 41, pop-c32m
  * #29); the entry keeps cluster 100, the volume checks with no finding.
  */
+/*
+ * A broken up-case table on a volume with no free cluster (one file in a
+ * row fills the heap).  With 8 KiB clusters the recommended table fits
+ * the old one's cluster and is written there, which needs none; with 4
+ * KiB it needs two, there is no room, and the findings are left: nothing
+ * is written for the table at all.  Before, the room test asked for new
+ * clusters even in place, and a table given up still had its entry
+ * linked in a free root slot, with no table, every round undoing the
+ * last (seed 89, pop-c32m #49: 20 edits, and a second -y wrote again).
+ */
+static void test_repair_upcase_full_volume(void **state)
+{
+	for (unsigned spc = 4; spc >= 3; spc--) {
+		struct img im;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+		uint8_t after[8 * 32];
+
+		(void)state;
+		build_exfat(&im, 4 << 20, 9, spc);
+		exfat_root_entry(&im, 2)[4] ^= 1;
+		exfat_put_file(&im, 4, 3, "big.bin", 0x20, 5, (uint64_t)(im.cluster_count - 3) * im.cb, 0x03);
+		for (uint32_t c = 5; c < im.cluster_count + 2; c++)
+			exfat_mark(&im, c, 1);
+		memcpy(after, exfat_root_entry(&im, 3), sizeof(after));
+		plan = plan_repair(&im, &fs);
+		assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_CHECKSUM));
+		assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_DUPLICATE_ROOT_ENTRY));
+		finding_list_clear(&fs);
+		if (spc == 4) {
+			apply_and_expect_clean(&im, plan);
+		} else {
+			for (size_t i = 0; i < fsc_plan_count(plan); i++)	/* (the boot sector's dirty marks only) */
+				assert_true(fsc_plan_edit(plan, i)->offset < 512);
+			assert_int_equal(apply_cut(&im, plan, FSC_FAULT_NEVER, NULL), 0);
+			fsc_plan_free(plan);
+		}
+		assert_memory_equal(exfat_root_entry(&im, 3), after, sizeof(after));	/* (no second table entry) */
+		expect_second_repair_empty(&im);
+		img_free(&im);
+	}
+}
+
 static void test_repair_upcase_in_place(void **state)
 {
 	struct img im;
@@ -2437,6 +2481,22 @@ static void test_repair_fat32_totsec_flip(void **state)
 	img_free(&im);
 }
 
+/* A label entry whose cluster another allocation owns is marked unused, not made a file that crosses it. */
+static void test_repair_fat_label_owned(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	pf_label_entry_owned(&im);
+	plan = plan_repair(&im, &fs);
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(fat_dirent(&im, 4, 4)[0], 0xE5);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2562,6 +2622,8 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_fat_label_sig28),
 		cmocka_unit_test(test_repair_fat_file_dir_bit),
+		cmocka_unit_test(test_repair_upcase_full_volume),
+		cmocka_unit_test(test_repair_fat_label_owned),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
