@@ -27,10 +27,12 @@ struct xv_fix {
 	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
 	/*
 	 * A directory read: its set in the parent (at; NULL for the root),
-	 * whether the parent lies in a row, how the walk of its chain went.
+	 * whether the parent lies in a row, how the walk of its chain went;
+	 * or one not read: with no cluster (chain: none), or a file whose
+	 * attributes say directory (file; chain: how it was claimed as one).
 	 */
 	void (*dir)(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
-		    const char *path);
+		    bool file, const char *path);
 	/*
 	 * The volume's up-case table is loaded (v->upcase, its findings made):
 	 * a repair that will write a new table puts it in v->upcase (and sets

@@ -47,6 +47,7 @@ struct nameref {
 struct fileinfo {
 	struct exfat_set d;		/* the set decoded */
 	bool named;			/* name[] holds the UTF-8 name */
+	bool file_shaped;		/* a "directory" a file's size and clusters make a file (file_dir_bit) */
 	char name[766];
 };
 
@@ -450,6 +451,7 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	    (f = AT_SET(w, EXFAT_DIR_SIZE, fname(fi)))) {
 		finding_actual(f, "%llu", (unsigned long long)fi->d.size);
 		finding_detail(f, "%s", fi->d.size == 0 ? "a directory needs at least one cluster" :
+			       fi->file_shaped ? "a file's size for its clusters: a file whose attributes say directory" :
 			       fi->d.size % w->v->cb ? "not a multiple of the cluster size" :
 			       fi->d.size > MAX_DIR_BYTES ? "larger than 256 MiB" : "ValidDataLength differs");
 	}
@@ -478,14 +480,49 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
-/* The repair planner hears of a directory whose entry gives it no cluster, as of one read. */
-static void no_cluster_dir(struct walk *w, struct fileinfo *fi)
+/*
+ * The repair planner hears of a directory it must mend without its walk:
+ * one whose entry gives it no cluster (res: none), or a file whose
+ * FileAttributes say directory (res: the chain it was claimed by).
+ */
+static void tell_dir(struct walk *w, struct fileinfo *fi, const struct chain_res *res)
 {
 	char path[4096 + 800];
-	struct chain_res none = { 0 };
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
-	w->v->fix->dir(w->v, &w->as.at, w->nofat, &none, path);
+	w->v->fix->dir(w->v, &w->as.at, w->nofat, res, fi->file_shaped, path);
+}
+
+/*
+ * A "directory" whose DataLength is no whole number of clusters but is a
+ * file's for the clusters it has (in a row, or a FAT chain of exactly
+ * that many, ended), ValidDataLength no larger: a file whose directory
+ * bit the damage set (0x20 -> 0x30; a 4 MiB-aligned volume, seed 13 #0),
+ * when its first byte cannot start a directory either (a file set, one
+ * not in use, the end marker).  A directory's size flipped is over its
+ * chain's clusters, or a whole number of them; one in a row has no chain
+ * to tell, and its first entry does.  Not walked: its bytes are no
+ * entries.
+ */
+static bool file_dir_bit(struct walk *w, const struct exfat_set *d)
+{
+	struct xvol *v = w->v;
+	uint64_t need = (d->size + v->cb - 1) / v->cb;
+	struct layout_chain it;
+	uint8_t t;
+	uint32_t c;
+
+	if (!(d->attr & EXFAT_ATTR_DIRECTORY) || !d->size || !(d->size % v->cb) || d->valid_size > d->size ||
+	    !xv_cluster_valid(v, d->first_cluster) || need > v->cc ||
+	    fsc_dev_read(v->dev, xv_cluster_byte(v, d->first_cluster), &t, 1) < 0 || t == EXFAT_T_FILE ||
+	    t == (EXFAT_T_FILE & 0x7F) || t == 0x00)
+		return false;
+	if (d->flags & 2)
+		return (uint64_t)d->first_cluster + need - 1 <= (uint64_t)v->cc + 1;
+	layout_chain_begin(&it, &v->lay, fatreader_link, &v->fr, d->first_cluster, 0, false);
+	while (it.n <= need && layout_chain_next(&it, &c))
+		;
+	return it.n == need && it.end == LAYOUT_CHAIN_END;
 }
 
 static void finish_file_set(struct walk *w)
@@ -500,6 +537,7 @@ static void finish_file_set(struct walk *w)
 
 	exfat_set_decode(set, sc + 1, &fi->d);
 	fi->named = false;
+	fi->file_shaped = file_dir_bit(w, &fi->d);
 	usable = set_structure(w, fi);
 	if (sum != stored && (f = AT_SET(w, EXFAT_SET_CHECKSUM, fi->d.nl ? fname(fi) : NULL))) {
 		finding_actual(f, "0x%04x", stored);
@@ -510,7 +548,7 @@ static void finish_file_set(struct walk *w)
 	w->want_hash = -1;
 	w->bad_name = false;
 	set_fields(w, fi, fi->d.name_hash);
-	if (fi->d.attr & EXFAT_ATTR_DIRECTORY) {
+	if ((fi->d.attr & EXFAT_ATTR_DIRECTORY) && !fi->file_shaped) {
 		offer_set(w, fi, sum, NULL);
 		v->ck.sum->dirs++;
 		/*
@@ -527,7 +565,7 @@ static void finish_file_set(struct walk *w)
 			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd);
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
-			no_cluster_dir(w, fi);
+			tell_dir(w, fi, &(struct chain_res){ 0 });
 	} else {
 		struct owner who = { w->dw.path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,
 				     fi->d.valid_size < fi->d.size ? fi->d.valid_size : 0 };
@@ -540,6 +578,9 @@ static void finish_file_set(struct walk *w)
 				v->ck.sum->fragmented++;
 			ck_progress(&v->ck, res.clusters);
 			offer_set(w, fi, sum, res.good || res.crossed || res.broken ? &res : NULL);
+			/* (a file that says directory: the planner's directory fixes make it a file again) */
+			if (fi->file_shaped && v->fix && v->fix->dir && !v->ck.owners_pass)
+				tell_dir(w, fi, &res);
 		} else {
 			offer_set(w, fi, sum, NULL);
 		}
@@ -725,7 +766,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
 	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
 	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb)))
-		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, w->dw.path);
+		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	check_duplicates(w);

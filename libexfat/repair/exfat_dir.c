@@ -49,7 +49,7 @@ static bool dir_findings(const struct rp *r, const struct exfat_where *at, bool 
 }
 
 void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
-	      const char *path)
+		 bool file, const char *path)
 {
 	struct rp *r = v->fix->ctx;
 	struct dir_fix *d;
@@ -64,6 +64,7 @@ void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat
 	d->at = at ? *at : (struct exfat_where){ 0, 0, 0 };
 	d->parent_nofat = parent_nofat;
 	d->chain = *chain;
+	d->file = file;
 	d->path = (char *)path;
 }
 
@@ -165,14 +166,18 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 	 * a "directory"); it becomes the empty file again, and no cluster is
 	 * taken for it.
 	 */
-	if (!ch->clusters && !exfat_stream_first_cluster(EXFAT_STREAM_OF(set)) &&
-	    !exfat_stream_data_length(EXFAT_STREAM_OF(set))) {
+	if ((!ch->clusters && !exfat_stream_first_cluster(EXFAT_STREAM_OF(set)) &&
+	     !exfat_stream_data_length(EXFAT_STREAM_OF(set))) || d->file) {
+		bool empty = !ch->clusters;
+
 		exfat_file_put_attributes(set, exfat_file_attributes(set) & (uint16_t)~EXFAT_ATTR_DIRECTORY);
-		EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
+		if (empty)
+			EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAG_NO_FAT_CHAIN;
 		exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, a->count));
-		snprintf(why, sizeof(why), "FileAttributes (a file: no cluster, no size), SetChecksum: %.160s", d->path);
+		snprintf(why, sizeof(why), "FileAttributes (a file: %s), SetChecksum: %.160s",
+			 empty ? "no cluster, no size" : "a file's size for its clusters", d->path);
 		rp_write_set(r, a, set, why, false);
-		rp_remember_set(r, d->at.offset, SF_DIRSIZE);
+		rp_remember_set(r, d->at.offset, SF_DIRSIZE | SF_CHECKSUM);
 		goto out;
 	}
 	if (ch->crossed && ch->after_shared) {	/* its own clusters past the shared ones: lost */

@@ -45,6 +45,7 @@ enum { SF_CHECKSUM = 1, SF_HASH = 2, SF_VDL = 4, SF_CHAIN = 8, SF_NAME = 16, SF_
 struct dir_fix {
 	struct exfat_where at;		/* its set in the parent; cluster 0: the root */
 	bool parent_nofat;
+	bool file;			/* a file whose attributes say directory, claimed as a file (chain) */
 	struct chain_res chain;
 	char *path;
 };
@@ -192,7 +193,7 @@ uint64_t rp_root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
 
 /* exfat_dir.c: directories noted by the walk; planned at its end (the number of cross-links answered). */
 void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
-	      const char *path);
+		 bool file, const char *path);
 size_t plan_dirs(struct rp *r, struct xvol *v);
 /* A new empty cluster, claimed, ended in the FAT and zeroed, for path; 0 when there is no room. */
 uint32_t xr_empty_cluster(struct rp *r, struct xvol *v, const char *path);

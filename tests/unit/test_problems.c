@@ -262,6 +262,13 @@ static void p_upcase_mandatory(struct img *im)
 static void p_after_end(struct img *im) { tr(im); exfat_entry(im, 4, 20)[0] = 0x05; }
 static void p_attributes(struct img *im) { tr(im); put_le16(hello(im), 4, 0x120); fix_hello(im); }
 static void p_dir_size(struct img *im) { tr(im); put_le64(exfat_entry(im, 4, 7), 24, im->cb + 1); exfat_fix_set(im, 4, 6); }
+/* hello.txt (text in its cluster) with FileAttributes' directory bit set, its checksum left stale: a file */
+static void p_file_dir_bit(struct img *im)
+{
+	tr(im);
+	memcpy(im->buf + im->heap_byte + 3ull * im->cb, "Hello, world.\n", 14);
+	hello(im)[4] |= 0x10;
+}
 static void p_dup_root(struct img *im) { tr(im); memcpy(exfat_entry(im, 4, 9), exfat_root_entry(im, 0), 32); }
 static void p_first_cluster(struct img *im) { tr(im); put_le32(exfat_entry(im, 4, 4), 20, 0); fix_hello(im); }
 
@@ -487,6 +494,7 @@ static const struct {
 	{ "EXFAT_AFTER_END", p_after_end, "" },
 	{ "EXFAT_ATTRIBUTES", p_attributes, "" },
 	{ "EXFAT_DIR_SIZE", p_dir_size, "" },
+	{ "EXFAT_DIR_SIZE", p_file_dir_bit, "EXFAT_SET_CHECKSUM" },
 	{ "EXFAT_DUPLICATE_ROOT_ENTRY", p_dup_root, "" },
 	{ "EXFAT_FIRST_CLUSTER", p_first_cluster, "EXFAT_LOST_CLUSTERS" },
 	{ "EXFAT_GUID_ENTRY", p_guid, "" },
@@ -2497,6 +2505,32 @@ static void test_repair_fat_label_owned(void **state)
 	img_free(&im);
 }
 
+/*
+ * An exFAT file whose FileAttributes the damage gave the directory bit
+ * (its size no whole number of clusters, its chain exactly that size's,
+ * its first byte no entry type a directory starts with): not walked, and
+ * -y makes it the file again, byte for byte.
+ */
+static void test_repair_exfat_file_dir_bit(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	p_file_dir_bit(&im);
+	clean = im;
+	clean.buf = img_buf_dup(im.buf, im.len);
+	hello(&clean)[4] &= (uint8_t)~0x10;
+	plan = plan_repair(&im, &fs);
+	assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_STRAY_SECONDARY));
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	free(clean.buf);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2624,6 +2658,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_file_dir_bit),
 		cmocka_unit_test(test_repair_upcase_full_volume),
 		cmocka_unit_test(test_repair_fat_label_owned),
+		cmocka_unit_test(test_repair_exfat_file_dir_bit),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
