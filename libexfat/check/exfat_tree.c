@@ -3,10 +3,12 @@
  * exfat_tree.c - pass 3: the directory tree, walked with an explicit
  * stack from the root.  Every directory cluster is read whole: up to the
  * end marker here, and the rest (where entries must be 0x00 too) through
- * dirtail.c; entry sets are parsed across cluster boundaries and checked: checksum, SecondaryCount, stream
- * extension, names (count, characters, hash, duplicates under the
- * volume's up-case table), attributes, timestamps, sizes, and the
- * root-only entries.  Each allocation is claimed through exfat_alloc.c.
+ * dirtail.c; entry sets are parsed across cluster boundaries and
+ * checked: checksum, SecondaryCount, stream extension, names (count,
+ * characters, hash, and duplicates under the volume's up-case table:
+ * exfat_names.c), attributes, timestamps, sizes, and the root-only
+ * entries.  Each allocation is claimed through exfat_alloc.c.  The walk's
+ * state is in exfat_walk.h.
  *
  * Consumes: struct xvol with FAT, bitmap and up-case loaded.  Produces:
  * findings, counts, the claimed set.  A directory whose first cluster was
@@ -20,72 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/exfat_check.h"
+#include "check/exfat_walk.h"
 #include "io/io.h"
-
-#define MAX_DIR_BYTES (256ull << 20)
-/* Read first from each directory cluster: most directories end within it. */
-#define DIR_HEAD 4096u
-
-struct job {
-	size_t node;		/* (first: dirwalk.c) */
-	uint32_t first;
-	uint64_t size;		/* 0: the root, by its chain */
-	bool nofat;
-	struct exfat_where at;	/* the directory's set in its parent (the root: none) */
-	bool parent_nofat;	/* the parent's clusters lie in a row */
-	bool odd;		/* its size or FirstCluster was reported (a repair looks at it) */
-	uint32_t head;		/* bytes of its first cluster asked for ahead (0: none yet) */
-};
-
-struct nameref {
-	uint16_t hash, len;
-	size_t off;		/* in the arena of up-cased units */
-	uint32_t cluster, entry;
-};
-
-struct fileinfo {
-	struct exfat_set d;		/* the set decoded */
-	bool named;			/* name[] holds the UTF-8 name */
-	bool file_shaped;		/* a "directory" a file's size and clusters make a file (file_dir_bit) */
-	char name[766];
-};
-
-/* Where a directory's end-of-directory marker lies (cluster 0: none seen). */
-struct dir_mark {
-	uint32_t cluster, entry;
-	bool nofat;
-};
-
-struct walk {
-	struct xvol *v;
-	struct dirwalk dw;		/* the directories met and waiting; dw.path: the one being read */
-	struct dirtail *tail;		/* NULL while resolving cross-links */
-	uint32_t dirs;			/* directories read */
-	/* the directory being read */
-	size_t node;
-	bool is_root, end_seen, after_end_told, nofat;
-	bool tail_unread;		/* to_end_marker: bytes past the end marker left unread */
-	bool first_cluster;		/* the directory's first cluster (asked for ahead: push_job, ask_ahead) */
-	uint32_t used;			/* bytes of its first cluster read */
-	size_t siblings;		/* the stack's height when it was taken: its siblings below */
-	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
-	uint32_t cluster, entry;
-	struct exfat_asm as;		/* the entry set being assembled */
-	unsigned n_bitmap, n_upcase, n_label, n_guid;
-	struct nameref *names;
-	size_t nnames, capnames;
-	uint16_t *arena;
-	size_t alen, acap;
-	struct fileinfo fi;		/* the set being checked */
-	int32_t want_hash;		/* the NameHash the set's name gives, when it differs; else -1 */
-	struct nameref *given;		/* new names given to duplicates (units in the arena) */
-	size_t ngiven, capgiven;
-	struct dir_mark *marks;		/* a repair: each directory's end marker, by walk order */
-	size_t capmarks;
-	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
-	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
-};
 
 /* Ask for len bytes of j's first cluster now: the kernel fetches them while the walk goes on. */
 static void ask_head(struct walk *w, struct job *j, uint32_t len)
@@ -127,19 +65,6 @@ static void ask_ahead(struct walk *w)
 		ask_head(w, j, len < chunk ? len : chunk);
 	}
 }
-
-/* ---- findings about entries ---- */
-
-static struct fsc_finding *entry_finding(struct walk *w, enum fsc_problem id, uint32_t cluster,
-					 uint32_t entry, const char *name)
-{
-	struct owner who = { w->dw.path, name, cluster, entry, NULL, 0, false, 0, 0 };
-
-	return ck_add_owner(&w->v->ck, id, &who);
-}
-
-#define AT_SET(w, id, name) entry_finding(w, FSC_PR_##id, (w)->as.at.cluster, (w)->as.at.entry, name)
-#define AT_ENTRY(w, id) entry_finding(w, FSC_PR_##id, (w)->cluster, (w)->entry, NULL)
 
 /* ---- timestamps (EXSPEC 7.4.8) ---- */
 
@@ -185,169 +110,6 @@ static void check_times(struct walk *w, struct fileinfo *fi)
 			return;
 		}
 	}
-}
-
-/* ---- names ---- */
-
-/*
- * The name of the set, in one pass: its characters are checked, up-cased
- * into the arena (for the duplicate check) and hashed.  Returns the index
- * of the first forbidden character, or n; *hash is the NameHash it should
- * have.  Under memory pressure the name is hashed but not remembered.
- */
-static unsigned take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash,
-			  bool *ascii)
-{
-	const uint16_t *up = w->v->upcase;
-	unsigned bad = n;
-	uint16_t any = 0;
-	uint16_t h = 0, *to = NULL;
-	struct nameref *r;
-
-	if (grow((void **)&w->names, &w->capnames, w->nnames + 1, sizeof(*w->names)) &&
-	    grow((void **)&w->arena, &w->acap, w->alen + n, sizeof(*w->arena))) {
-		r = &w->names[w->nnames++];
-		r->len = (uint16_t)n;
-		r->off = w->alen;
-		r->cluster = w->as.at.cluster;
-		r->entry = w->as.at.entry;
-		to = w->arena + w->alen;
-		w->alen += n;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		uint16_t u = up[units[i]];
-
-		if (bad == n && !exfat_name_unit_ok(units, n, i))
-			bad = i;
-		any |= units[i];
-		h = xv_name_hash_step(h, u);
-		if (to)
-			to[i] = u;
-	}
-	if (to)
-		w->names[w->nnames - 1].hash = h;
-	*hash = h;
-	*ascii = any < 0x80;
-	return bad;
-}
-
-static int cmp_names(const void *a, const void *b, void *ctx)
-{
-	const struct nameref *x = a, *y = b;
-	const struct walk *w = ctx;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(w->arena + x->off, w->arena + y->off, x->len * 2u);
-}
-
-/*
- * A unique name for the duplicate names[i], for the repair planner: one
- * up-cased unit replaced (the last before the extension's dot, else the
- * last) by a digit or letter that no name of the directory, nor a name
- * given already, has there.  false when none is free.
- */
-/* Is key's name among the directory's (sorted) names, or among those given to duplicates? */
-static bool name_taken(const struct walk *w, const struct nameref *key)
-{
-	size_t lo = 0, hi = w->nnames;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_names(&w->names[mid], key, (void *)w);
-
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = 0; k < w->ngiven; k++)
-		if (cmp_names(&w->given[k], key, (void *)w) == 0)
-			return true;
-	return false;
-}
-
-static bool unique_variant(struct walk *w, size_t i, unsigned *pos, uint16_t *unit)
-{
-	static const char repl[] = "123456789ABCDEFGHJKLMNPQRSTUVWXYZ";
-	const struct nameref *x = &w->names[i];
-	const uint16_t *u = w->arena + x->off;
-	unsigned p = x->len - 1;
-	struct nameref key;
-
-	for (unsigned k = x->len; k-- > 1;)
-		if (u[k] == '.') {
-			p = k - 1;
-			break;
-		}
-	if (!grow((void **)&w->arena, &w->acap, w->alen + x->len, sizeof(*w->arena)))
-		return false;
-	u = w->arena + x->off;	/* the arena may have moved */
-	for (const char *c = repl; *c; c++) {
-		uint16_t h = 0;
-
-		memcpy(w->arena + w->alen, u, x->len * 2u);
-		w->arena[w->alen + p] = (uint16_t)*c;
-		for (unsigned k = 0; k < x->len; k++)
-			h = xv_name_hash_step(h, w->arena[w->alen + k]);
-		key = (struct nameref){ h, x->len, w->alen, 0, 0 };
-		if (name_taken(w, &key))
-			continue;
-		if (!grow((void **)&w->given, &w->capgiven, w->ngiven + 1, sizeof(*w->given)))
-			return false;
-		w->given[w->ngiven++] = key;	/* a later duplicate must not take it too */
-		w->alen += x->len;
-		*pos = p;
-		*unit = (uint16_t)*c;
-		return true;
-	}
-	return false;
-}
-
-static void check_duplicates(struct walk *w)
-{
-	char name[1024];
-	struct fsc_finding *f;
-
-	if (w->nnames > 24) {
-		qsort_r(w->names, w->nnames, sizeof(*w->names), cmp_names, w);
-	} else {		/* most directories are small: insertion sort, no allocation */
-		for (size_t i = 1; i < w->nnames; i++) {
-			struct nameref x = w->names[i];
-			size_t k = i;
-
-			for (; k && cmp_names(&w->names[k - 1], &x, w) > 0; k--)
-				w->names[k] = w->names[k - 1];
-			w->names[k] = x;
-		}
-	}
-	for (size_t i = 1; i < w->nnames; i++) {
-		if (cmp_names(&w->names[i - 1], &w->names[i], w) != 0)
-			continue;
-		{
-			uint8_t le[510];
-			unsigned n = w->names[i].len;
-
-			for (unsigned k = 0; k < n; k++)
-				put_le16(le, 2 * k, w->arena[w->names[i].off + k]);
-			utf16le_to_utf8(le, n, name, sizeof(name));
-		}
-		f = entry_finding(w, FSC_PR_EXFAT_NAME_DUPLICATE, w->names[i].cluster, w->names[i].entry, NULL);
-		if (f)
-			finding_detail(f, "%s", name);
-		if (w->v->fix && !w->v->ck.owners_pass) {
-			unsigned pos;
-			uint16_t unit;
-
-			if (unique_variant(w, i, &pos, &unit))
-				w->v->fix->rename(w->v, w->names[i].cluster, w->names[i].entry, pos, unit);
-		}
-	}
-	w->nnames = w->alen = w->ngiven = 0;
 }
 
 /* ---- file entry sets (EXSPEC 7.4-7.7) ---- */
@@ -409,7 +171,7 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	if (fi->d.nl) {
 		uint16_t want;
 		bool ascii;
-		unsigned bad = take_name(w, fi->d.name, fi->d.nl, &want, &ascii);
+		unsigned bad = xw_take_name(w, fi->d.name, fi->d.nl, &want, &ascii);
 
 		if (bad < fi->d.nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 			finding_actual(f, "%04X", fi->d.name[bad]);
@@ -632,7 +394,7 @@ static void unknown_primary(struct walk *w, uint8_t t)
 {
 	struct fsc_finding *f;
 
-	f = entry_finding(w, (t & 0x20) ? FSC_PR_EXFAT_UNKNOWN_BENIGN : FSC_PR_EXFAT_UNKNOWN_CRITICAL,
+	f = xw_entry_finding(w, (t & 0x20) ? FSC_PR_EXFAT_UNKNOWN_BENIGN : FSC_PR_EXFAT_UNKNOWN_CRITICAL,
 			  w->cluster, w->entry, NULL);
 	if (f)
 		finding_actual(f, "%02x", t);
@@ -769,7 +531,7 @@ static void read_dir(struct walk *w, const struct job *j)
 		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
-	check_duplicates(w);
+	xw_check_duplicates(w);
 	ask_ahead(w);
 	w->dirs++;
 	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
@@ -786,7 +548,7 @@ static void report_tails(struct walk *w)
 		if (i && h[i].dir == h[i - 1].dir)
 			continue;
 		dirwalk_path(&w->dw, h[i].node);
-		if ((f = entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
+		if ((f = xw_entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
 			finding_actual(f, "%02x", h[i].type);
 		if (w->marks && h[i].dir < w->capmarks && w->marks[h[i].dir].cluster)
 			w->v->fix->end_mark(w->v, w->marks[h[i].dir].cluster, w->marks[h[i].dir].entry,
