@@ -2531,6 +2531,33 @@ static void test_repair_exfat_file_dir_bit(void **state)
 	img_free(&im);
 }
 
+/*
+ * hello.txt's name entry with its type 0xC1 -> 0xC9 and a unit past its
+ * NameLength flipped (its checksum proves both once the tail is zeros
+ * again): the name keeps its characters, the volume comes out byte for
+ * byte (before, the name became '_' characters).
+ */
+static void test_repair_name_entry_type_and_tail(void **state)
+{
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	tr(&im);
+	clean = im;
+	clean.buf = img_buf_dup(im.buf, im.len);
+	exfat_entry(&im, 4, 5)[0] ^= 0x08;
+	exfat_entry(&im, 4, 5)[2 + 2 * 12] ^= 0x10;
+	plan = plan_repair(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_SET_CHECKSUM) || fsc_findings_has(&fs, FSC_PR_EXFAT_NAME_ENTRIES));
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	free(clean.buf);
+	img_free(&im);
+}
+
 /* FAT copies that differ: the one that agrees with the directories wins, and nothing is cut. */
 static void test_repair_fat_copy_choice(void **state)
 {
@@ -2659,6 +2686,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_full_volume),
 		cmocka_unit_test(test_repair_fat_label_owned),
 		cmocka_unit_test(test_repair_exfat_file_dir_bit),
+		cmocka_unit_test(test_repair_name_entry_type_and_tail),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
