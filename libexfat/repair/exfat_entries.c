@@ -3,12 +3,15 @@
  * exfat_entries.c - exFAT entries outside any file set, after the walk:
  * stray secondaries, root-only entries elsewhere, second root entries of
  * a kind, unknown critical and benign primaries marked unused (their
- * bytes stay); the volume label's length and characters.
+ * bytes stay); the volume label's length and characters; duplicate
+ * names renamed.
  *
  * Consumes: the check's findings (their entry's place).  Produces: plan
  * edits, the findings planned.
  */
 #include "config.h"
+
+#include <stdio.h>
 
 #include "repair/repair.h"
 
@@ -120,3 +123,46 @@ void repair_label_chars(struct rp *r, struct xvol *v)
 	       "volume label: '_' for each forbidden character", false);
 }
 
+/*
+ * A duplicate name renamed in place: one unit (the last before the
+ * extension's dot) becomes a digit or letter no other name of the
+ * directory has there (the walk chose it); NameHash and SetChecksum
+ * follow, the set read and written across the directory's clusters.  Not
+ * without the volume's up-case table for a name beyond ASCII.
+ */
+void xr_fix_duplicates(struct rp *r, struct xvol *v)
+{
+	uint8_t set[256 * 32];
+	struct exfat_set d;
+
+	for (size_t i = 0; i < r->ndups; i++) {
+		const struct dup_rename *u = &r->dups[i];
+		struct exfat_where at = { u->cluster, u->entry, xv_cluster_byte(v, u->cluster) + 32ull * u->entry };
+		struct fsc_finding *f = rp_set_finding(r, FSC_PR_EXFAT_NAME_DUPLICATE, &at);
+		struct xr_span sp;
+		bool ascii = true;
+		unsigned n;
+		char why[96];
+
+		/* (a set may go on into the directory's next cluster: seed 569, pop-c512 #40, 512-byte clusters) */
+		if (!f || !rp_wanted(r, f) || !xr_read_here(r, v, f, set, &sp))
+			continue;
+		n = exfat_secondary_count(set) + 1u;
+		if (n < 3 || n > sp.room || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
+			continue;
+		exfat_set_decode(set, n, &d);
+		if (u->pos >= d.nl)
+			continue;
+		d.name[u->pos] = u->unit;
+		for (unsigned k = 0; k < d.nl; k++)
+			ascii &= d.name[k] < 0x80;
+		if (!v->upcase_ok && !ascii)
+			continue;
+		put_le16(set, exfat_set_name_unit_at(u->pos), u->unit);
+		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
+		exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, n));
+		snprintf(why, sizeof(why), "rename a duplicate name (character %u becomes %c)", u->pos + 1, u->unit);
+		xr_put_span(r, &sp, set, 0, n, why);
+		f->planned = true;
+	}
+}

@@ -180,3 +180,77 @@ bool xr_relink_dir_by_flip(struct rp *r, struct xvol *v, uint32_t first, const s
 	r->allocated = true;
 	return true;
 }
+
+/* Unit u of the set's name (in its name entries from entry 2 on), and the same set to v. */
+static uint16_t unit_get(const uint8_t *set, unsigned u)
+{
+	return get_le16(set, exfat_set_name_unit_at(u));
+}
+
+static void unit_flip(uint8_t *set, unsigned u, unsigned b)
+{
+	put_le16(set, exfat_set_name_unit_at(u), (uint16_t)(unit_get(set, u) ^ (1u << b)));
+}
+
+/* The NameHash of the set's name (nl units) under the up-case table up. */
+static uint16_t name_hash(const uint8_t *set, unsigned nl, const uint16_t *up)
+{
+	uint16_t h = 0;
+
+	for (unsigned u = 0; u < nl; u++)
+		h = xv_name_hash_step(h, up[unit_get(set, u)]);
+	return h;
+}
+
+/* Are the set's nl name units all ones a name may hold? */
+static bool name_ok(const uint8_t *set, unsigned nl)
+{
+	uint16_t units[255];
+
+	for (unsigned u = 0; u < nl; u++)
+		units[u] = unit_get(set, u);
+	for (unsigned u = 0; u < nl; u++)
+		if (!exfat_name_unit_ok(units, nl, u))
+			return false;
+	return true;
+}
+
+/*
+ * A name whose one bit flipped: the unit bit that, flipped back, makes
+ * both the stored NameHash and the stored SetChecksum right and leaves
+ * units a name may hold, when exactly one does, or exactly one of them
+ * gives an ASCII unit.  (Both sums rotate a bit a byte: a bit eight units
+ * on, in the high byte, can look alike to both; seed 569, pop-c512 #40:
+ * '0' -> '2' of file-with-a-longer-name-104.txt matched so with a unit
+ * made non-ASCII.)  The set (n entries, names in use after its stream) is
+ * changed; false when no such bit, or more than one, exists.
+ */
+bool xr_undo_name_flip(const struct xvol *v, uint8_t *set, unsigned n)
+{
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], hits = 0, plain = 0, at = 0, bit = 0;
+	unsigned pat = 0, pbit = 0;
+	uint16_t want = get_le16(EXFAT_STREAM_OF(set), EXFAT_STREAM_NAME_HASH);
+
+	if (!v->upcase || !nl || n < 2u + (nl + 14u) / 15u)
+		return false;
+	for (unsigned k = 2; k < 2u + (nl + 14u) / 15u; k++)
+		if (set[EXFAT_ENTRY_AT(k)] != EXFAT_T_NAME)
+			return false;
+	for (unsigned u = 0; u < nl; u++)
+		for (unsigned b = 0; b < 16; b++) {
+			unit_flip(set, u, b);
+			if (name_hash(set, nl, v->upcase) == want &&
+			    fsc_exfat_set_checksum(set, n) == exfat_primary_set_checksum(set) && name_ok(set, nl)) {
+				hits++, at = u, bit = b;
+				if (unit_get(set, u) < 0x80)
+					plain++, pat = u, pbit = b;
+			}
+			unit_flip(set, u, b);
+		}
+	if (hits != 1 && plain != 1)
+		return false;
+	if (hits != 1)
+		at = pat, bit = pbit;
+	unit_flip(set, at, bit);
+	return true;
+}

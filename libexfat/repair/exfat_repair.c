@@ -177,6 +177,11 @@ static void plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, in
 	else if (chain)
 		ids |= xr_fix_chain(r, v, a, chain, set, path);
 	ids |= fix_name_length(r, v, a, set);
+	/* (a name bit flipped: the stored NameHash and SetChecksum prove which; the set is then what it was) */
+	if (want_hash >= 0 && rp_set_wanted(r, FSC_PR_EXFAT_NAME_HASH, &a->at) && xr_undo_name_flip(v, set, n)) {
+		want_hash = -1;
+		ids |= SF_HASH | SF_CHECKSUM;
+	}
 	ids |= fix_name(r, v, a, set);
 	ids |= fix_flags(r, a, set);
 	ids |= fix_first(r, a, set);
@@ -573,48 +578,6 @@ static void note_rename(struct xvol *v, uint32_t cluster, uint32_t entry, unsign
 	r->dups[r->ndups++] = (struct dup_rename){ cluster, entry, pos, unit };
 }
 
-/*
- * A duplicate name renamed in place: one unit (the last before the
- * extension's dot) becomes a digit or letter no other name of the
- * directory has there (the walk chose it); NameHash and SetChecksum
- * follow.  Only a set that lies in one cluster, and not without the
- * volume's up-case table for a name beyond ASCII.
- */
-static void fix_duplicates(struct rp *r, struct xvol *v)
-{
-	uint8_t set[256 * 32];
-	struct exfat_set d;
-
-	for (size_t i = 0; i < r->ndups; i++) {
-		const struct dup_rename *u = &r->dups[i];
-		struct exfat_where at = { u->cluster, u->entry, xv_cluster_byte(v, u->cluster) + 32ull * u->entry };
-		struct fsc_finding *f = rp_set_finding(r, FSC_PR_EXFAT_NAME_DUPLICATE, &at);
-		bool ascii = true;
-		unsigned n;
-		char why[96];
-
-		if (!f || !rp_wanted(r, f) || plan_view_read(r->dev, r->plan, at.offset, set, 32) < 0)
-			continue;
-		n = exfat_secondary_count(set) + 1u;
-		if (set[0] != EXFAT_T_FILE || n < 3 || u->entry + n > v->cb / 32 ||
-		    plan_view_read(r->dev, r->plan, at.offset, set, 32ull * n) < 0 || set[EXFAT_SET_STREAM_AT] != EXFAT_T_STREAM)
-			continue;
-		exfat_set_decode(set, n, &d);
-		if (u->pos >= d.nl)
-			continue;
-		d.name[u->pos] = u->unit;
-		for (unsigned k = 0; k < d.nl; k++)
-			ascii &= d.name[k] < 0x80;
-		if (!v->upcase_ok && !ascii)
-			continue;
-		put_le16(set, exfat_set_name_unit_at(u->pos), u->unit);
-		exfat_stream_put_name_hash(EXFAT_STREAM_OF(set), fsc_exfat_name_hash(d.name, d.nl, v->upcase));
-		exfat_primary_put_set_checksum(set, fsc_exfat_set_checksum(set, n));
-		snprintf(why, sizeof(why), "rename a duplicate name (character %u becomes %c)", u->pos + 1, u->unit);
-		rp_put(r, at.offset, set, 32ull * n, why, false);
-		f->planned = true;
-	}
-}
 
 /*
  * A chain problem left unplanned (a cross-link, a break, the root's chain):
@@ -666,7 +629,7 @@ static int repair_done(struct rp *r, struct xvol *v)
 	repair_label_length(r, v);
 	repair_label_chars(r, v);
 	if (!r->mended)
-		fix_duplicates(r, v);
+		xr_fix_duplicates(r, v);
 	fix_fat_head(r, v);
 	xr_fix_end_values(r, v);
 	xr_fix_structure_chains(r, v);

@@ -97,12 +97,6 @@ static unsigned structural_count(uint8_t *set, unsigned room)
 	return sc;
 }
 
-/* Where the entries of a set lie: a set may go on in the directory's next cluster. */
-struct span {
-	uint64_t pos[256];
-	unsigned room;			/* entries read */
-};
-
 /*
  * The cluster after c in a directory: its FAT link, or the next one when
  * the FAT entry is free (a directory whose clusters lie in a row); 0 at
@@ -117,12 +111,7 @@ static uint32_t dir_next(struct xvol *v, uint32_t c)
 	return n == 0 && xv_cluster_valid(v, c + 1) ? c + 1 : 0;
 }
 
-/*
- * The file set at f's entry: up to 256 entries from it (on into the
- * directory's next cluster, and the one after, when the set needs it),
- * their places in sp.  false when its first entry is no file entry.
- */
-static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, struct span *sp)
+bool xr_read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, struct xr_span *sp)
 {
 	uint32_t c = (uint32_t)f->loc, e = f->entry, per = v->cb / 32;
 
@@ -142,8 +131,7 @@ static bool read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f,
 	return sp->room && set[0] == EXFAT_T_FILE;
 }
 
-/* Entries [from, from + n) of set written where they lie (a run of edits per cluster). */
-static void put_span(struct rp *r, const struct span *sp, const uint8_t *set, unsigned from, unsigned n,
+void xr_put_span(struct rp *r, const struct xr_span *sp, const uint8_t *set, unsigned from, unsigned n,
 		     const char *why)
 {
 	for (unsigned i = from, j; i < from + n; i = j) {
@@ -280,13 +268,13 @@ static void reseal(struct xvol *v, uint8_t *set, unsigned sc)
  * count, marked unused.  Their bytes stay for undelete tools; its
  * clusters, owned by nothing, are lost clusters, which -y saves.
  */
-static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct span *sp)
+static void set_aside(struct rp *r, uint8_t *set, unsigned k, const struct xr_span *sp)
 {
 	unsigned n = 1 + (k < exfat_secondary_count(set) ? k : exfat_secondary_count(set));
 
 	for (unsigned i = 0; i < n; i++)
 		set[EXFAT_ENTRY_AT(i)] = exfat_type_unused(set[EXFAT_ENTRY_AT(i)]);
-	put_span(r, sp, set, 0, n, "mark a set cut short before its stream extension unused (its bytes stay)");
+	xr_put_span(r, sp, set, 0, n, "mark a set cut short before its stream extension unused (its bytes stay)");
 }
 
 /*
@@ -302,11 +290,11 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 	struct fsc_finding *f = &r->out->v[at];
 	unsigned room, k = 0, sc = 0;
 	uint8_t set[256 * 32], was[19 * 32];
-	struct span sp;
+	struct xr_span sp;
 	char why[120];
 	bool proven = false;
 
-	if (!read_here(r, v, f, set, &sp) || !rp_wanted(r, f))
+	if (!xr_read_here(r, v, f, set, &sp) || !rp_wanted(r, f))
 		return;
 	room = sp.room;
 	memcpy(was, set, 32ull * (room < 19 ? room : 19));
@@ -347,7 +335,7 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		rp_put(r, sp.pos[0] + EXFAT_FILE_SECONDARY_COUNT, set + EXFAT_FILE_SECONDARY_COUNT, 1, why, false);
 	} else {
 		reseal(v, set, sc);
-		put_span(r, &sp, set, 0, sc + 1, why);
+		xr_put_span(r, &sp, set, 0, sc + 1, why);
 	}
 	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY)) {
 		claim_file(v, set, sc + 1, "a revived file");	/* (it may add findings: f moves) */
@@ -372,9 +360,9 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 	struct fsc_finding *f = &r->out->v[at];
 	unsigned n;
 	uint8_t set[256 * 32], keep;
-	struct span sp;
+	struct xr_span sp;
 
-	if (!read_here(r, v, f, set, &sp) || (n = exfat_secondary_count(set) + 1u) < 3 || n > sp.room ||
+	if (!xr_read_here(r, v, f, set, &sp) || (n = exfat_secondary_count(set) + 1u) < 3 || n > sp.room ||
 	    set[EXFAT_SET_STREAM_AT] == EXFAT_T_STREAM ||
 	    !rp_wanted(r, f))
 		return;
@@ -390,7 +378,7 @@ static void revive_stream(struct rp *r, struct xvol *v, size_t at)
 		set[EXFAT_SET_STREAM_AT] = keep;
 		for (unsigned i = 0; i < n; i++)
 			set[EXFAT_ENTRY_AT(i)] = exfat_type_unused(set[EXFAT_ENTRY_AT(i)]);
-		put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
+		xr_put_span(r, &sp, set, 0, n, "mark a set without a stream extension unused (its bytes stay)");
 	}
 	f->planned = true;
 	for (size_t i = 0; i < r->out->n; i++)	/* the set's checksum goes with it */

@@ -221,6 +221,25 @@ uint32_t xr_first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool no
 void xr_claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
 bool xr_relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what);
 bool xr_relink_dir_by_flip(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, const char *what);
+/* Where the entries of a set lie: a set may go on in the directory's next cluster. */
+struct xr_span {
+	uint64_t pos[256];
+	unsigned room;			/* entries read */
+};
+/*
+ * exfat_revive.c: the file set at f's entry, up to 256 entries from it (on
+ * into the directory's next cluster, and the one after, when the set
+ * needs it: its FAT link, or the next cluster when that entry is free),
+ * their places in sp; false when its first entry is no file entry.
+ * xr_put_span: entries [from, from + n) of set written where they lie.
+ */
+bool xr_read_here(struct rp *r, struct xvol *v, const struct fsc_finding *f, uint8_t *set, struct xr_span *sp);
+void xr_put_span(struct rp *r, const struct xr_span *sp, const uint8_t *set, unsigned from, unsigned n,
+		 const char *why);
+/* exfat_entries.c: the duplicate names the walk gave a unique variant renamed so. */
+void xr_fix_duplicates(struct rp *r, struct xvol *v);
+/* exfat_flip.c: a bit of the set's name flipped back, which its NameHash and SetChecksum prove (see there). */
+bool xr_undo_name_flip(const struct xvol *v, uint8_t *set, unsigned n);
 /* exfat_chain.c: the bitmap's and up-case table's chains ended where their length ends (a link broken there). */
 void xr_fix_structure_chains(struct rp *r, struct xvol *v);
 /* exfat_chain.c: a FirstCluster flipped out of the heap, or a size ValidDataLength corrects (first). */
