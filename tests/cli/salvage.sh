@@ -10,7 +10,9 @@
 #
 # The default run damages some hundreds of volumes with a fixed seed; with
 # FATSCOPE_LONG_TESTS=1 (CI) thousands more with other seeds, and the
-# peers' own repair of the same damage, side by side.  Every failure found
+# peers' own repair of the same damage, side by side; the long sets also
+# damage the volumes with 4096-byte sectors (pop-4k, exFAT; pop-fat32-4k,
+# FAT32 of 300 MiB), which the fast sets leave out.  Every failure found
 # becomes a line of tests/salvage/regress.txt (IMAGE SEED INDEX), run
 # every time (one harness process for the list: salvage --list).  Where
 # The Sleuth Kit is installed, the files its tsk_recover reads in full are
@@ -28,7 +30,8 @@ cd "$SCRATCH" || hard_error "no $SCRATCH"
 
 exfat=(pop-small pop-c512 pop-full pop-many)
 fat=(pop-fat12 pop-fat16 pop-fat32)
-for n in "${exfat[@]}" "${fat[@]}"; do
+sector4k=(pop-4k pop-fat32-4k)	# (the long sets only)
+for n in "${exfat[@]}" "${fat[@]}" "${sector4k[@]}"; do
 	has_fixture "$n" || hard_error "no fixture $n"
 done
 
@@ -120,13 +123,14 @@ check "regress: every volume of tests/salvage/regress.txt damaged and checked" "
 
 if long_tests; then
 	for seed in 2 3; do
-		run_set "long-exfat-$seed" --known "$seed" -s "$seed" -n 100 --peers $tsk -q $(img pop-small pop-c512 pop-full)
+		run_set "long-exfat-$seed" --known "$seed" -s "$seed" -n 100 --peers $tsk -q $(img pop-small pop-c512 pop-full pop-4k)
 		run_set "long-exfat-many-$seed" --known "$seed" -s "$seed" -n 20 --peers $tsk -q $(img pop-many)
 		run_set "long-fat-$seed" --known "$seed" -s "$seed" -n 100 --peers $tsk -q $(img pop-fat12 pop-fat16)
 		run_set "long-fat32-$seed" --known "$seed" -s "$seed" -n 30 --peers $tsk -q $(img pop-fat32)
+		run_set "long-fat32-4k-$seed" --known "$seed" -s "$seed" -n 30 --peers $tsk -q $(img pop-fat32-4k)
 	done
 else
-	echo "salvage: the long sets (2 seeds, 1,100 more volumes, the peers' own repair beside) run with FATSCOPE_LONG_TESTS=1"
+	echo "salvage: the long sets (2 seeds, 1,360 more volumes, the 4096-byte-sector images pop-4k and pop-fat32-4k, the peers' own repair beside) run with FATSCOPE_LONG_TESTS=1"
 fi
 
 rm -f d.img n.img y.img y.undo y.out y2.out ./*.peer.img ./*.undo

@@ -8,7 +8,7 @@
 # or a manifest not listed, fails.
 . "$(dirname "$0")/lib.sh"
 command -v jq > /dev/null || skip "jq not installed"
-manifested="pop-fat12 pop-fat16 pop-fat32 pop-many pop-small"
+manifested="pop-fat12 pop-fat16 pop-fat32 pop-fat32-4k pop-many pop-small pop-4k"
 prepare_fixtures
 for m in "$top_srcdir"/tests/fixtures/*.manifest; do
 	[ -f "$m" ] || continue		# none at all: each listed one fails below
