@@ -160,7 +160,9 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		return 0;
 	if (ch->ended && ch->clusters > ch->good)
 		return 0;
-	if (!nofat && xr_relink_by_flip(r, v, ch, (size + v->cb - 1) / v->cb, path))
+	if (!nofat && (xr_relink_by_flip(r, v, ch, (size + v->cb - 1) / v->cb, path) ||
+		       xr_relink_into_xlink(r, v, exfat_stream_first_cluster(EXFAT_STREAM_OF(set)), ch,
+					    (size + v->cb - 1) / v->cb, path)))
 		return SF_CHAIN;
 	if (!ch->broken && ch->ended && ch->good * v->cb >= size) {
 		if (nofat || !ch->at_need)	/* longer than the size: end it there */

@@ -108,7 +108,7 @@ static void fix_root(struct rp *r, struct xvol *v, const struct dir_fix *d)
 	uint8_t e[4];
 
 	if (!d->chain.last_good || !rp_take(r, FSC_PR_EXFAT_ROOT_CHAIN) ||
-	    xr_relink_dir_by_flip(r, v, v->p->ex.root_cluster, &d->chain, "the root directory"))
+	    xr_relink_into_xlink(r, v, v->p->ex.root_cluster, &d->chain, 0, "the root directory"))
 		return;
 	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	rp_put(r, v->fat_byte + 4ull * d->chain.last_good, e, 4, "end the root directory's cluster chain", false);

@@ -150,16 +150,19 @@ static uint32_t lost_head_by_flip(struct xvol *v, uint32_t x, uint64_t *len)
 }
 
 /*
- * A directory's chain broken after a cluster x that another allocation
- * claims too: the link into x flipped, when one or two of its bits,
- * flipped back, give the only cluster where a lost chain ending in an end
- * mark starts (seed 487, pop-c512 #59: the root's link 26 -> 33 flipped
- * to 41, a contiguous file's first cluster, whose free FAT entry then
- * broke the root; the root's end mark went after 41, and /FOUND.000's
- * entry over the file's bytes).  The link taken back, the lost chain
- * claimed for the directory.
+ * A chain broken after a cluster x that another allocation claims too:
+ * the link into x flipped, when one or two of its bits, flipped back,
+ * give the only cluster where a lost chain ending in an end mark starts,
+ * of the clusters the rest of need takes (need 0, a directory's: any).
+ * Seed 487, pop-c512 #59: the root's link 26 -> 33 flipped to 41, a
+ * contiguous file's first cluster, whose free FAT entry then broke the
+ * root; the root's end mark went after 41, and /FOUND.000's entry over
+ * the file's bytes.  Seed 3, pop-4k #94: a file's link 88 -> 90 flipped
+ * to 74, a contiguous directory's cluster, which the file kept and the
+ * directory lost.  The link taken back, the lost chain claimed.
  */
-bool xr_relink_dir_by_flip(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, const char *what)
+bool xr_relink_into_xlink(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, uint64_t need,
+			  const char *what)
 {
 	uint32_t x = ch->last_good, prev = 0, c = 0, y;
 	struct layout_chain it;
@@ -171,7 +174,10 @@ bool xr_relink_dir_by_flip(struct rp *r, struct xvol *v, uint32_t first, const s
 		return false;
 	for (xr_chain(&it, v, first, false); layout_chain_next(&it, &c) && c != x;)
 		prev = c;
-	if (!prev || c != x || !(y = lost_head_by_flip(v, x, &len)))
+	if (!prev || c != x || (need && need < it.n))
+		return false;
+	len = need ? need - it.n + 1 : 0;
+	if (!(y = need ? xr_first_by_flip(v, x, len, false) : lost_head_by_flip(v, x, &len)))
 		return false;
 	exfat_fat_cell_put(e, y);
 	snprintf(why, sizeof(why), "a flipped link of the chain taken back (to cluster %u): %.140s", y, what);
