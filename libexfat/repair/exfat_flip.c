@@ -170,7 +170,8 @@ bool xr_relink_into_xlink(struct rp *r, struct xvol *v, uint32_t first, const st
 	uint8_t e[4];
 	char why[256];
 
-	if (!ch->broken || !x || !xlinked(r, x) || !v->bitmap_ok)
+	/* (x another's: claimed twice, or a FAT entry no chain's cluster has, free: seed 583, pop-c512 #44) */
+	if (!ch->broken || !x || (!xlinked(r, x) && xv_fat(v, x) != 0) || !v->bitmap_ok)
 		return false;
 	for (xr_chain(&it, v, first, false); layout_chain_next(&it, &c) && c != x;)
 		prev = c;
