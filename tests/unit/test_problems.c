@@ -1141,6 +1141,17 @@ static void apply_and_expect_clean(struct img *im, struct fsc_plan *plan)
 	finding_list_clear(&fs);
 }
 
+/* The check finds id on im; one repair, applied, leaves it with no finding. */
+static void found_then_clean(struct img *im, enum fsc_problem id)
+{
+	struct fsc_findings fs = probe_and_check(im);
+
+	assert_true(fsc_findings_has(&fs, id));
+	finding_list_clear(&fs);
+	apply_and_expect_clean(im, plan_repair(im, &fs));
+	finding_list_clear(&fs);
+}
+
 /*
  * A set damaged by damage() (its checksum still that of the whole set) and
  * checked as id: the repair makes the set whole again instead of saving
@@ -1521,19 +1532,12 @@ static void test_repair_undo_waits_for_walk(void **state)
 static void test_repair_after_end_revives(void **state)
 {
 	struct img im;
-	struct fsc_findings fs;
-	struct fsc_plan *plan;
 	bool has = false;
 
 	(void)state;
 	tr(&im);
 	exfat_put_file(&im, 6, 12, "late.txt", 0x20, 0, 0, 0x01);
-	fs = probe_and_check(&im);
-	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_AFTER_END));
-	finding_list_clear(&fs);
-	plan = plan_repair(&im, &fs);
-	finding_list_clear(&fs);
-	apply_and_expect_clean(&im, plan);
+	found_then_clean(&im, FSC_PR_EXFAT_AFTER_END);
 	for (unsigned k = 6; k < 12; k++)
 		has |= exfat_entry(&im, 6, k)[0] != 0x05;
 	assert_false(has);				/* the gap became unused entries */
@@ -2370,8 +2374,6 @@ static void test_repair_fat_dot_flipped(void **state)
 static void test_repair_fat_after_end_far(void **state)
 {
 	struct img im;
-	struct fsc_findings fs;
-	struct fsc_plan *plan;
 	unsigned wrong = 0, slots;
 
 	(void)state;
@@ -2382,12 +2384,7 @@ static void test_repair_fat_after_end_far(void **state)
 	fat_set(&im, 10, 11);
 	fat_set(&im, 11, 0xFFFF);
 	fat_put_entry(&im, 11, 1, "LATE    TXT", NULL, 0x20, 0, 0);
-	fs = probe_and_check(&im);
-	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_AFTER_END));
-	finding_list_clear(&fs);
-	plan = plan_repair(&im, &fs);
-	finding_list_clear(&fs);
-	apply_and_expect_clean(&im, plan);
+	found_then_clean(&im, FSC_PR_FAT_AFTER_END);
 	for (unsigned k = 4; k < slots; k++)
 		wrong += fat_dirent(&im, 4, k)[0] != 0xE5;
 	for (unsigned k = 0; k < slots; k++)
@@ -2475,20 +2472,13 @@ static void test_repair_fat_file_dir_bit(void **state)
 static void test_repair_fat32_totsec_flip(void **state)
 {
 	struct img im, clean;
-	struct fsc_findings fs;
-	struct fsc_plan *plan;
 
 	(void)state;
 	pf_f32_tree(&im);
 	clean = im;
 	clean.buf = img_buf_dup(im.buf, im.len);
 	im.buf[32] ^= 0x10;
-	fs = probe_and_check(&im);
-	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_VOLUME_BEYOND_DEVICE));
-	finding_list_clear(&fs);
-	plan = plan_repair(&im, &fs);
-	finding_list_clear(&fs);
-	apply_and_expect_clean(&im, plan);
+	found_then_clean(&im, FSC_PR_FAT_VOLUME_BEYOND_DEVICE);
 	assert_memory_equal(im.buf, clean.buf, im.len);
 	free(clean.buf);
 	img_free(&im);
