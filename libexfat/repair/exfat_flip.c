@@ -161,24 +161,42 @@ static uint32_t lost_head_by_flip(struct xvol *v, uint32_t x, uint64_t *len)
  * to 74, a contiguous directory's cluster, which the file kept and the
  * directory lost.  The link taken back, the lost chain claimed.
  */
+static uint32_t xlink_target(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, uint64_t need,
+			     uint32_t *prev, uint64_t *len)
+{
+	uint32_t x = ch->last_good, c = 0;
+	struct layout_chain it;
+
+	*prev = 0;
+	/* (x another's: claimed twice, or a FAT entry no chain's cluster has, free: seed 583, pop-c512 #44) */
+	if (!ch->broken || !x || (!xlinked(r, x) && xv_fat(v, x) != 0) || !v->bitmap_ok)
+		return 0;
+	for (xr_chain(&it, v, first, false); layout_chain_next(&it, &c) && c != x;)
+		*prev = c;
+	if (!*prev || c != x || (need && need < it.n))
+		return 0;
+	*len = need ? need - it.n + 1 : 0;
+	return need ? xr_first_by_flip(v, x, *len, false) : lost_head_by_flip(v, x, len);
+}
+
+bool xr_relink_into_xlink_possible(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch,
+				   uint64_t need)
+{
+	uint32_t prev;
+	uint64_t len = 0;
+
+	return xlink_target(r, v, first, ch, need, &prev, &len) != 0;
+}
+
 bool xr_relink_into_xlink(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, uint64_t need,
 			  const char *what)
 {
-	uint32_t x = ch->last_good, prev = 0, c = 0, y;
-	struct layout_chain it;
+	uint32_t prev, y;
 	uint64_t len = 0;
 	uint8_t e[4];
 	char why[256];
 
-	/* (x another's: claimed twice, or a FAT entry no chain's cluster has, free: seed 583, pop-c512 #44) */
-	if (!ch->broken || !x || (!xlinked(r, x) && xv_fat(v, x) != 0) || !v->bitmap_ok)
-		return false;
-	for (xr_chain(&it, v, first, false); layout_chain_next(&it, &c) && c != x;)
-		prev = c;
-	if (!prev || c != x || (need && need < it.n))
-		return false;
-	len = need ? need - it.n + 1 : 0;
-	if (!(y = need ? xr_first_by_flip(v, x, len, false) : lost_head_by_flip(v, x, &len)))
+	if (!(y = xlink_target(r, v, first, ch, need, &prev, &len)))
 		return false;
 	exfat_fat_cell_put(e, y);
 	snprintf(why, sizeof(why), "a flipped link of the chain taken back (to cluster %u): %.140s", y, what);

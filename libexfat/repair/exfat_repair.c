@@ -311,6 +311,21 @@ static bool first_owner(const struct rp *r, const char *path)
 	return false;
 }
 
+/*
+ * A file's flipped link into another's cluster (xr_relink_into_xlink)
+ * taken back before anything is cut or copied: the other, a directory
+ * most of all, is whole again (seed 3, pop-4k #94: the directory given an
+ * empty cluster before, its files lost).
+ */
+static bool relink_first(struct rp *r, struct xvol *v, const struct deferred *d, const uint8_t *set)
+{
+	const uint8_t *s = EXFAT_STREAM_OF(set);
+
+	return d->chain.broken && !(s[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) &&
+	       xr_relink_into_xlink_possible(r, v, exfat_stream_first_cluster(s), &d->chain,
+					     (exfat_stream_data_length(s) + v->cb - 1) / v->cb);
+}
+
 static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
@@ -329,7 +344,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		memcpy(probe, d->bytes, 32ull * n);
 		/* (a sound extent too, when the set is a cross-link's first owner or its run crossed another's) */
 		r->undo_sound = first_owner(r, d->path) || (d->chained && d->chain.crossed);
-		if ((!d->chained || !xr_fix_extent_possible(v, &d->chain, probe)) &&
+		if ((!d->chained || (!xr_fix_extent_possible(v, &d->chain, probe) && !relink_first(r, v, d, probe))) &&
 		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, r->undo_sound,
 				       &r->undo_triples)) {
 			r->undo_sound = false;

@@ -215,13 +215,16 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
  * an allocation.  xr_relink_by_flip: a chain broken before its need by a
  * flipped link taken back; xr_relink_into_xlink: a chain (from first;
  * need 0: a directory's) broken after a cluster another allocation claims
- * too.  True when the link was taken back.
+ * too.  True when the link was taken back; xr_relink_into_xlink_possible
+ * only tells whether it would be.
  */
 uint32_t xr_first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat);
 void xr_claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
 bool xr_relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what);
 bool xr_relink_into_xlink(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, uint64_t need,
 			  const char *what);
+bool xr_relink_into_xlink_possible(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch,
+				   uint64_t need);
 /* Where the entries of a set lie: a set may go on in the directory's next cluster. */
 struct xr_span {
 	uint64_t pos[256];
