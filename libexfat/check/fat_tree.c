@@ -155,6 +155,10 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 		return 0;
 	}
 	n = fat_lfn_name(&t->lfn, raw, false, u);
+	if (n > FAT_LFN_MAX_UNITS && (f = at_entry(t, FSC_PR_FAT_LFN_LENGTH, NULL))) {
+		finding_actual(f, "%u", n);
+		run_flag(t, f);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		bool hi = (*u)[i] >= 0xD800 && (*u)[i] <= 0xDBFF, lo = (*u)[i] >= 0xDC00 && (*u)[i] <= 0xDFFF;
 
@@ -173,28 +177,6 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
 {
 	return fat_entry_first(e, v->lay.fat_bits);
-}
-
-static void dot_entry(struct ftree *t, const uint8_t *e)
-{
-	bool dotdot = e[1] == '.';
-	uint32_t want = dotdot ? t->cur.parent : t->cur.first, got = first_cluster(t->v, e);
-	struct fsc_finding *f;
-
-	bool placed = !t->is_root && t->index == dotdot;
-
-	if (!placed || memcmp(e + 2 - !dotdot, "          ", 9 + !dotdot)) {
-		/* (a misplaced one among the first two: check_dots_present said so) */
-		if ((placed || t->is_root || t->index >= 2) && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
-			finding_detail(f, "%s entry %s", dotdot ? "a .." : "a .", t->is_root ? "in the root directory" :
-				       placed ? "with a malformed name" : "where it does not belong");
-		return;
-	}
-	if ((got != want || !(e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY)) && (f = at_entry(t, FSC_PR_FAT_DOT_CLUSTER, NULL))) {
-		finding_actual(f, "%u%s", got, e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY ? "" : " (not a directory)");
-		finding_expected(f, "%u", want);
-		finding_detail(f, "%s", dotdot ? "the .." : "the .");
-	}
 }
 
 static void label_entry(struct ftree *t, const uint8_t *e)
@@ -463,63 +445,13 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 		claim_file(t, name, first, size);
 }
 
-/* . and .. first in every subdirectory. */
-/*
- * The second slot a subdirectory entry whose cluster is the one .. holds:
- * the .. entry with a damaged name, not a directory inside this one (seed
- * 71, pop-fat16 #50: '..' -> '&\xab', which the walk took for a cycle and
- * a repair for a directory astray, given a new empty cluster).
- */
-static bool dotdot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kind k)
-{
-	uint32_t c = first_cluster(t->v, e), up = t->cur.parent;
-
-	return t->index == 1 && k == FAT_E_FILE && (e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) &&
-	       !(e[FAT_DIR_ATTR] & (FAT_ATTR_VOLUME_ID | FAT_ATTR_RESERVED)) &&
-	       (c == up || (up == 0 && t->v->lay.fat_bits == 32 && c == t->v->lay.root_cluster));
-}
-
-/*
- * The first slot a subdirectory entry three bits at most from the . entry
- * this directory should have (its name ".", its own first cluster): the
- * . entry with bits flipped, not a directory inside this one (seed 317,
- * pop-fat16 #30: '.' -> 'n' and cluster 84 -> 116, which the walk took for
- * a directory crossing another file's chain).
- */
-static bool dot_damaged(const struct ftree *t, const uint8_t *e, enum fat_kind k)
-{
-	static const uint8_t dot[FAT_DIR_NAME_LEN] = ".          ";
-
-	if (t->index != 0 || k != FAT_E_FILE || !(e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) ||
-	    (e[FAT_DIR_ATTR] & (FAT_ATTR_VOLUME_ID | FAT_ATTR_RESERVED)))
-		return false;
-	return bytes_bits_apart(e + FAT_DIR_NAME, dot, FAT_DIR_NAME_LEN) +
-	       (unsigned)__builtin_popcount(t->cur.first ^ first_cluster(t->v, e)) <= 3;
-}
-
-/* The . and .. slots; true when one holds a damaged . or .. (its entry is not walked). */
-static bool check_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
-{
-	bool damaged = dot_damaged(t, e, k) || dotdot_damaged(t, e, k);	/* (each asks its own slot) */
-	struct fsc_finding *f;
-
-	if (t->index == 0 && (k != FAT_E_DOT || e[1] == '.')) {
-		if ((f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
-			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
-				       damaged ? FV_DOT_DAMAGED : "the first entry is not .");
-	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
-		finding_detail(f, "%s", damaged ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
-	}
-	return damaged;
-}
-
 static void one_entry(struct ftree *t, const uint8_t *e)
 {
 	enum fat_kind k = fat_entry_kind(e);
 
 	if (t->end_seen)
 		return fw_past_end(t, e);
-	if (!t->is_root && t->index < 2 && check_dots_present(t, e, k)) {
+	if (!t->is_root && t->index < 2 && fw_dots_present(t, e, k)) {
 		t->index++;
 		return;
 	}
@@ -539,7 +471,7 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 		lfn_part(t, e);
 		break;
 	case FAT_E_DOT:
-		dot_entry(t, e);
+		fw_dot_entry(t, e);
 		break;
 	case FAT_E_LABEL:
 		label_entry(t, e);

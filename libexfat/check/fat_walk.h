@@ -123,6 +123,9 @@ static inline bool hooked(const struct ftree *t)
  */
 void fw_keep_name(struct ftree *t, const uint8_t *raw, const uint16_t *u, unsigned n, bool lfn, size_t bad, bool same);
 void fw_check_duplicates(struct ftree *t);
+/* fat_dots.c: the . and .. slots (true: one holds a damaged . or .., not walked), and a . or .. entry. */
+bool fw_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k);
+void fw_dot_entry(struct ftree *t, const uint8_t *e);
 /* fat_after_end.c: an entry past the end marker: counted, and for a repair listed (see there). */
 void fw_past_end(struct ftree *t, const uint8_t *e);
 /* n entries of zeros past the end marker, the first at the current entry: as n calls of fw_past_end. */

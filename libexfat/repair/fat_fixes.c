@@ -123,6 +123,26 @@ static bool rename_entry(struct frp *f, const struct ent_req *q)
 }
 
 /*
+ * FAT_LFN_LENGTH: the part that holds units 256-260 (number 20) ends the
+ * name after 255: the 0x0000 terminator, then 0xFFFF padding.
+ */
+static void cut_name(struct frp *f, const struct ent_req *q, struct fsc_finding *x)
+{
+	const unsigned first = FAT_LFN_MAX_UNITS % FAT_LDIR_UNITS, part = FAT_LFN_MAX_UNITS / FAT_LDIR_UNITS + 1;
+	uint8_t e[32];
+
+	for (size_t k = 0; k < q->n; k++) {
+		if (!fr_read_entry(f, q->off[k], e) || !fat_is_long_name(e) || (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) != part)
+			continue;
+		for (unsigned i = first; i < FAT_LDIR_UNITS; i++)
+			put_le16(e, fat_ldir_unit_at(i), i == first ? 0x0000 : 0xFFFF);
+		rp_put(&f->r, q->off[k], e, 32, "the long name cut to 255 characters", false);
+		x->planned = true;
+		return;
+	}
+}
+
+/*
  * Long-name parts re-attached (their checksum the 8.3 entry's: they
  * were whole and name an alias of it) or marked deleted (bytes kept: the
  * file keeps its 8.3 name); 0x00 entries before entries in use marked
@@ -141,6 +161,10 @@ void fr_apply_reqs(struct frp *f)
 			continue;
 		if (q->sum == -3 && !rename_entry(f, q))
 			continue;
+		if (x->id == FSC_PR_FAT_LFN_LENGTH) {
+			cut_name(f, q, x);
+			continue;
+		}
 		for (size_t k = 0; k < q->n; k++) {
 			uint8_t b[FAT_LDIR_CHKSUM + 1];
 

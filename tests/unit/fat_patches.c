@@ -63,6 +63,18 @@ void pf_lfn_orphan(struct img *im)
 	fat_dirent(im, 0, 8)[0] = 0xE5;		/* its 8.3 entry deleted */
 }
 
+/* a 255-character long name whose 0x0000 after the last character became one: 256 */
+void pf_lfn_length(struct img *im)
+{
+	char name[256];
+
+	t16(im);
+	memset(name, 'n', 255);
+	name[255] = 0;
+	fat_put_entry(im, 0, 7, "NNNNNN~1   ", name, 0x20, 0, 0);
+	put_le16(fat_dirent(im, 0, 7), 20, 'x');	/* (part 20, unit 256) */
+}
+
 void pf_lfn_utf16(struct img *im) { t16(im); put_le16(fat_dirent(im, 0, 1), 1, 0xD800); }
 void pf_after_end(struct img *im) { t16(im); fat_put_entry(im, 0, 8, "STRAY   TXT", NULL, 0x20, 0, 0); }
 void pf_dir_size(struct img *im) { t16(im); put_le32(fat_dirent(im, 0, 3), 28, 512); }

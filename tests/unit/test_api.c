@@ -173,6 +173,8 @@ static const struct recorded {
 	{ "EXFAT_LABEL_CHARS", FSC_PR_EXFAT_LABEL_CHARS, 130 },
 	{ "FAT_LABEL_ROOT_MISSING", FSC_PR_FAT_LABEL_ROOT_MISSING, 131 },
 	{ "FAT_LFN_RESERVED", FSC_PR_FAT_LFN_RESERVED, 132 },
+	{ "FAT_FILE_DIR_BIT", FSC_PR_FAT_FILE_DIR_BIT, 139 },
+	{ "FAT_LFN_LENGTH", FSC_PR_FAT_LFN_LENGTH, 140 },
 	{ "FAT32_FSINFO_SECTOR", FSC_PR_FAT32_FSINFO_SECTOR, 133 },
 	{ "EXFAT_CHAIN_END_VALUE", FSC_PR_EXFAT_CHAIN_END_VALUE, 134 },
 	{ "EXFAT_BITMAP_CLUSTER", FSC_PR_EXFAT_BITMAP_CLUSTER, 135 },
@@ -229,7 +231,7 @@ static void test_codes_recorded(void **state)
 			fail();
 		}
 	}
-	assert_int_equal(NRECORDED, 136);
+	assert_int_equal(NRECORDED, 138);
 }
 
 /* Each problem's fix kind is the one problems.def gives, and its name is that word. */

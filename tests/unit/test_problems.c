@@ -444,6 +444,7 @@ static const struct {
 	{ "FAT_LFN_CHECKSUM", pf_lfn_checksum, "" },
 	{ "FAT_LFN_ORPHAN", pf_lfn_orphan, "" },
 	{ "FAT_LFN_UTF16", pf_lfn_utf16, "" },
+	{ "FAT_LFN_LENGTH", pf_lfn_length, "" },
 	{ "FAT_LFN_RESERVED", pf_lfn_reserved, "FAT_LFN_RESERVED" },	/* (two parts: type byte, cluster field) */
 	{ "FAT_AFTER_END", pf_after_end, "" },
 	{ "FAT_DIR_SIZE", pf_dir_size, "" },
@@ -866,7 +867,7 @@ static const char *const repaired[] = {
 	"FAT_LOST_CLUSTERS", "FAT_LOST_DIRECTORY", "FAT_SHORT_NAME", "FAT_NAME_DUPLICATE", "FAT_ATTRIBUTES",
 	"FAT32_BACKUP_DIFFERS", "FAT32_FSINFO_SIGNATURE", "FAT_BOOT_SIGNATURE", "FAT32_FSVER", "FAT32_ROOT_CLUSTER",
 	"EXFAT_UNKNOWN_BENIGN", "FAT_LABEL_MISMATCH", "FAT_LABEL_ROOT_MISSING", "FAT_LFN_RESERVED", "FAT32_FSINFO_SECTOR",
-	"FAT_FILE_DIR_BIT",
+	"FAT_FILE_DIR_BIT", "FAT_LFN_LENGTH",
 };
 
 /*
