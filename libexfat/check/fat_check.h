@@ -29,7 +29,9 @@ struct fat_hooks {
 	 * A subdirectory (its 8.3 entry at off) with no first cluster, one
 	 * outside the data area, or one another allocation has (a cycle) or
 	 * that lies inside another chain with no . entry: parent is the first
-	 * cluster its .. should hold.
+	 * cluster its .. should hold.  Also one walked whose first slot holds
+	 * no . at all (finding: that FAT_DOT_MISSING): a cluster field that
+	 * may have been flipped off the directory's own tree.
 	 */
 	void (*dir_astray)(void *ctx, size_t finding, uint64_t off, uint32_t parent);
 	/* An 8.3 name (entry at off) invalid or a duplicate: raw is a new one, unique in its directory. */

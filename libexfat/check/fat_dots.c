@@ -64,6 +64,8 @@ bool fw_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k)
 		if ((f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL)))
 			finding_detail(f, "%s", k == FAT_E_END ? "the directory has no . and .. entries" :
 				       damaged ? FV_DOT_DAMAGED : "the first entry is not .");
+		if (f && !damaged)
+			t->no_dot = (size_t)(f - t->v->ck.out->v);
 	} else if (t->index == 1 && (k != FAT_E_DOT || e[1] != '.') && (f = at_entry(t, FSC_PR_FAT_DOT_MISSING, NULL))) {
 		finding_detail(f, "%s", damaged ? FV_DOTDOT_DAMAGED : "the second entry is not ..");
 	}

@@ -658,6 +658,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 			return;
 		}
 		t->touched = false;
+		t->no_dot = SIZE_MAX;
 		ck_claim(&v->ck, &who, j->first, 0, false, &res, dir_cluster, t);
 		t->head = 0;
 		if (hooked(t) && v->hooks->claimed && fv_cluster_valid(v, j->first))
@@ -669,6 +670,10 @@ static void read_dir(struct ftree *t, const struct job *j)
 		    ((x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX ||
 		     (!fv_cluster_valid(v, j->first) && (x = owner_finding(t, &who, FSC_PR_FAT_CHAIN_RANGE)) != SIZE_MAX)))
 			v->hooks->dir_astray(v->hooks->ctx, x,
+					     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
+		/* (no . at all: the entry's cluster field may have been flipped off its own tree, which is lost) */
+		else if (!t->is_root && t->no_dot != SIZE_MAX && hooked(t) && v->hooks->dir_astray)
+			v->hooks->dir_astray(v->hooks->ctx, t->no_dot,
 					     j->cl ? layout_cluster_byte(&v->lay, j->cl) + 32ull * j->ent : j->byte, j->parent);
 	}
 	lfn_orphan(t);

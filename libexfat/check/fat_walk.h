@@ -46,6 +46,7 @@ struct ftree {
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	uint32_t head;			/* the cluster whose first read dirbuf holds already (0: none) */
 	bool touched;			/* the directory being read passes an entry where the FAT copies differ */
+	size_t no_dot;			/* its first slot holds no . at all (no damaged one either): that finding */
 	uint64_t index;			/* entries read so far */
 	uint32_t cl, ent;		/* where the entry lies: cluster and index, */
 	uint64_t byte;			/* or its byte in the root area (cl 0) */

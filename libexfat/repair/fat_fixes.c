@@ -409,6 +409,44 @@ static bool own_dir(struct frp *f, uint32_t c, uint32_t parent)
 	       (up == parent || (parent == 0 && up == f->lay.root_cluster && f->lay.fat_bits == 32));
 }
 
+/*
+ * A directory walked whose first slot holds no . at all (FAT_DOT_MISSING,
+ * offered as astray): when exactly one lost cluster a bit or two from its
+ * first cluster starts a directory of its own whose .. is this entry's
+ * directory, the cluster field was flipped off that tree: the entry is
+ * pointed back to it, and what the walk read where it pointed (a file's
+ * bytes: seed 641, pop-fat16 #50, /unicode 72 -> 73, café.txt's cluster,
+ * read as entries to set aside) waits for the next round.  Else the dots
+ * are made as before.  Runs before any entry is set aside.
+ */
+void fr_relink_undotted(struct frp *f)
+{
+	for (size_t i = 0; i < f->nastray && !f->r.err; i++) {
+		struct astray_req *q = &f->astray[i];
+		struct fsc_finding *x = &f->r.out->v[q->finding];
+		size_t found = SIZE_MAX, n = 0;
+		uint32_t cur;
+		uint8_t e[32];
+
+		if (x->id != FSC_PR_FAT_DOT_MISSING || x->planned || fr_under_emptied(f, x) || !rp_wanted(&f->r, x) ||
+		    !fr_read_entry(f, q->off, e))
+			continue;
+		cur = fr_entry_first(f, e);
+		for (size_t k = 0; k < f->nlost0 && n < 2; k++)
+			if (f->lost0[k] && __builtin_popcount(f->lost0[k] ^ cur) <= 2 && own_dir(f, f->lost0[k], q->parent))
+				found = k, n++;
+		if (n != 1)
+			continue;
+		fr_set_first(f, e, f->lost0[found]);
+		f->lost0[found] = 0;	/* taken */
+		rp_put(&f->r, q->off, e, 32, "the directory's entry pointed back to its own lost tree (a flipped cluster field)",
+		       false);
+		x->planned = true;
+		if (x->path && grow((void **)&f->recut, &f->caprecut, f->nrecut + 1, sizeof(*f->recut)))
+			f->recut[f->nrecut++] = x->path;
+	}
+}
+
 /* A free cluster made an empty directory under parent, its number in entry e; false: no room. */
 static bool new_empty_dir(struct frp *f, uint8_t *e, uint32_t parent)
 {
@@ -442,7 +480,7 @@ void fr_relink_dirs(struct frp *f)
 		size_t found = SIZE_MAX, n = 0;
 		uint8_t e[32];
 
-		if (fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
+		if (x->id == FSC_PR_FAT_DOT_MISSING || fr_under_emptied(f, x) || !rp_wanted(&f->r, x))
 			continue;
 		for (size_t k = 0; k < f->nlost0 && n < 2; k++)
 			if (f->lost0[k] && own_dir(f, f->lost0[k], q->parent))
@@ -579,7 +617,8 @@ size_t fr_set_aside(struct frp *f)
 		int dot;
 
 		if ((x->id != FSC_PR_FAT_SHORT_NAME && x->id != FSC_PR_FAT_ATTRIBUTES && x->id != FSC_PR_FAT_CHAIN_RANGE &&
-		     x->id != FSC_PR_FAT_DIR_SIZE && x->id != FSC_PR_FAT_DOT_MISSING) || !fr_entry_of(f, x, &off) ||
+		     x->id != FSC_PR_FAT_DIR_SIZE && x->id != FSC_PR_FAT_DOT_MISSING) || fr_under_emptied(f, x) ||
+		    !fr_entry_of(f, x, &off) ||
 		    !fr_read_entry(f, off, e) || e[FAT_DIR_NAME] == FAT_DIR_FREE || e[FAT_DIR_NAME] == FAT_DIR_LAST_FREE ||
 		    fat_is_long_name(e))
 			continue;

@@ -372,6 +372,7 @@ static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *error
 	uint64_t freed;
 
 	f->copies_taken = f->mirrored && rp_take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
+	fr_relink_undotted(f);		/* (first: what the walk read where the entry pointed is no entry to set aside) */
 	if (fr_set_aside(f)) {		/* the next round sees the tree without them */
 		*errors = true;
 		fix_copies(f);

@@ -171,6 +171,8 @@ void fr_fix_attributes(struct frp *f, struct fsc_finding *x);
 void fr_fix_lfn_reserved(struct frp *f, struct fsc_finding *x);
 void fr_fix_chain(struct frp *f, struct fsc_finding *x);
 void fr_relink_dirs(struct frp *f);
+/* Directories walked with no . whose cluster field a flipped bit moved off their own lost tree: pointed back. */
+void fr_relink_undotted(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
 /* Files that came first to another's cluster: a first cluster a flipped bit or two from their lost chain taken back. */
 void fr_relink_heads(struct frp *f);

@@ -2464,6 +2464,23 @@ static void test_repair_fat_file_dir_bit(void **state)
 }
 
 /*
+ * /SUB's cluster field 4 -> 7 (two bits): 7 is SUB/A.BIN's first
+ * cluster, nobody else's, so the walk reads the file's bytes as SUB's
+ * entries (no . there), and SUB's own cluster 4 is a lost directory
+ * whose .. names the root.  The entry is pointed back to it before any
+ * "entry" in A.BIN's bytes is set aside or given a dot: the volume comes
+ * out byte for byte (salvage seed 641, pop-fat16 #50 wrote a .. over a
+ * file's byte).
+ */
+static void sub_off_its_tree(struct img *im) { put_le16(fat_dirent(im, 0, 3), 26, 7); }
+
+static void test_repair_fat_dir_off_its_tree(void **state)
+{
+	(void)state;
+	expect_whole_again_on(t16_tree, sub_off_its_tree, FSC_PR_FAT_DOT_MISSING);
+}
+
+/*
  * A bit of a FAT32 BPB_TotSec32 flipped in sector 0 only (+16 sectors,
  * past the end of the device, the FAT still large enough): the tree
  * checks the same either way, and the backup is restored because the
@@ -2676,6 +2693,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_name_entry_type_and_tail),
 		cmocka_unit_test(test_repair_name_bit_flip),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
+		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
