@@ -23,6 +23,7 @@ struct deferred {
 	bool chained;			/* chain is the walk's (else the set waited for its checksum's undo) */
 	char *path;
 	bool done;			/* planned already */
+	bool now;			/* nothing to wait for: planned first, once the walk is over */
 };
 #define MAX_DEFERRED 65536
 
@@ -199,6 +200,9 @@ size_t plan_dirs(struct rp *r, struct xvol *v);
 uint32_t xr_empty_cluster(struct rp *r, struct xvol *v, const char *path);
 void xr_free_dirs(struct rp *r);
 
+/* exfat_sets.c: one set's fields planned once the walk is over (chain: how its chain went, or NULL). */
+void xr_plan_set(struct rp *r, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+		 const struct chain_res *chain, const char *path);
 /* exfat_chain.c: the clusters after c in its chain (at most n) are no longer owned: lost. */
 void xr_unclaim_after(struct rp *r, struct xvol *v, uint32_t c, uint64_t n);
 /* exfat_chain.c: the chain of the file whose set is being planned (set: its bytes, to change). */
