@@ -89,6 +89,7 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 	uint32_t first = exfat_stream_first_cluster(EXFAT_STREAM_OF(set));
 	uint32_t x = ch->good == 0 ? first : nofat ? ch->last_good + 1 : xv_fat(v, ch->last_good);
 	uint32_t *src, *dst;
+	struct layout_chain it;
 	uint8_t e[4];
 	char why[200];
 	bool ok = true;
@@ -100,11 +101,9 @@ unsigned xr_fix_cross(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		return 0;
 	src = malloc(m * sizeof(*src));
 	dst = malloc(m * sizeof(*dst));
-	for (uint64_t i = 0; ok && src && i < m; i++) {	/* the shared clusters, in the file's order */
-		ok = xv_cluster_valid(v, x);
-		src[i] = x;
-		x = nofat ? x + 1 : xv_fat(v, x);
-	}
+	xr_chain(&it, v, x, nofat);
+	for (uint64_t i = 0; ok && src && i < m; i++)	/* the shared clusters, in the file's order */
+		ok = layout_chain_next(&it, &src[i]);
 	ok = ok && src && dst && copy_clusters(r, v, src, dst, m, ch->after_shared, path);
 	snprintf(why, sizeof(why), "link the copies: %.160s", path);
 	if (ok && nofat && ch->after_shared)	/* the own clusters after the copies, as a chain */
@@ -641,7 +640,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	const struct fsc_exfat_root *rt = &v->p->root;
 	const struct chain_res *ch = &v->upcase_chain;
 	uint64_t len = rt->upcase_length, need = (len + v->cb - 1) / v->cb, p = 0;
-	uint32_t first = rt->upcase_cluster, c = first, sum;
+	uint32_t first = rt->upcase_cluster, c = 0, sum;
 	struct layout_chain it;
 	uint8_t e[4];
 
@@ -650,10 +649,9 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	    need > v->cc || r->o->level != FSC_REPAIR_ALL ||
 	    !xv_cluster_valid(v, first) || (uint64_t)first + need - 1 > (uint64_t)v->cc + 1)
 		return false;
-	while (p < ch->good && c == first + p) {	/* the chain's first clusters in a row */
+	/* the chain's first clusters in a row; c, the one after them */
+	for (xr_chain(&it, v, first, false); p < ch->good && layout_chain_next(&it, &c) && c == first + p;)
 		p++;
-		c = xv_fat(v, c);
-	}
 	if (!p || p >= need)
 		return false;
 	/* (the row's clusters nobody owns, but for the table's own chain past the row: seed 293, pop-c512 #44) */

@@ -69,6 +69,7 @@ static bool lost_in_row(struct xvol *v, uint32_t c)
 static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 {
 	struct lost_save *ls = r->lost;
+	struct layout_chain it;
 	uint32_t c = head, next;
 	uint64_t n = 0;
 	uint8_t e[4];
@@ -79,6 +80,8 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 	 */
 	bool row = lost_in_row(v, head);
 
+	xr_chain(&it, v, head, row);
+	layout_chain_next(&it, &c);	/* (head itself: a lost cluster) */
 	for (;;) {
 		cluster_claim(v, c);
 		if (ls->export && !r->err) {
@@ -88,12 +91,11 @@ static void take_chain(struct rp *r, struct xvol *v, uint32_t head)
 				r->err = -ECANCELED;
 		}
 		n++;
-		next = row ? c + 1 : xv_fat(v, c);
-		if (n >= v->cc || (row ? !lost_in_row(v, next) : !lost(v, next)))
+		if (n >= v->cc || !layout_chain_next(&it, &next) || (row ? !lost_in_row(v, next) : !lost(v, next)))
 			break;
 		c = next;
 	}
-	if (!row && next != 0xFFFFFFFF && !ls->export) {
+	if (!row && xv_fat(v, c) != 0xFFFFFFFF && !ls->export) {
 		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end lost chain %u at cluster %u", head, c);
 		rp_put(r, v->fat_byte + 4ull * c, e, 4, why, false);

@@ -123,6 +123,7 @@ bool xr_adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *cluster
 {
 	struct adopt ad = { 0 };
 	unsigned sets = 0;
+	struct layout_chain it;
 	uint64_t n = 0;
 	uint32_t c = head, next;
 	bool ok;
@@ -138,18 +139,19 @@ bool xr_adopt_dir(struct rp *r, struct xvol *v, uint32_t head, uint64_t *cluster
 		return false;
 	}
 	/* The head's chain, while it stays lost, is the directory. */
+	xr_chain(&it, v, head, false);
+	layout_chain_next(&it, &c);	/* (head itself: a lost cluster) */
 	for (;;) {
 		take_one(&ad, v, c);
 		n++;
-		next = xv_fat(v, c);
-		if (ad.bad || n >= (256ull << 20) / v->cb || !lost_here(v, next))
+		if (ad.bad || n >= (256ull << 20) / v->cb || !layout_chain_next(&it, &next) || !lost_here(v, next))
 			break;
 		c = next;
 	}
 	ok = !ad.bad && read_entries(r, &ad, v, head, n, false, &sets) && sets > 0;
 	for (size_t i = 0; ok && i < ad.ndirs; i++)	/* the directories below, as they were queued */
 		ok = read_entries(r, &ad, v, ad.dirs[i].first, ad.dirs[i].clusters, ad.dirs[i].nofat, &sets);
-	if (ok && next != 0xFFFFFFFF) {
+	if (ok && xv_fat(v, c) != 0xFFFFFFFF) {
 		uint8_t e[4];
 
 		exfat_fat_cell_put(e, 0xFFFFFFFF);

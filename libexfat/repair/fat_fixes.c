@@ -506,21 +506,26 @@ void fr_relink_dirs(struct frp *f)
  */
 static void copy_shared(struct frp *f, const struct cross_req *q)
 {
-	uint64_t cb = f->lay.cluster_bytes;
-	uint32_t *nw = malloc(q->shared * sizeof(*nw)), src;
+	uint64_t cb = f->lay.cluster_bytes, i;
+	uint32_t *nw = malloc(2 * q->shared * sizeof(*nw)), *src = nw ? nw + q->shared : NULL;
 	uint8_t *buf = malloc(cb), e[32];
+	struct layout_chain it;
 
-	if (!nw || !buf || f->copied + q->shared * cb > MAX_COPY_BYTES || !fr_take_free(f, nw, q->shared))
+	if (!nw || !buf || f->copied + q->shared * cb > MAX_COPY_BYTES)
 		goto out;
-	src = q->good ? layout_fat_value(&f->lay, fr_fat_get(f, q->last_good)) : q->first;
-	for (uint64_t i = 0; i < q->shared && !f->r.err; i++) {
-		if (!src || plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, src), buf, cb) < 0) {
+	/* the shared run, in the file's order: whole, or nothing is copied */
+	fr_chain(&it, f, q->good ? layout_fat_value(&f->lay, fr_fat_get(f, q->last_good)) : q->first);
+	for (i = 0; i < q->shared && layout_chain_next(&it, &src[i]);)
+		i++;
+	if (i < q->shared || !fr_take_free(f, nw, q->shared))
+		goto out;
+	for (i = 0; i < q->shared && !f->r.err; i++) {
+		if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, src[i]), buf, cb) < 0) {
 			f->r.err = f->r.err ? f->r.err : -EIO;
 			goto out;
 		}
 		rp_put(&f->r, layout_cluster_byte(&f->lay, nw[i]), buf, cb, "a copy of a cross-linked cluster", false);
 		fr_fat_set(f, nw[i], i + 1 < q->shared ? nw[i + 1] : q->after ? q->after : fr_eoc(f), "chain the copies");
-		src = fr_step(f, src);
 	}
 	if (q->good) {
 		fr_fat_set(f, q->last_good, nw[0], "link the copies into the file's chain");

@@ -80,13 +80,15 @@ static unsigned drop_named(struct frp *f, uint32_t first, uint32_t *heads, const
 	uint64_t cb = f->lay.cluster_bytes;
 	uint8_t *buf = malloc(cb);
 	bool named[MAX_HEADS] = { false };
+	struct layout_chain it;
 	unsigned left = 0;
+	uint32_t c;
 
 	if (!buf) {
 		f->r.err = -ENOMEM;
 		return 0;
 	}
-	for (uint32_t c = first, k = 0; c && k < MAX_NAMING_READ; c = fr_step(f, c), k++) {
+	for (fr_chain(&it, f, first); it.n < MAX_NAMING_READ && layout_chain_next(&it, &c);) {
 		if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), buf, cb) < 0)
 			break;
 		for (uint64_t o = 0; o < cb; o += 32)

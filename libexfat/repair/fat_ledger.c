@@ -274,16 +274,19 @@ static uint32_t plan_link(void *f, uint32_t c)
 	return layout_fat_value(&((struct frp *)f)->lay, fr_fat_get(f, c));
 }
 
+void fr_chain(struct layout_chain *it, struct frp *f, uint32_t first)
+{
+	layout_chain_begin(it, &f->chain_lay, plan_link, f, first, f->chain_lay.held, false);
+}
+
 void fr_release(struct frp *f, uint32_t c)
 {
-	struct layout l = f->lay;
 	struct layout_chain it;
 	uint32_t x;
 
-	l.held = f->cc;
-	if (!layout_cluster_valid(&l, c))
+	if (!layout_cluster_valid(&f->chain_lay, c))
 		return;
-	layout_chain_begin(&it, &l, plan_link, f, c, l.held, false);
+	fr_chain(&it, f, c);
 	while (layout_chain_next(&it, &x) && !f->r.err)
 		if (!grow((void **)&f->released, &f->capreleased, f->nreleased + 1, sizeof(*f->released)))
 			f->r.err = -ENOMEM;
@@ -294,20 +297,18 @@ void fr_release(struct frp *f, uint32_t c)
 /* The chain from first as the plan leaves it, through the one chain iterator (its loop test needs no memory). */
 void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w)
 {
-	struct layout l = f->lay;	/* the clusters the FAT holds */
 	struct layout_chain it;
 	uint32_t c;
 
-	l.held = f->cc;
 	memset(w, 0, sizeof(*w));
-	if (!layout_cluster_valid(&l, first)) {	/* no chain: first alone */
+	if (!layout_cluster_valid(&f->chain_lay, first)) {	/* no chain: first alone */
 		w->n = 1;
 		w->last = first;
 		w->at_need = need == 1 ? first : 0;
 		w->ended = plan_link(f, first) == LAYOUT_END;
 		return;
 	}
-	layout_chain_begin(&it, &l, plan_link, f, first, l.held, false);
+	fr_chain(&it, f, first);
 	while (layout_chain_next(&it, &c)) {
 		if (it.n == need)
 			w->at_need = c;

@@ -59,15 +59,16 @@ static size_t lost_index(const uint32_t *v, size_t n, uint32_t c)
 static struct lchain take_chain(struct frp *f, uint8_t *taken, uint32_t head, bool mark)
 {
 	struct lchain ch = { head, 0 };
+	struct layout_chain it;
 	uint32_t c = head, next;
 	size_t i;
 
+	fr_chain(&it, f, head);
+	layout_chain_next(&it, &c);	/* (head itself: a lost cluster) */
 	for (;;) {
 		taken[lost_index(f->lost, f->nlost, c)] = 1;
 		ch.n++;
-		next = fr_step(f, c);
-		i = next ? lost_index(f->lost, f->nlost, next) : SIZE_MAX;
-		if (i == SIZE_MAX || taken[i])
+		if (!layout_chain_next(&it, &next) || (i = lost_index(f->lost, f->nlost, next)) == SIZE_MAX || taken[i])
 			break;
 		c = next;
 	}
@@ -113,12 +114,13 @@ static void export_chains(struct frp *f, const struct lchain *v, size_t n)
 	uint8_t *buf = malloc(cb);
 
 	for (size_t i = 0; buf && i < n && !f->r.err; i++) {
-		uint32_t c = v[i].head;
+		struct layout_chain it;
+		uint32_t c;
 
-		for (uint64_t k = 0; k < v[i].n && c && !f->r.err; k++, c = fr_step(f, c)) {
+		for (fr_chain(&it, f, v[i].head); it.n < v[i].n && !f->r.err && layout_chain_next(&it, &c);) {
 			if (plan_view_read(f->r.dev, f->r.plan, layout_cluster_byte(&f->lay, c), buf, cb) < 0)
 				f->r.err = -EIO;
-			else if (f->r.o->lost_bytes(f->r.o->ctx, (unsigned)i, k * cb, buf, cb))
+			else if (f->r.o->lost_bytes(f->r.o->ctx, (unsigned)i, (it.n - 1) * cb, buf, cb))
 				f->r.err = -ECANCELED;
 		}
 	}

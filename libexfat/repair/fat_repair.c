@@ -414,6 +414,8 @@ static bool geometry(struct frp *f)
 	f->cc = f->lay.held;
 	if ((uint64_t)f->cc + 2 > (uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits)
 		f->cc = (uint32_t)((uint64_t)f->b->fat_size * f->b->bytes_per_sector * 8 / f->lay.fat_bits - 2);
+	f->chain_lay = f->lay;
+	f->chain_lay.held = f->cc;
 	return true;
 }
 

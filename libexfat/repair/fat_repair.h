@@ -84,6 +84,7 @@ struct frp {
 	bool mirrored;
 	bool to_end_marker;		/* the check's: the checks of the plan read as far (fsck -p) */
 	uint32_t cc;			/* clusters checked */
+	struct layout chain_lay;	/* lay, holding the cc clusters the FAT has: what fr_chain follows */
 	uint32_t *written;		/* FAT entries the plan sets in the active copy (each once) */
 	uint32_t *prior;		/* the value each had before (raw) */
 	size_t capprior;
@@ -147,6 +148,8 @@ bool fr_under_emptied(const struct frp *f, const struct fsc_finding *x);
 /* The link after c when it stays in the data area (else 0); a chain walked through the plan. */
 uint32_t fr_step(struct frp *f, uint32_t c);
 void fr_chain_walk(struct frp *f, uint32_t first, uint64_t need, struct cwalk *w);
+/* The one chain iterator (layout/chain.c) over the FAT as the plan leaves it, from first, with its loop test. */
+void fr_chain(struct layout_chain *it, struct frp *f, uint32_t first);
 /*
  * The chain from c, as the plan leaves it before the fix that cuts it
  * off, in nobody's allocation from then on: listed in f->released, so
