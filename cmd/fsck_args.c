@@ -23,7 +23,7 @@ void fsck_help(void)
 	fputs(_("Usage:\n"
 		" fatscope fsck [options] DEVICE|IMAGE\n"
 		" fatscope fsck --explain PROBLEM-ID\n\n"
-		"Check and repair an exFAT or FAT12/16/32 volume (FAT repair covers part of the checks so far).\n\n"
+		"Check and repair an exFAT or FAT12/16/32 volume (--explain ID: what a repair does about a problem).\n\n"
 		"Options:\n"
 		" -n, --no              check only, answer no to every repair (default without a terminal)\n"
 		" -p, -a, --preen       repair what is safe: no data lost, no choice to make\n"
