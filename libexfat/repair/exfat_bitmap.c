@@ -54,8 +54,11 @@ static void give_up(struct rp *r)
 	r->new_bitmap = false;
 }
 
-/* Do the n clusters from first hold a bitmap of this volume as the tree sees it (bits into v->marked then)? */
-static bool bitmap_fits(struct xvol *v, uint32_t first, uint64_t n)
+/*
+ * Do the n clusters from first hold a bitmap of this volume as the tree
+ * sees it (with take, its bits into v->marked then)?
+ */
+static bool bitmap_fits_at(struct xvol *v, uint32_t first, uint64_t n, bool take)
 {
 	uint64_t bytes = ((uint64_t)v->cc + 7) / 8;
 	uint8_t *buf = malloc(n * v->cb);
@@ -67,7 +70,7 @@ static bool bitmap_fits(struct xvol *v, uint32_t first, uint64_t n)
 		ok = !bit_get(v->ck.claimed, i) || ((buf[i / 8] >> (i % 8)) & 1);
 	for (uint64_t i = v->cc; ok && i < 8 * bytes; i++)	/* nothing past ClusterCount */
 		ok = !((buf[i / 8] >> (i % 8)) & 1);
-	for (uint64_t i = 0; ok && i < v->cc; i++)
+	for (uint64_t i = 0; ok && take && i < v->cc; i++)
 		if ((buf[i / 8] >> (i % 8)) & 1)
 			bit_set(v->marked, i);
 		else
@@ -88,10 +91,61 @@ static bool bitmap_fits(struct xvol *v, uint32_t first, uint64_t n)
  */
 static bool old_bitmap_in_place(struct rp *r, struct xvol *v, uint64_t n)
 {
-	if (v->p->root.bitmap_found || n > v->cc || !v->marked || !bitmap_fits(v, 2, n))
+	if (v->p->root.bitmap_found || n > v->cc || !v->marked || !bitmap_fits_at(v, 2, n, true))
 		return false;
 	rp_chain_run(r, v, 2, n, "chain the allocation bitmap found in place");
 	r->bitmap_first = 2;
+	return true;
+}
+
+/* Is f about the bitmap's chain (its path), or a cross-link of it (named first owner, or its first cluster)? */
+static bool about_bitmap(const struct fsc_finding *f, uint32_t first)
+{
+	static const char name[] = "/ (allocation bitmap)";
+
+	return (f->path && !strcmp(f->path, name)) ||
+	       (f->id == FSC_PR_EXFAT_CROSS_LINK && (!strcmp(f->detail, name) || strtoul(f->actual, NULL, 10) == first));
+}
+
+/*
+ * The bitmap entry's FirstCluster moved by a flipped bit or two onto
+ * another allocation's cluster (its chain broken or crossed there): when
+ * exactly one cluster that many bits away, in a row with the clusters
+ * the bitmap needs, holds a bitmap of this volume that no allocation
+ * claims (its own bits set, every owned cluster marked, nothing past
+ * ClusterCount), the entry points to it again.  Nothing else of the
+ * bitmap is planned in that round: the bits are the next round's, read
+ * where they are (seed 571, pop-c32m #29: FirstCluster 2 -> 6, big.bin's
+ * 32 MiB cluster, which the bitmap's "fix" then wrote over).
+ */
+bool xr_bitmap_back(struct rp *r, struct xvol *v)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb, off;
+	uint32_t f = rt->bitmap_cluster, found = 0;
+	unsigned hits = 0;
+	bool about = false;
+	uint8_t e[32];
+
+	for (size_t i = 0; i < r->out->n && !about; i++)
+		about = about_bitmap(&r->out->v[i], f);
+	if (!about || !rt->bitmap_found || v->p->ex.num_fats != 1 || !n || n > v->cc || r->o->level != FSC_REPAIR_ALL)
+		return false;
+	for (unsigned a = 0; a < 32 && hits < 2; a++)
+		for (unsigned b = a; b < 32 && hits < 2; b++) {
+			uint32_t c = f ^ (1u << a) ^ (a == b ? 0 : 1u << b);
+
+			if (xv_cluster_valid(v, c) && (uint64_t)c + n - 1 <= (uint64_t)v->cc + 1 && bitmap_fits_at(v, c, n, false))
+				hits++, found = c;
+		}
+	if (hits != 1 || !(off = rp_root_entry_of(r, v, EXFAT_T_BITMAP)) || plan_view_read(r->dev, r->plan, off, e, 32) < 0)
+		return false;
+	put_le32(e, EXFAT_BITMAP_FIRST_CLUSTER, found);
+	rp_put(r, off + EXFAT_BITMAP_FIRST_CLUSTER, e + EXFAT_BITMAP_FIRST_CLUSTER, 4,
+	       "the allocation bitmap's FirstCluster: a flipped bit taken back", false);
+	for (size_t i = 0; i < r->out->n; i++)
+		if (about_bitmap(&r->out->v[i], f) && rp_wanted(r, &r->out->v[i]))
+			r->out->v[i].planned = true;
 	return true;
 }
 

@@ -589,7 +589,7 @@ void xr_fix_structure_chains(struct rp *r, struct xvol *v)
 {
 	const struct fsc_exfat_root *rt = &v->p->root;
 
-	if (rt->bitmap_found && !r->new_bitmap)
+	if (rt->bitmap_found && !r->new_bitmap && !r->bitmap_moved)	/* (moved back: its chain is another's) */
 		end_structure(r, v, &v->bitmap_chain, rt->bitmap_length, "allocation bitmap");
 	if (rt->upcase_found && !r->new_upcase)
 		end_structure(r, v, &v->upcase_chain, rt->upcase_length, "up-case table");

@@ -182,7 +182,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
 	struct exfat_asm *t = malloc(sizeof(*t));
-	bool mended = r->size_undone || r->upcase_relinked;
+	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved;
 
 	if (!t) {
 		r->err = -ENOMEM;
@@ -402,7 +402,7 @@ static void fix_allocation(struct rp *r, struct xvol *v)
 {
 	if (r->new_bitmap || r->bitmap_length_only)
 		xr_bitmap_rebuild_link(r, v);
-	if (r->new_bitmap)
+	if (r->new_bitmap || r->bitmap_moved)	/* (moved back: the bits are read where they are next round) */
 		return;
 	bool set_owned = rp_take_either(r, FSC_PR_EXFAT_BITMAP_UNMARKED, FSC_PR_EXFAT_BITMAP_CLUSTERS_FREE) ||
 			 r->allocated;
@@ -479,6 +479,7 @@ static int repair_done(struct rp *r, struct xvol *v)
 
 	r->done = true;
 	plan_now(r, v);
+	r->bitmap_moved = xr_bitmap_back(r, v);
 	xr_bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
 	r->upcase_relinked = xr_relink_upcase_in_row(r, v);
 	r->mended = mend_deferred(r, v);

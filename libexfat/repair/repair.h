@@ -79,6 +79,7 @@ struct rp {
 	bool size_undone;		/* a set's sizes taken back by its checksum (xr_undo_size_flip): mended */
 	unsigned undo_triples;		/* three-bit searches left to xr_undo_size_flip (bounded work) */
 	bool undo_sound;		/* the set planned is a cross-link's first owner: a sound extent is searched too */
+	bool bitmap_moved;		/* the bitmap entry's FirstCluster taken back (xr_bitmap_back): mended */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -338,6 +339,8 @@ void xr_fix_backup(struct rp *r, unsigned ss);
  * links them (in place of the bitmap's other fixes).
  */
 bool xr_bitmap_rebuild_wanted(struct rp *r);
+/* A bitmap entry's FirstCluster a flipped bit moved onto another allocation, taken back (a round of its own). */
+bool xr_bitmap_back(struct rp *r, struct xvol *v);
 void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v);
 void xr_bitmap_rebuild_link(struct rp *r, struct xvol *v);
 

@@ -2464,6 +2464,21 @@ static void test_repair_fat_file_dir_bit(void **state)
 }
 
 /*
+ * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
+ * cluster, whose bytes were then read, and would have been written, as
+ * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
+ * the entry points to it again, and nothing else is written (salvage seed
+ * 571, pop-c32m #29 wrote the bitmap's bits over big.bin's cluster).
+ */
+static void bitmap_flipped(struct img *im) { exfat_entry(im, 4, 1)[20] ^= 0x08; }
+
+static void test_repair_bitmap_first_flip(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr, bitmap_flipped, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
  * /SUB's cluster field 4 -> 7 (two bits): 7 is SUB/A.BIN's first
  * cluster, nobody else's, so the walk reads the file's bytes as SUB's
  * entries (no . there), and SUB's own cluster 4 is a lost directory
@@ -2694,6 +2709,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_name_bit_flip),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
+		cmocka_unit_test(test_repair_bitmap_first_flip),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
