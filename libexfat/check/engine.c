@@ -206,6 +206,18 @@ bool ck_first_of_xlink(const struct ck_engine *e, uint32_t c)
 
 enum claim { CLAIMED, LOOP, CROSSED };
 
+bool ck_hold_head(struct ck_engine *e, const struct owner *who, uint32_t c)
+{
+	uint64_t *claimed = e->owners_pass ? e->owners_set : e->claimed;
+
+	if (!ck_cluster_valid(e, c) || bit_get(claimed, (uint64_t)c - 2))
+		return false;
+	bit_set(claimed, (uint64_t)c - 2);
+	if (e->owners_pass)
+		name_first_owner(e, who, c);
+	return true;
+}
+
 /*
  * Claim cluster c for the allocation.  A loop is reported and ends the
  * walk; a cross-link is reported once per allocation (crossed is set), and
@@ -213,12 +225,14 @@ enum claim { CLAIMED, LOOP, CROSSED };
  * not also show up as lost clusters.
  */
 static enum claim claim_one(struct ck_engine *e, const struct owner *who, uint32_t first, bool nofat,
-			    uint64_t step, uint32_t c, bool crossed)
+			    uint64_t step, uint32_t c, bool crossed, bool held)
 {
 	uint64_t i = (uint64_t)c - 2;
 	uint64_t *claimed = e->owners_pass ? e->owners_set : e->claimed;
 	struct fsc_finding *f;
 
+	if (step == 0 && held)
+		return CLAIMED;		/* (held for it when its entry was read: ck_hold_head) */
 	if (!bit_get(claimed, i)) {
 		bit_set(claimed, i);
 		if (e->owners_pass)
@@ -308,12 +322,12 @@ static bool claim_next(struct ck_engine *e, const struct owner *who, uint64_t n,
 	return true;
 }
 
-void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
-	      struct chain_res *res, cluster_fn visit, void *ctx)
+void ck_claim_held(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat, bool held,
+		   struct chain_res *res, cluster_fn visit, void *ctx)
 {
 	uint64_t need = (size + e->cluster_bytes - 1) / e->cluster_bytes, n = 0, asked = need;
 	uint32_t c = first;
-	bool ended = false, visiting = visit != NULL, crossed = false;
+	bool ended = false, visiting = visit != NULL, crossed = false, shadow = false;
 
 	memset(res, 0, sizeof(*res));
 	res->contiguous = true;
@@ -322,7 +336,7 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 		return;
 	}
 	for (;;) {
-		enum claim cl = claim_one(e, who, first, nofat, n, c, crossed);
+		enum claim cl = shadow ? CROSSED : claim_one(e, who, first, nofat, n, c, crossed, held);
 
 		res->broken |= cl == LOOP;
 		/*
@@ -339,6 +353,8 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count)))
 			break;
 		if (cl == CROSSED) {
+			/* (a directory's first cluster held for it, not walked yet: the rest is counted, its to claim) */
+			shadow |= !crossed && e->pending_head && e->pending_head(e->pending_ctx, c);
 			crossed = res->crossed = true;
 			visiting = false;
 		}
@@ -371,6 +387,12 @@ void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint
 	res->clusters = n;
 	res->ended = ended;
 	length_check(e, who, n, need, ended);
+}
+
+void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
+	      struct chain_res *res, cluster_fn visit, void *ctx)
+{
+	ck_claim_held(e, who, first, size, nofat, false, res, visit, ctx);
 }
 
 int ck_name_owners(struct ck_engine *e, int (*walk)(void *ctx), void *ctx)

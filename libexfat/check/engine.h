@@ -71,6 +71,9 @@ struct ck_engine {
 	/* clusters whose FAT entry ended a chain by CK_END_ODD (each once: a claim takes a cluster once) */
 	uint32_t *odd_ends;
 	size_t nodd_ends, capodd_ends;
+	/* Is c a directory's first cluster held for it (ck_hold_head) and not walked yet?  May be NULL. */
+	bool (*pending_head)(void *ctx, uint32_t c);
+	void *pending_ctx;
 };
 
 /*
@@ -150,6 +153,17 @@ typedef bool (*cluster_fn)(void *ctx, uint32_t c);
  */
 void ck_claim(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat,
 	      struct chain_res *res, cluster_fn visit, void *ctx);
+/*
+ * A subdirectory's first cluster c claimed for it (who: its entry) when
+ * its entry is read, though its chain is claimed only when it is walked
+ * (then with ck_claim_held): what a deeper entry or a later file claims
+ * there crosses it, not the other way round.  False when c is another's
+ * already (or no cluster of the heap).
+ */
+bool ck_hold_head(struct ck_engine *e, const struct owner *who, uint32_t c);
+/* ck_claim of a directory whose first cluster ck_hold_head held for it (held: true). */
+void ck_claim_held(struct ck_engine *e, const struct owner *who, uint32_t first, uint64_t size, bool nofat, bool held,
+		   struct chain_res *res, cluster_fn visit, void *ctx);
 
 /*
  * The owners pass: when cross-links were found, walk (ctx) claims every

@@ -34,9 +34,9 @@ static void ask_head(struct walk *w, struct job *j, uint32_t len)
 }
 
 /* Read whole (no to_end_marker): asked for at once; else ask_ahead() asks once a sibling shows how much. */
-static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd)
+static void push_job(struct walk *w, size_t node, uint32_t first, uint64_t size, bool nofat, bool odd, bool held)
 {
-	struct job *j = dirwalk_push(&w->dw, &(struct job){ node, first, size, nofat, w->as.at, w->nofat, odd, 0 });
+	struct job *j = dirwalk_push(&w->dw, &(struct job){ node, first, size, nofat, w->as.at, w->nofat, odd, 0, held });
 
 	if (j && !ck_to_end_marker(&w->v->ck) && dev_ask_ahead(&w->warmth))
 		ask_head(w, j, w->v->cb < XV_DIR_CHUNK ? w->v->cb : XV_DIR_CHUNK);
@@ -323,9 +323,19 @@ static void finish_file_set(struct walk *w)
 		bool odd = fi->d.size == 0 || fi->d.size % v->cb || fi->d.valid_size != fi->d.size ||
 			   fi->d.size > MAX_DIR_BYTES;
 
+		/*
+		 * Its first cluster is claimed now, not when it is walked: an
+		 * entry read later (deeper, in the depth-first walk) that points
+		 * there is the one that crosses it (seed 677, pop-many #17: a
+		 * torn write left in /d06 a copy of the root's entry of /d05;
+		 * /d06/d05, walked first, took /d05's tree, and /d05 was made
+		 * empty).
+		 */
+		struct owner who = { w->dw.path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0, 0 };
+
 		if (fi->d.first_cluster)
 			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
-				 fi->d.flags & 2, odd);
+				 fi->d.flags & 2, odd, ck_hold_head(&v->ck, &who, fi->d.first_cluster));
 		else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			tell_dir(w, fi, &(struct chain_res){ 0 });
 	} else {
@@ -522,7 +532,7 @@ static void read_dir(struct walk *w, const struct job *j)
 		who.name = "root directory";
 		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
 	}
-	ck_claim(&v->ck, &who, j->first, j->size, j->nofat, &res, dir_cluster, w);
+	ck_claim_held(&v->ck, &who, j->first, j->size, j->nofat, j->held, &res, dir_cluster, w);
 	if (exfat_asm_flush(&w->as))
 		cut_short(w);
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
@@ -556,6 +566,20 @@ static void report_tails(struct walk *w)
 	}
 }
 
+/* Is c the held first cluster of a directory waiting to be walked (engine.h pending_head)? */
+static bool pending_head(void *ctx, uint32_t c)
+{
+	struct walk *w = ctx;
+
+	for (size_t k = w->dw.njobs; k-- > 0;) {
+		const struct job *j = dirwalk_job(&w->dw, k);
+
+		if (j->held && j->first == c)
+			return true;
+	}
+	return false;
+}
+
 int xv_walk_tree(struct xvol *v)
 {
 	struct walk *w = calloc(1, sizeof(*w));
@@ -577,7 +601,9 @@ int xv_walk_tree(struct xvol *v)
 		}
 	}
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
-	push_job(w, 0, v->p->ex.root_cluster, 0, false, false);
+	v->ck.pending_head = pending_head;
+	v->ck.pending_ctx = w;
+	push_job(w, 0, v->p->ex.root_cluster, 0, false, false, false);
 	for (struct job j; w->dw.njobs && !ck_out_of_time(&v->ck) && dirwalk_pop(&w->dw, &j);) {
 		w->siblings = w->dw.njobs;
 		read_dir(w, &j);
@@ -588,6 +614,7 @@ int xv_walk_tree(struct xvol *v)
 		report_tails(w);
 	dev_random(v->dev, false);
 out:
+	v->ck.pending_head = NULL;
 	dirtail_free(w->tail);
 	dirwalk_free(&w->dw);
 	free(w->names);

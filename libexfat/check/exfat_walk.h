@@ -23,6 +23,7 @@ struct job {
 	bool parent_nofat;	/* the parent's clusters lie in a row */
 	bool odd;		/* its size or FirstCluster was reported (a repair looks at it) */
 	uint32_t head;		/* bytes of its first cluster asked for ahead (0: none yet) */
+	bool held;		/* its first cluster claimed for it when its entry was read (ck_hold_head) */
 };
 
 struct nameref {

@@ -2464,6 +2464,42 @@ static void test_repair_fat_file_dir_bit(void **state)
 }
 
 /*
+ * /zz (cluster 11, walked before /sub: the walk is depth first, the
+ * last entry first) holds "copy", a file over /sub's cluster 6 (a stale
+ * entry, as a torn write leaves one).  /sub's first cluster is its own
+ * from the root's read on: "copy" is the one that crosses it, and gets
+ * its copy; /sub keeps a.bin and b.bin (salvage seed 677, pop-many #17:
+ * /d05 made empty, its 97 files only under /d06's stale entry).
+ */
+static int count_sub_bins(void *ctx, const struct fsc_dirent *d)
+{
+	*(int *)ctx += !strcmp(d->path, "/sub/a.bin") || !strcmp(d->path, "/sub/b.bin");
+	return 0;
+}
+
+static void test_repair_stale_entry_deeper(void **state)
+{
+	struct img im;
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	int n = 0;
+
+	(void)state;
+	tr(&im);
+	exfat_put_file(&im, 4, 9, "zz", 0x10, 11, 4096, 0x03);
+	exfat_put_file(&im, 11, 0, "copy", 0x20, 6, 4096, 0x03);
+	exfat_mark(&im, 11, 1);
+	found_then_clean(&im, FSC_PR_EXFAT_CROSS_LINK);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fsc_walk_tree(dev, p, 0, count_sub_bins, &n), 0);
+	assert_int_equal(n, 2);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	img_free(&im);
+}
+
+/*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
  * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
@@ -2710,6 +2746,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
 		cmocka_unit_test(test_repair_bitmap_first_flip),
+		cmocka_unit_test(test_repair_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
