@@ -227,10 +227,42 @@ static void fsinfo_signatures(struct rp *r, uint64_t off, bool reset)
 	rp_put(r, off, s, sizeof(s), "FSInfo signatures", false);
 }
 
+/* Fields of a FAT32 boot sector no formatter writes: a BS_BootSig other than 0x28 or 0x29, a BPB_Reserved not zero. */
+static unsigned oddities(const uint8_t *s)
+{
+	return (s[FAT32_BS_BOOT_SIG] != 0x28 && s[FAT32_BS_BOOT_SIG] != 0x29) +
+	       !bytes_all(s, FAT32_BPB_RESERVED, 12, 0);
+}
+
+/*
+ * The main sector (main, as the plan leaves it) a few bits from its
+ * backup (bk), with a field no formatter writes that the backup has
+ * right: the main one was hit, and takes the backup's bytes (its state
+ * byte kept: the repair's dirty mark).  Seed 359, pop-fat32 #59:
+ * BS_BootSig 0x29 -> 0x2D, a BPB_Reserved byte and a boot code byte hit;
+ * the backup was made the damaged main one, and fsck.fat read no label.
+ */
+static bool main_from_backup(struct frp *f, uint8_t *main, uint32_t bk, uint32_t ss)
+{
+	uint8_t *sec = malloc(ss);
+	bool ok = sec && plan_view_read(f->r.dev, f->r.plan, (uint64_t)bk * ss, sec, ss) == 0 &&
+		  oddities(sec) < oddities(main);
+
+	if (ok) {
+		sec[FAT32_BS_RESERVED1] = main[FAT32_BS_RESERVED1];
+		ok = bytes_bits_apart(main, sec, ss) <= 4;
+	}
+	if (ok)
+		rp_put(&f->r, 0, sec, ss, "the boot sector from its backup (fields no formatter writes were hit)", true);
+	free(sec);
+	return ok;
+}
+
 /*
  * Last: 0x55AA at the end of sector 0, the FSInfo signatures, and the
  * backup boot sector (and its FSInfo) made the main ones once the main
- * sector is sound.
+ * sector is sound; or the main one the backup's, when the main one was
+ * hit where the backup was not (main_from_backup).
  */
 void fr_boot_fixes(struct frp *f)
 {
@@ -263,8 +295,8 @@ void fr_boot_fixes(struct frp *f)
 	    !(sec = malloc(ss)))
 		return;
 	/* (its state byte stays the backup's own: the main one's is the repair's dirty mark meanwhile) */
-	if (plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 &&
-	    plan_view_read(f->r.dev, f->r.plan, (uint64_t)bk * ss + 65, sec + 65, 1) == 0)
+	if (plan_view_read(f->r.dev, f->r.plan, 0, sec, ss) == 0 && !main_from_backup(f, sec, bk, ss) &&
+	    plan_view_read(f->r.dev, f->r.plan, (uint64_t)bk * ss + FAT32_BS_RESERVED1, sec + FAT32_BS_RESERVED1, 1) == 0)
 		rp_put(&f->r, (uint64_t)bk * ss, sec, ss, "the backup boot sector from the main one", true);
 	free(sec);
 }

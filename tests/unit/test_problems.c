@@ -2532,6 +2532,29 @@ static void test_repair_fat_dir_off_its_tree(void **state)
 }
 
 /*
+ * FAT32's main boot sector hit where no formatter writes (BS_BootSig
+ * 0x29 -> 0x2D, a BPB_Reserved byte): the backup, sound, is the one
+ * copied, not the other way round; the volume comes out byte for byte
+ * (salvage seed 359, pop-fat32 #59: the damage was copied over the
+ * backup, and fsck.fat read no label).
+ */
+static void test_repair_fat32_main_from_backup(void **state)
+{
+	struct img im, clean;
+
+	(void)state;
+	pf_f32_tree(&im);
+	clean = im;
+	clean.buf = img_buf_dup(im.buf, im.len);
+	im.buf[66] ^= 0x04;
+	im.buf[53] ^= 0x20;
+	found_then_clean(&im, FSC_PR_FAT32_BACKUP_DIFFERS);
+	assert_memory_equal(im.buf, clean.buf, im.len);
+	free(clean.buf);
+	img_free(&im);
+}
+
+/*
  * A bit of a FAT32 BPB_TotSec32 flipped in sector 0 only (+16 sectors,
  * past the end of the device, the FAT still large enough): the tree
  * checks the same either way, and the backup is restored because the
@@ -2744,6 +2767,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_name_entry_type_and_tail),
 		cmocka_unit_test(test_repair_name_bit_flip),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
+		cmocka_unit_test(test_repair_fat32_main_from_backup),
 		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
 		cmocka_unit_test(test_repair_bitmap_first_flip),
 		cmocka_unit_test(test_repair_stale_entry_deeper),
