@@ -33,9 +33,34 @@ FSC_EXPORT uint16_t fsc_exfat_name_hash(const uint16_t *name, size_t n, const ui
 	return h;
 }
 
+/* The root's first cluster, held until the walk reads it (engine.h pending_head). */
+static bool root_pending(void *ctx, uint32_t c)
+{
+	const struct xvol *v = ctx;
+
+	return v->root_held && c == v->p->ex.root_cluster;
+}
+
+/*
+ * The root's first cluster is the root's before the bitmap's and the
+ * up-case table's chains are claimed: the boot sector names it, and a
+ * flipped link of theirs that runs into it crosses it, not the other way
+ * round (seed 283, pop-c512 #9: the up-case chain's link 6 -> 7 flipped
+ * to 15, the root's first cluster; the root was read as a cross-link and
+ * the whole tree was lost from view).
+ */
+static void hold_root(struct xvol *v)
+{
+	struct owner who = { "/", "root directory", 0, 0, NULL, 0, false, 0, 0 };
+
+	v->root_held = ck_hold_head(&v->ck, &who, v->p->ex.root_cluster);
+	v->ck.pending_head = root_pending;
+	v->ck.pending_ctx = v;
+}
+
 /*
  * Walk the allocations again in the first walk's order, for the owners
- * pass: the bitmap, the up-case table, the tree.
+ * pass: the root's first cluster, the bitmap, the up-case table, the tree.
  */
 static int walk_allocations(void *ctx)
 {
@@ -45,6 +70,7 @@ static int walk_allocations(void *ctx)
 	struct owner up = { "/", "up-case table", 0, 0, NULL, 0, false, 0, 0 };
 	struct chain_res res;
 
+	hold_root(v);
 	if (r->bitmap_found && xv_cluster_valid(v, r->bitmap_cluster))
 		ck_claim(&v->ck, &bm, r->bitmap_cluster, r->bitmap_length, false, &res, NULL, NULL);
 	if (r->upcase_found)
@@ -116,6 +142,7 @@ static int passes(struct xvol *v)
 	v->ck.next_raw = xv_raw;
 	if (xv_load_fat(v) < 0)
 		return 0;	/* EXFAT_FAT_UNREADABLE */
+	hold_root(v);
 	r = xv_load_bitmap(v);
 	if (r < 0)
 		return r;

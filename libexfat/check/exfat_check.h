@@ -67,6 +67,7 @@ struct xvol {
 	struct chain_res upcase_chain;	/* how the claim of the table's chain went */
 	struct chain_res bitmap_chain;	/* ... and of the allocation bitmap's */
 	bool bitmap_ok;			/* marked holds the whole on-disk bitmap */
+	bool root_held;			/* the root's first cluster was held for it before any chain was claimed */
 	const struct xv_fix *fix;	/* a repair is being planned, or NULL */
 };
 

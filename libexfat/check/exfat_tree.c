@@ -603,7 +603,7 @@ int xv_walk_tree(struct xvol *v)
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	v->ck.pending_head = pending_head;
 	v->ck.pending_ctx = w;
-	push_job(w, 0, v->p->ex.root_cluster, 0, false, false, false);
+	push_job(w, 0, v->p->ex.root_cluster, 0, false, false, v->root_held);
 	for (struct job j; w->dw.njobs && !ck_out_of_time(&v->ck) && dirwalk_pop(&w->dw, &j);) {
 		w->siblings = w->dw.njobs;
 		read_dir(w, &j);

@@ -568,8 +568,10 @@ bool xr_fix_extent_possible(struct xvol *v, const struct chain_res *ch, const ui
 /*
  * The allocation bitmap's or the up-case table's chain broken after the
  * clusters its DataLength needs (a free, bad or out-of-range link where
- * the end mark should be): ended there.  A break before them is left to
- * the bitmap's rebuild or the table's replacement.
+ * the end mark should be), or running on from there into another
+ * allocation (the root's first cluster, say: the end mark hit): ended
+ * there.  A break before them is left to the bitmap's rebuild or the
+ * table's replacement.
  */
 static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t len, const char *name)
 {
@@ -577,8 +579,9 @@ static void end_structure(struct rp *r, struct xvol *v, const struct chain_res *
 	uint8_t e[4];
 	char why[64];
 
-	if (!ch->broken || ch->crossed || !need || r->o->level != FSC_REPAIR_ALL ||
-	    xr_relink_by_flip(r, v, ch, need, name) || ch->good < need || !ch->at_need)
+	/* (into another allocation right after its need, the walk stops there: neither ended nor broken) */
+	if (!(ch->broken || ch->crossed || !ch->ended) || !need || r->o->level != FSC_REPAIR_ALL ||
+	    (ch->broken && !ch->crossed && xr_relink_by_flip(r, v, ch, need, name)) || ch->good < need || !ch->at_need)
 		return;
 	exfat_fat_cell_put(e, 0xFFFFFFFF);
 	snprintf(why, sizeof(why), "end the chain of the %s", name);
@@ -658,7 +661,15 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	for (uint64_t k = p; k < need; k++)
 		if (cluster_owned(v, first + (uint32_t)k) && !chain_holds(v, c, ch->good - p, first + (uint32_t)k))
 			return false;
-	if (!row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored)
+	/*
+	 * The row is the table's when its checksum says so, or when the link
+	 * that left the row is a bit or two from the row's next cluster (the
+	 * table's own bytes hit too: its checksum fails, and the next round
+	 * replaces it; seed 283, pop-c512 #9: link 6 -> 7 flipped to 15, the
+	 * root's first cluster, and two bits of the table flipped).
+	 */
+	if ((p < ch->good || __builtin_popcount(xv_fat(v, first + (uint32_t)p - 1) ^ (first + (uint32_t)p)) > 2) &&
+	    (!row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored))
 		return false;
 	/* What the chain took past the row is nobody's again; the row is the table's. */
 	for (xr_chain(&it, v, c, false); it.n < ch->good - p && layout_chain_next(&it, &c);)

@@ -1154,9 +1154,10 @@ static void found_then_clean(struct img *im, enum fsc_problem id)
 }
 
 /*
- * A set damaged by damage() (its checksum still that of the whole set) and
- * checked as id: the repair makes the set whole again instead of saving
- * its file's clusters as lost ones; afterwards the volume checks with no
+ * The volume base() builds, damaged by damage() and checked as id (a set
+ * whose checksum is still that of the whole set, a boot sector, a cluster
+ * field): the repair plans id's findings and makes it whole again (a set
+ * is not saved as lost clusters); afterwards the volume checks with no
  * finding at all, and is byte for byte the undamaged one.
  */
 static void expect_whole_again_on(void (*base)(struct img *), void (*damage)(struct img *), enum fsc_problem id)
@@ -2500,6 +2501,22 @@ static void test_repair_stale_entry_deeper(void **state)
 }
 
 /*
+ * The bitmap's one cluster linked on to the root's first cluster (its end
+ * mark hit): the root, named by the boot sector, keeps its cluster (held
+ * before any chain is claimed), the bitmap's chain is the one crossing it
+ * and is ended again; the tree stays in view (salvage seed 283, pop-c512
+ * #9: the up-case chain ran into the root, and 196 files were lost from
+ * view).
+ */
+static void bitmap_into_root(struct img *im) { exfat_set_fat(im, 2, 4); }
+
+static void test_repair_chain_into_root(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr, bitmap_into_root, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
  * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
@@ -2756,6 +2773,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
 		cmocka_unit_test(test_repair_bitmap_first_flip),
 		cmocka_unit_test(test_repair_stale_entry_deeper),
+		cmocka_unit_test(test_repair_chain_into_root),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
