@@ -620,9 +620,17 @@ static bool dir_or_later(struct ftree *t, const struct job *j, const struct owne
 		    dev_warmth_read(&t->warmth, v->dev, layout_cluster_byte(&v->lay, j->first), v->dirbuf,
 				    first_read(v, v->cb)) == 0;
 	bool starts = !head || fat_dir_start(v->dirbuf, j->first, v->lay.fat_bits, &up);
+	/*
+	 * (a directory whose .. names another parent: maybe a stale copy of
+	 * that one's entry, which a torn write leaves; put off too, so that
+	 * the entry its .. names reads it first)
+	 */
+	bool elsewhere = head && starts && up != j->parent &&
+			 !(j->parent == 0 && v->lay.fat_bits == 32 && up == v->lay.root_cluster);
 
 	t->head = head ? j->first : 0;
-	if (!starts && !j->later && grow((void **)&t->later, &t->caplater, t->nlater + 1, sizeof(*t->later))) {
+	if ((!starts || elsewhere) && !j->later &&
+	    grow((void **)&t->later, &t->caplater, t->nlater + 1, sizeof(*t->later))) {
 		t->later[t->nlater] = *j;
 		t->later[t->nlater++].later = true;
 		return false;

@@ -1860,6 +1860,21 @@ static int count_bbin(void *ctx, const struct fsc_dirent *d)
 	return 0;
 }
 
+/* How many entries of im's tree fn counts (fn adds to an int). */
+static int walk_count(struct img *im, fsc_dirent_fn fn)
+{
+	struct fsc_dev *dev;
+	struct fsc_probe *p;
+	int n = 0;
+
+	assert_int_equal(fsc_dev_open_mem(im->buf, im->len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_int_equal(fsc_walk_tree(dev, p, 0, fn, &n), 0);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	return n;
+}
+
 /*
  * The allocation bitmap's entry and /sub's set both lost (marked unused):
  * the bitmap itself is still in cluster 2 and marks every cluster the
@@ -1873,9 +1888,6 @@ static void test_repair_bitmap_found_in_place(void **state)
 	struct img im;
 	struct fsc_findings fs;
 	struct fsc_plan *plan;
-	struct fsc_dev *dev;
-	struct fsc_probe *p;
-	int n = 0;
 
 	(void)state;
 	tr(&im);
@@ -1888,12 +1900,7 @@ static void test_repair_bitmap_found_in_place(void **state)
 	apply_and_expect_clean(&im, plan);
 	for (uint32_t c = 6; c <= 10; c++)	/* /sub's tree, marked still */
 		assert_true((im.buf[im.heap_byte + (c - 2) / 8] >> ((c - 2) % 8)) & 1);
-	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
-	assert_int_equal(fsc_probe_volume(dev, &p), 0);
-	assert_int_equal(fsc_walk_tree(dev, p, 0, count_bbin, &n), 0);
-	assert_int_equal(n, 1);			/* b.bin, in FOUND.000 */
-	fsc_probe_free(p);
-	fsc_dev_close(dev);
+	assert_int_equal(walk_count(&im, count_bbin), 1);	/* b.bin, in FOUND.000 */
 	img_free(&im);
 }
 
@@ -2481,9 +2488,6 @@ static int count_sub_bins(void *ctx, const struct fsc_dirent *d)
 static void test_repair_stale_entry_deeper(void **state)
 {
 	struct img im;
-	struct fsc_dev *dev;
-	struct fsc_probe *p;
-	int n = 0;
 
 	(void)state;
 	tr(&im);
@@ -2491,12 +2495,7 @@ static void test_repair_stale_entry_deeper(void **state)
 	exfat_put_file(&im, 11, 0, "copy", 0x20, 6, 4096, 0x03);
 	exfat_mark(&im, 11, 1);
 	found_then_clean(&im, FSC_PR_EXFAT_CROSS_LINK);
-	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
-	assert_int_equal(fsc_probe_volume(dev, &p), 0);
-	assert_int_equal(fsc_walk_tree(dev, p, 0, count_sub_bins, &n), 0);
-	assert_int_equal(n, 2);
-	fsc_probe_free(p);
-	fsc_dev_close(dev);
+	assert_int_equal(walk_count(&im, count_sub_bins), 2);
 	img_free(&im);
 }
 
@@ -2514,6 +2513,35 @@ static void test_repair_chain_into_root(void **state)
 {
 	(void)state;
 	expect_whole_again_on(tr, bitmap_into_root, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
+ * /ZZ (cluster 11, walked before /SUB: the last entry first) holds a
+ * copy of the root's entry of SUB (a stale entry, as a torn write leaves
+ * one).  SUB's .. names the root, not ZZ: the copy is read after every
+ * other directory, so /SUB keeps its tree and the copy is the one that
+ * crosses it (it gets an empty directory of its own).
+ */
+static int count_sub_files(void *ctx, const struct fsc_dirent *d)
+{
+	*(int *)ctx += !strcmp(d->path, "/SUB/A.BIN") || !strcmp(d->path, "/SUB/B");
+	return 0;
+}
+
+static void test_repair_fat_stale_entry_deeper(void **state)
+{
+	struct img im;
+
+	(void)state;
+	build_fat_tree(&im, 16);
+	fat_put_entry(&im, 0, 7, "ZZ         ", NULL, 0x10, 11, 0);
+	fat_put_entry(&im, 11, 0, ".          ", NULL, 0x10, 11, 0);
+	fat_put_entry(&im, 11, 1, "..         ", NULL, 0x10, 0, 0);
+	fat_put_entry(&im, 11, 2, "SUB        ", NULL, 0x10, 4, 0);
+	fat_set(&im, 11, 0xFFFF);
+	found_then_clean(&im, FSC_PR_FAT_CROSS_LINK);
+	assert_int_equal(walk_count(&im, count_sub_files), 2);
+	img_free(&im);
 }
 
 /*
@@ -2774,6 +2802,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_bitmap_first_flip),
 		cmocka_unit_test(test_repair_stale_entry_deeper),
 		cmocka_unit_test(test_repair_chain_into_root),
+		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
