@@ -98,13 +98,12 @@ static bool old_bitmap_in_place(struct rp *r, struct xvol *v, uint64_t n)
 	return true;
 }
 
-/* Is f about the bitmap's chain (its path), or a cross-link of it (named first owner, or its first cluster)? */
-static bool about_bitmap(const struct fsc_finding *f, uint32_t first)
+static bool bitmap_at(void *ctx, uint32_t c)
 {
-	static const char name[] = "/ (allocation bitmap)";
+	struct xvol *v = ctx;
+	uint64_t n = (((uint64_t)v->cc + 7) / 8 + v->cb - 1) / v->cb;
 
-	return (f->path && !strcmp(f->path, name)) ||
-	       (f->id == FSC_PR_EXFAT_CROSS_LINK && (!strcmp(f->detail, name) || strtoul(f->actual, NULL, 10) == first));
+	return xv_cluster_valid(v, c) && (uint64_t)c + n - 1 <= (uint64_t)v->cc + 1 && bitmap_fits_at(v, c, n, false);
 }
 
 /*
@@ -121,32 +120,13 @@ static bool about_bitmap(const struct fsc_finding *f, uint32_t first)
 bool xr_bitmap_back(struct rp *r, struct xvol *v)
 {
 	const struct fsc_exfat_root *rt = &v->p->root;
-	uint64_t bytes = ((uint64_t)v->cc + 7) / 8, n = (bytes + v->cb - 1) / v->cb, off;
-	uint32_t f = rt->bitmap_cluster, found = 0;
-	unsigned hits = 0;
+	uint64_t n = (((uint64_t)v->cc + 7) / 8 + v->cb - 1) / v->cb;
 	bool about = false;
-	uint8_t e[32];
 
 	for (size_t i = 0; i < r->out->n && !about; i++)
-		about = about_bitmap(&r->out->v[i], f);
-	if (!about || !rt->bitmap_found || v->p->ex.num_fats != 1 || !n || n > v->cc || r->o->level != FSC_REPAIR_ALL)
-		return false;
-	for (unsigned a = 0; a < 32 && hits < 2; a++)
-		for (unsigned b = a; b < 32 && hits < 2; b++) {
-			uint32_t c = f ^ (1u << a) ^ (a == b ? 0 : 1u << b);
-
-			if (xv_cluster_valid(v, c) && (uint64_t)c + n - 1 <= (uint64_t)v->cc + 1 && bitmap_fits_at(v, c, n, false))
-				hits++, found = c;
-		}
-	if (hits != 1 || !(off = rp_root_entry_of(r, v, EXFAT_T_BITMAP)) || plan_view_read(r->dev, r->plan, off, e, 32) < 0)
-		return false;
-	put_le32(e, EXFAT_BITMAP_FIRST_CLUSTER, found);
-	rp_put(r, off + EXFAT_BITMAP_FIRST_CLUSTER, e + EXFAT_BITMAP_FIRST_CLUSTER, 4,
-	       "the allocation bitmap's FirstCluster: a flipped bit taken back", false);
-	for (size_t i = 0; i < r->out->n; i++)
-		if (about_bitmap(&r->out->v[i], f) && rp_wanted(r, &r->out->v[i]))
-			r->out->v[i].planned = true;
-	return true;
+		about = xr_about_structure(&r->out->v[i], "/ (allocation bitmap)", rt->bitmap_cluster);
+	return about && rt->bitmap_found && v->p->ex.num_fats == 1 && n && n <= v->cc && r->o->level == FSC_REPAIR_ALL &&
+	       xr_point_back(r, v, EXFAT_T_BITMAP, "allocation bitmap", rt->bitmap_cluster, bitmap_at, v);
 }
 
 void xr_bitmap_rebuild_prepare(struct rp *r, struct xvol *v)

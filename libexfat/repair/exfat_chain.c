@@ -594,7 +594,7 @@ void xr_fix_structure_chains(struct rp *r, struct xvol *v)
 
 	if (rt->bitmap_found && !r->new_bitmap && !r->bitmap_moved)	/* (moved back: its chain is another's) */
 		end_structure(r, v, &v->bitmap_chain, rt->bitmap_length, "allocation bitmap");
-	if (rt->upcase_found && !r->new_upcase)
+	if (rt->upcase_found && !r->new_upcase && !r->upcase_moved)
 		end_structure(r, v, &v->upcase_chain, rt->upcase_length, "up-case table");
 }
 
@@ -609,8 +609,7 @@ void xr_fix_end_values(struct rp *r, struct xvol *v)
 		rp_put(r, v->fat_byte + 4ull * v->ck.odd_ends[i], e, 4, "the end of a chain as FFFFFFFF", false);
 }
 
-/* The up-case table's bytes read in a row from first: their TableChecksum (false: a read failed). */
-static bool row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum)
+bool xr_row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum)
 {
 	uint8_t *buf = malloc(v->cb);
 	bool ok = buf != NULL;
@@ -648,7 +647,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	uint8_t e[4];
 
 	/* (broken, or turned into another allocation's chain by a flipped link and cut short there) */
-	if (!rt->upcase_found || r->new_upcase || !(ch->broken || ch->crossed || ch->clusters < need) || !need ||
+	if (!rt->upcase_found || r->new_upcase || r->upcase_moved || !(ch->broken || ch->crossed || ch->clusters < need) || !need ||
 	    need > v->cc || r->o->level != FSC_REPAIR_ALL ||
 	    !xv_cluster_valid(v, first) || (uint64_t)first + need - 1 > (uint64_t)v->cc + 1)
 		return false;
@@ -669,7 +668,7 @@ bool xr_relink_upcase_in_row(struct rp *r, struct xvol *v)
 	 * root's first cluster, and two bits of the table flipped).
 	 */
 	if ((p < ch->good || __builtin_popcount(xv_fat(v, first + (uint32_t)p - 1) ^ (first + (uint32_t)p)) > 2) &&
-	    (!row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored))
+	    (!xr_row_checksum(v, first, len, &sum) || sum != rt->upcase_checksum_stored))
 		return false;
 	/* What the chain took past the row is nobody's again; the row is the table's. */
 	for (xr_chain(&it, v, c, false); it.n < ch->good - p && layout_chain_next(&it, &c);)

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "repair/repair.h"
 
@@ -35,6 +36,36 @@ static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofa
 	return it.n == need && (nofat || (!layout_chain_next(&it, &x) && it.end == LAYOUT_CHAIN_END));
 }
 
+uint32_t xr_only_flip(uint32_t x, bool (*fits)(void *ctx, uint32_t c), void *ctx)
+{
+	uint32_t found = 0;
+	unsigned hits = 0;
+
+	for (unsigned i = 0; i < 32 && hits < 2; i++)
+		for (unsigned j = i; j < 32 && hits < 2; j++) {
+			uint32_t c = x ^ (1u << i) ^ (i == j ? 0 : 1u << j);
+
+			if (fits(ctx, c)) {
+				found = c;
+				hits++;
+			}
+		}
+	return hits == 1 ? found : 0;
+}
+
+struct lost_alloc {
+	struct xvol *v;
+	uint64_t need;
+	bool nofat;
+};
+
+static bool lost_alloc_at(void *ctx, uint32_t c)
+{
+	const struct lost_alloc *a = ctx;
+
+	return lost_allocation(a->v, c, a->need, a->nofat);
+}
+
 /*
  * A FirstCluster outside the heap whose bits, one or two of them flipped
  * back, give a cluster where a lost allocation of the file's length
@@ -42,19 +73,9 @@ static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofa
  */
 uint32_t xr_first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat)
 {
-	uint32_t found = 0;
-	unsigned hits = 0;
+	struct lost_alloc a = { v, need, nofat };
 
-	for (unsigned i = 0; i < 32 && hits < 2; i++)
-		for (unsigned j = i; j < 32 && hits < 2; j++) {
-			uint32_t c = first ^ (1u << i) ^ (i == j ? 0 : 1u << j);
-
-			if (c != found && lost_allocation(v, c, need, nofat)) {
-				found = c;
-				hits++;
-			}
-		}
-	return hits == 1 ? found : 0;
+	return xr_only_flip(first, lost_alloc_at, &a);
 }
 
 /* Claim the file's clusters (the allocation found for it), as the walk would have. */
@@ -278,4 +299,35 @@ bool xr_undo_name_flip(const struct xvol *v, uint8_t *set, unsigned n)
 		at = pat, bit = pbit;
 	unit_flip(set, at, bit);
 	return true;
+}
+
+bool xr_point_back(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f,
+		   bool (*fits)(void *ctx, uint32_t c), void *ctx)
+{
+	uint32_t found = xr_only_flip(f, fits, ctx);
+	uint64_t off;
+	uint8_t e[32];
+	char why[96], owner[48];
+
+	if (!found || !(off = rp_root_entry_of(r, v, type)) || plan_view_read(r->dev, r->plan, off, e, 32) < 0)
+		return false;
+	put_le32(e, EXFAT_ENTRY_FIRST_CLUSTER, found);
+	snprintf(why, sizeof(why), "FirstCluster of the %s: a flipped bit taken back", what);
+	rp_put(r, off + EXFAT_ENTRY_FIRST_CLUSTER, e + EXFAT_ENTRY_FIRST_CLUSTER, 4, why, false);
+	snprintf(owner, sizeof(owner), "/ (%s)", what);
+	xr_plan_about_structure(r, owner, f);
+	return true;
+}
+
+bool xr_about_structure(const struct fsc_finding *f, const char *owner, uint32_t first)
+{
+	return (f->path && !strcmp(f->path, owner)) ||
+	       (f->id == FSC_PR_EXFAT_CROSS_LINK && (!strcmp(f->detail, owner) || strtoul(f->actual, NULL, 10) == first));
+}
+
+void xr_plan_about_structure(struct rp *r, const char *owner, uint32_t first)
+{
+	for (size_t i = 0; i < r->out->n; i++)
+		if (xr_about_structure(&r->out->v[i], owner, first) && rp_wanted(r, &r->out->v[i]))
+			r->out->v[i].planned = true;
 }

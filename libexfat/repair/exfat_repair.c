@@ -182,7 +182,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
 	struct exfat_asm *t = malloc(sizeof(*t));
-	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved;
+	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved || r->upcase_moved;
 
 	if (!t) {
 		r->err = -ENOMEM;

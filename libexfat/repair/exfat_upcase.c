@@ -60,6 +60,50 @@ struct upcase_new {
 	uint32_t first;			/* the table's first cluster */
 };
 
+/* Does no allocation claim the n clusters from c (the walk's claims so far)? */
+static bool row_free(const struct xvol *v, uint32_t c, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++)
+		if (cluster_owned(v, c + (uint32_t)k))
+			return false;
+	return true;
+}
+
+static bool table_at(void *ctx, uint32_t c)
+{
+	struct xvol *v = ctx;
+	const struct fsc_exfat_root *rt = &v->p->root;
+	uint64_t need = (rt->upcase_length + v->cb - 1) / v->cb;
+	uint32_t sum;
+
+	return xv_cluster_valid(v, c) && (uint64_t)c + need - 1 <= (uint64_t)v->cc + 1 && row_free(v, c, need) &&
+	       xr_row_checksum(v, c, rt->upcase_length, &sum) && sum == rt->upcase_checksum_stored;
+}
+
+/*
+ * The up-case entry's FirstCluster moved by a flipped bit or two: the
+ * table read there fails its checksum, and exactly one cluster that many
+ * bits away starts a row nobody claims whose bytes give the stored
+ * TableChecksum.  The entry points to it again, the table's findings and
+ * its chain's are planned, and the round mends: the names are judged by
+ * the recommended table meanwhile, the tree is read again next round
+ * (a cross-link with the file whose clusters the entry pointed to is
+ * then gone; no table is written over them).
+ */
+static bool upcase_back(struct rp *r, struct xvol *v)
+{
+	const struct fsc_exfat_root *rt = &v->p->root;
+	uint64_t need = (rt->upcase_length + v->cb - 1) / v->cb;
+
+	if (!rt->upcase_found || !rp_find(r, FSC_PR_EXFAT_UPCASE_CHECKSUM) || !need || need > v->cc ||
+	    r->o->level != FSC_REPAIR_ALL || !xv_cluster_valid(v, rt->upcase_cluster) ||
+	    !xr_point_back(r, v, EXFAT_T_UPCASE, "up-case table", rt->upcase_cluster, table_at, v))
+		return false;
+	for (size_t i = 0; i < NIDS; i++)
+		(void)rp_take(r, upcase_ids[i]);
+	return true;
+}
+
 void xr_upcase_choose(struct xvol *v)
 {
 	struct rp *r = v->fix->ctx;
@@ -68,6 +112,11 @@ void xr_upcase_choose(struct xvol *v)
 	/* Without the bitmap, a cluster nothing owns may hold a lost file: nothing is allocated. */
 	if (!v->bitmap_ok && !xr_bitmap_rebuild_wanted(r))
 		return;
+	if ((r->upcase_moved = upcase_back(r, v))) {
+		exfat_upcase_recommended_map(v->upcase);
+		v->upcase_ok = true;
+		return;
+	}
 	for (size_t i = 0; i < NIDS; i++)
 		any |= rp_take(r, upcase_ids[i]);
 	if (!any)

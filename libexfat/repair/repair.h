@@ -80,6 +80,7 @@ struct rp {
 	unsigned undo_triples;		/* three-bit searches left to xr_undo_size_flip (bounded work) */
 	bool undo_sound;		/* the set planned is a cross-link's first owner: a sound extent is searched too */
 	bool bitmap_moved;		/* the bitmap entry's FirstCluster taken back (xr_bitmap_back): mended */
+	bool upcase_moved;		/* the up-case entry's FirstCluster taken back (xr_upcase_choose): mended */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -224,10 +225,29 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
  * only tells whether it would be.
  */
 uint32_t xr_first_by_flip(struct xvol *v, uint32_t first, uint64_t need, bool nofat);
+/* The only value one or two flipped bits from x that fits says yes to (0: none, or more than one). */
+uint32_t xr_only_flip(uint32_t x, bool (*fits)(void *ctx, uint32_t c), void *ctx);
 void xr_claim_run(struct xvol *v, uint32_t c, uint64_t need, bool nofat);
 bool xr_relink_by_flip(struct rp *r, struct xvol *v, const struct chain_res *ch, uint64_t need, const char *what);
 bool xr_relink_into_xlink(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch, uint64_t need,
 			  const char *what);
+/*
+ * Is f about the bitmap's or the up-case table's chain (owner: its path,
+ * "/ (allocation bitmap)"), or a cross-link of it (its first owner, or
+ * its first cluster)?  xr_plan_about_structure: every such finding that
+ * may be fixed, planned (the structure pointed back to its own clusters).
+ */
+bool xr_about_structure(const struct fsc_finding *f, const char *owner, uint32_t first);
+/*
+ * The root entry of type (the bitmap's, the up-case table's: what) whose
+ * FirstCluster f a flipped bit or two moved: pointed to the only cluster
+ * that far that fits says is the structure's; its findings planned.
+ */
+bool xr_point_back(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f,
+		   bool (*fits)(void *ctx, uint32_t c), void *ctx);
+void xr_plan_about_structure(struct rp *r, const char *owner, uint32_t first);
+/* exfat_chain.c: the up-case table's bytes read in a row from first: their TableChecksum (false: a read failed). */
+bool xr_row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum);
 bool xr_relink_into_xlink_possible(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch,
 				   uint64_t need);
 /* Where the entries of a set lie: a set may go on in the directory's next cluster. */

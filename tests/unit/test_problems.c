@@ -2545,6 +2545,19 @@ static void test_repair_fat_stale_entry_deeper(void **state)
 }
 
 /*
+ * The up-case table entry's FirstCluster 3 -> 7 (one bit): a.bin's first
+ * cluster.  Cluster 3 holds the table its checksum names, nobody's: the
+ * entry points to it again, and nothing else is written.
+ */
+static void upcase_first_flipped(struct img *im) { exfat_entry(im, 4, 2)[20] ^= 0x04; }
+
+static void test_repair_upcase_first_flip(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr, upcase_first_flipped, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
  * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
@@ -2800,6 +2813,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat32_main_from_backup),
 		cmocka_unit_test(test_repair_fat_dir_off_its_tree),
 		cmocka_unit_test(test_repair_bitmap_first_flip),
+		cmocka_unit_test(test_repair_upcase_first_flip),
 		cmocka_unit_test(test_repair_stale_entry_deeper),
 		cmocka_unit_test(test_repair_chain_into_root),
 		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
