@@ -350,8 +350,10 @@ void ck_claim_held(struct ck_engine *e, const struct owner *who, uint32_t first,
 			res->crossed = true;
 			break;
 		}
-		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count)))
+		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count))) {
+			res->crossed |= cl == CROSSED;	/* (the cross-link is the chain's end) */
 			break;
+		}
 		if (cl == CROSSED) {
 			/* (a directory's first cluster held for it, not walked yet: the rest is counted, its to claim) */
 			shadow |= !crossed && e->pending_head && e->pending_head(e->pending_ctx, c);

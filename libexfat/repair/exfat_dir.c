@@ -54,7 +54,7 @@ void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat
 	struct rp *r = v->fix->ctx;
 	struct dir_fix *d;
 
-	if (at ? !chain->broken && !chain->crossed && !dir_findings(r, at, false) : !chain->broken)
+	if (!chain->broken && !chain->crossed && (!at || !dir_findings(r, at, false)))
 		return;
 	if (!grow((void **)&r->dirs, &r->capdirs, r->ndirs + 1, sizeof(*r->dirs)) || !(path = strdup(path))) {
 		r->err = -ENOMEM;
@@ -102,12 +102,18 @@ static bool read_set(struct rp *r, struct xvol *v, const struct exfat_where *at,
 	       (exfat_file_attributes(a->set) & EXFAT_ATTR_DIRECTORY);
 }
 
-/* The root: its chain ended at its last cluster before the break. */
+/*
+ * The root: a flipped link into another allocation taken back; else its
+ * chain ended at its last cluster before the break, or before the
+ * directory whose first cluster it ran into.
+ */
 static void fix_root(struct rp *r, struct xvol *v, const struct dir_fix *d)
 {
 	uint8_t e[4];
 
-	if (!d->chain.last_good || !rp_take(r, FSC_PR_EXFAT_ROOT_CHAIN) ||
+	if (!d->chain.last_good ||
+	    !(d->chain.crossed ? rp_take_owned(r, FSC_PR_EXFAT_CROSS_LINK, "/ (root directory)") :
+				 rp_take(r, FSC_PR_EXFAT_ROOT_CHAIN)) ||
 	    xr_relink_into_xlink(r, v, v->p->ex.root_cluster, &d->chain, 0, "the root directory"))
 		return;
 	exfat_fat_cell_put(e, 0xFFFFFFFF);
@@ -210,6 +216,50 @@ static bool fix_one(struct rp *r, struct xvol *v, const struct dir_fix *d)
 out:
 	free(a);
 	return ok;
+}
+
+/*
+ * Directories whose chain crossed another allocation's first cluster (a
+ * directory's, held for it when its entry was read) by a link one or two
+ * flipped bits from the only lost chain head there: the link taken back
+ * before anything else is planned, the round a mended one (what the walk
+ * read short of the rest, a set cut by the directory's end, waits for the
+ * next).  True when one was.
+ */
+bool xr_relink_dirs_first(struct rp *r, struct xvol *v)
+{
+	struct exfat_asm *a = malloc(sizeof(*a));
+	bool any = false;
+
+	if (!a) {
+		r->err = -ENOMEM;
+		return false;
+	}
+	for (size_t i = 0; i < r->ndirs && !r->err; i++) {
+		const struct dir_fix *d = &r->dirs[i];
+		char owner[4200];
+		uint32_t first;
+
+		if (!d->chain.crossed || d->chain.broken || d->file)
+			continue;
+		if (!d->at.cluster) {
+			first = v->p->ex.root_cluster;
+			snprintf(owner, sizeof(owner), "/ (root directory)");
+		} else if (read_set(r, v, &d->at, d->parent_nofat, a) &&
+			   !(EXFAT_STREAM_OF(a->set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN)) {
+			first = exfat_stream_first_cluster(EXFAT_STREAM_OF(a->set));
+			snprintf(owner, sizeof(owner), "%s", d->path);
+		} else {
+			continue;
+		}
+		if (xr_relink_into_xlink_possible(r, v, first, &d->chain, 0) &&
+		    xr_relink_into_xlink(r, v, first, &d->chain, 0, d->path)) {
+			(void)rp_take_owned(r, FSC_PR_EXFAT_CROSS_LINK, owner);
+			any = true;
+		}
+	}
+	free(a);
+	return any;
 }
 
 size_t plan_dirs(struct rp *r, struct xvol *v)

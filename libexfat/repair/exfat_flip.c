@@ -189,6 +189,16 @@ static uint32_t xlink_target(struct rp *r, struct xvol *v, uint32_t first, const
 	struct layout_chain it;
 
 	*prev = 0;
+	/*
+	 * (crossed, not broken, at the cluster its own last one links to: a
+	 * directory's first cluster held for it, ck_hold_head; seed 761,
+	 * pop-c512 #54: the root's link 20 -> 26 flipped to 18, /dir-03's)
+	 */
+	if (ch->crossed && !ch->broken && x && v->bitmap_ok && xlinked(r, c = xv_fat(v, x)) && (!need || need > ch->good)) {
+		*prev = x;
+		*len = need ? need - ch->good : 0;
+		return need ? xr_first_by_flip(v, c, *len, false) : lost_head_by_flip(v, c, len);
+	}
 	/* (x another's: claimed twice, or a FAT entry no chain's cluster has, free: seed 583, pop-c512 #44) */
 	if (!ch->broken || !x || (!xlinked(r, x) && xv_fat(v, x) != 0) || !v->bitmap_ok)
 		return 0;

@@ -182,13 +182,13 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
 	struct exfat_asm *t = malloc(sizeof(*t));
-	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved || r->upcase_moved;
+	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved || r->upcase_moved || r->dirs_relinked;
 
 	if (!t) {
 		r->err = -ENOMEM;
 		return false;
 	}
-	for (size_t i = 0; i < r->ndefer; i++) {
+	for (size_t i = 0; i < r->ndefer && !r->dirs_relinked; i++) {
 		struct deferred *d = &r->defer[i];
 
 		unsigned n = d->head.count < d->n ? d->head.count : d->n;
@@ -209,7 +209,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 	for (size_t i = 0; mended && i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
-		if (!d->done)
+		if (!d->done && !r->dirs_relinked)	/* (a directory relinked: its sets are read whole next round) */
 			xr_plan_set(r, v, defer_set(d, t), d->want_hash, NULL, d->path);
 		free(d->bytes);
 		free(d->path);
@@ -478,7 +478,9 @@ static int repair_done(struct rp *r, struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
-	plan_now(r, v);
+	r->dirs_relinked = xr_relink_dirs_first(r, v);
+	if (!r->dirs_relinked)
+		plan_now(r, v);
 	r->bitmap_moved = xr_bitmap_back(r, v);
 	xr_bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
 	r->upcase_relinked = xr_relink_upcase_in_row(r, v);

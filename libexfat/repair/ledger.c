@@ -94,6 +94,19 @@ bool rp_take(const struct rp *r, enum fsc_problem id)
 	return true;
 }
 
+bool rp_take_owned(const struct rp *r, enum fsc_problem id, const char *path)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->out->n; i++) {
+		struct fsc_finding *f = &r->out->v[i];
+
+		if (f->id == id && f->path && !strcmp(f->path, path) && rp_wanted(r, f))
+			any = f->planned = true;
+	}
+	return any;
+}
+
 bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b)
 {
 	bool ta = rp_take(r, a);

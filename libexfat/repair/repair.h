@@ -80,6 +80,7 @@ struct rp {
 	unsigned undo_triples;		/* three-bit searches left to xr_undo_size_flip (bounded work) */
 	bool undo_sound;		/* the set planned is a cross-link's first owner: a sound extent is searched too */
 	bool bitmap_moved;		/* the bitmap entry's FirstCluster taken back (xr_bitmap_back): mended */
+	bool dirs_relinked;		/* a directory's flipped link taken back (xr_relink_dirs_first): no set planned */
 	bool upcase_moved;		/* the up-case entry's FirstCluster taken back (xr_upcase_choose): mended */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
@@ -122,6 +123,8 @@ const struct fsc_finding *rp_findex_find(const struct rp_findex *ix, const struc
 bool rp_take(const struct rp *r, enum fsc_problem id);
 /* rp_take() of both a and b (the second is taken whatever the first gives): either one. */
 bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b);
+/* rp_take of the findings of id about path only ("/ (root directory)"). */
+bool rp_take_owned(const struct rp *r, enum fsc_problem id, const char *path);
 /* The findings id are not planned after all (rp_take() said they would be). */
 void rp_unplan(const struct rp *r, enum fsc_problem id);
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
@@ -248,6 +251,8 @@ bool xr_point_back(struct rp *r, struct xvol *v, uint8_t type, const char *what,
 void xr_plan_about_structure(struct rp *r, const char *owner, uint32_t first);
 /* exfat_chain.c: the up-case table's bytes read in a row from first: their TableChecksum (false: a read failed). */
 bool xr_row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum);
+/* exfat_dir.c: directories crossed into another's first cluster by a flipped link, the link taken back first. */
+bool xr_relink_dirs_first(struct rp *r, struct xvol *v);
 bool xr_relink_into_xlink_possible(struct rp *r, struct xvol *v, uint32_t first, const struct chain_res *ch,
 				   uint64_t need);
 /* Where the entries of a set lie: a set may go on in the directory's next cluster. */

@@ -2558,6 +2558,41 @@ static void test_repair_upcase_first_flip(void **state)
 }
 
 /*
+ * The root in two clusters (4 -> 14), a set spanning them, its link
+ * flipped to 6, /sub's first cluster (14 ^ 8): /sub's cluster is its own
+ * from the root's first read on, so the root is the one crossing it; its
+ * link goes back to the only lost chain head a bit away before anything
+ * else is planned, so the set its cut end left short is not "fixed"
+ * (salvage seed 761, pop-c512 #54: nothing took the link back; later
+ * the link came back only after the set, and a FOUND.000 with it).
+ */
+static void tr_root2(struct img *im)
+{
+	uint8_t keep[32];
+
+	tr(im);
+	exfat_set_fat(im, 4, 14);
+	exfat_set_fat(im, 14, 0xFFFFFFFF);
+	exfat_mark(im, 14, 1);
+	im->buf[112] = 1;	/* PercentInUse: 11 of 1,024 clusters */
+	/* "span", an empty file whose set goes on from the root's first cluster into its second */
+	for (unsigned k = 9; k < 126; k++)
+		exfat_entry(im, 4, k)[0] = 0x05;	/* (unused, not the end) */
+	memcpy(keep, exfat_entry(im, 5, 0), 32);
+	exfat_put_file(im, 4, 126, "span", 0x20, 0, 0, 0x01);
+	memcpy(exfat_entry(im, 14, 0), exfat_entry(im, 5, 0), 32);
+	memcpy(exfat_entry(im, 5, 0), keep, 32);
+}
+
+static void root_link_into_sub(struct img *im) { exfat_set_fat(im, 4, 6); }
+
+static void test_repair_root_link_into_dir(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr_root2, root_link_into_sub, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
  * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
@@ -2816,6 +2851,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_first_flip),
 		cmocka_unit_test(test_repair_stale_entry_deeper),
 		cmocka_unit_test(test_repair_chain_into_root),
+		cmocka_unit_test(test_repair_root_link_into_dir),
 		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
