@@ -494,8 +494,8 @@ static void undo_begin(struct undo *u, const struct chain_res *ch)
 			u->bit[nbits++] = 8 * (EXFAT_SET_STREAM_AT + field[f].at) + b;
 }
 
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
-		       bool sound_too, unsigned *triples)
+static bool undo_search(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+			bool sound_too, unsigned *triples, bool flags_cleared)
 {
 	uint8_t t[256 * 32];
 	const uint8_t *st = EXFAT_STREAM_OF(t);
@@ -504,9 +504,9 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	struct undo u = { .v = v, .set = t, .n = n, .want = exfat_primary_set_checksum(set) };
 	bool eq, hd, ok = false;
 
-	if (n < 2 || n > 256)
-		return false;
 	memcpy(t, set, 32ull * n);
+	if (flags_cleared)
+		EXFAT_STREAM_OF(t)[EXFAT_STREAM_FLAGS] &= (uint8_t)~EXFAT_STREAM_FLAGS_RESERVED;
 	if (!undo_may(v, t, n, want_hash, sound_too))
 		return false;
 	undo_begin(&u, ch);
@@ -555,6 +555,24 @@ bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t w
 	if (ok)
 		memcpy(set, t, 32ull * n);
 	return ok;
+}
+
+/*
+ * (reserved bits of GeneralSecondaryFlags, which must be 0, are cleared
+ * first when set: a third flipped bit there; seed 24, a packed-bitmap
+ * volume #50: flags 0x03 -> 0x83, FirstCluster 5 -> 13 and DataLength
+ * + 2^39 in /docs's stream; the search found nothing, and /docs's "fix"
+ * went over 11 clusters of files)
+ */
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+		       bool sound_too, unsigned *triples)
+{
+	bool reserved = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAGS_RESERVED;
+
+	if (n < 2 || n > 256)
+		return false;
+	return (reserved && undo_search(v, set, n, want_hash, ch, sound_too, triples, true)) ||
+	       undo_search(v, set, n, want_hash, ch, sound_too, triples, false);
 }
 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */

@@ -1393,6 +1393,8 @@ static void reserved_and_vdl(struct img *im)
 	exfat_entry(im, 4, 9)[32 + 19] ^= 0x02;
 	exfat_entry(im, 4, 9)[32 + 8 + 5] ^= 0x01;
 }
+/* A reserved bit of GeneralSecondaryFlags flipped besides the place (salvage seed 24, a packed-bitmap volume #50). */
+static void flags_place_flipped(struct img *im) { hello(im)[32 + 1] ^= 0x80; place_flipped(im); }
 /*
  * three bits of a run in a row: DataLength + 2^44 + 2^21 (past the heap:
  * the walk gives hello.txt the clusters after its own until one is
@@ -1471,6 +1473,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr, sizes_flipped, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
+	expect_whole_again_on(tr_nofat, flags_place_flipped, FSC_PR_EXFAT_SET_CHECKSUM);
 	expect_whole_again_on(tr_nofat, three_past_heap, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_empty, dir_bit, FSC_PR_EXFAT_DIR_SIZE);
 	expect_whole_again_on(tr, bitmap_length_flipped, FSC_PR_EXFAT_BITMAP_SIZE);
