@@ -351,7 +351,7 @@ void ck_claim_held(struct ck_engine *e, const struct owner *who, uint32_t first,
 			break;
 		}
 		if (cl == LOOP || (cl == CROSSED && (size == 0 || n >= need || n >= e->count))) {
-			res->crossed |= cl == CROSSED;	/* (the cross-link is the chain's end) */
+			res->crossed |= cl == CROSSED && size == 0;	/* (a chain known by its end: the cross-link ends it) */
 			break;
 		}
 		if (cl == CROSSED) {

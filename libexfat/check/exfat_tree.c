@@ -229,7 +229,8 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 {
 	char path[4096 + 800];
 	uint64_t need = (fi->d.size + w->v->cb - 1) / w->v->cb;
-	bool chain_bad = chain && (chain->crossed || chain->broken || (chain->ended && chain->clusters != need));
+	/* (neither ended nor broken: on past its size into another's cluster, where the walk stopped) */
+	bool chain_bad = chain && (chain->crossed || chain->broken || !chain->ended || chain->clusters != need);
 	bool bad_first = (fi->d.first_cluster == 0) != (fi->d.size == 0);
 	bool bad_length = fi->d.name_entries && (fi->d.name_length == 0 || fi->d.name_entries * 15 < fi->d.name_length);
 

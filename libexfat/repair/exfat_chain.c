@@ -169,6 +169,13 @@ unsigned xr_fix_chain(struct rp *r, struct xvol *v, const struct exfat_asm *a, c
 		end_at = ch->at_need;
 		xr_unclaim_after(r, v, end_at, ch->clusters);
 	}
+	/* (its end mark hit: on past its size into a cluster the walk gave another first, where it stopped) */
+	if (!ch->broken && !ch->ended && !ch->crossed && !nofat && ch->at_need && ch->good * v->cb >= size) {
+		exfat_fat_cell_put(e, 0xFFFFFFFF);
+		snprintf(why, sizeof(why), "end the cluster chain after its size: %.160s", path);
+		rp_put(r, v->fat_byte + 4ull * ch->at_need, e, 4, why, false);
+		return SF_CHAIN | SF_CROSS;
+	}
 	if (end_at) {
 		exfat_fat_cell_put(e, 0xFFFFFFFF);
 		snprintf(why, sizeof(why), "end the cluster chain: %.160s", path);

@@ -220,6 +220,15 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 	return mended;
 }
 
+/* Did the set's chain run on past its size into a cluster another had first (its end mark hit)? */
+static bool ran_on(const struct xvol *v, const struct deferred *d)
+{
+	const struct chain_res *ch = &d->chain;
+
+	return d->chained && !ch->crossed && !ch->broken && !ch->ended &&
+	       ch->good * v->cb >= exfat_stream_data_length(EXFAT_STREAM_OF(d->bytes));
+}
+
 static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 {
 	struct exfat_asm *t = malloc(sizeof(*t));
@@ -235,7 +244,7 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 		struct deferred *d = &r->defer[i];
 		size_t before = r->nsets;
 
-		if (!d->chain.crossed)
+		if (!d->chain.crossed && !ran_on(v, d))
 			continue;
 		xr_plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		copied += r->nsets > before && (r->sets[r->nsets - 1].ids & SF_CROSS);
@@ -243,7 +252,7 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
-		if (!d->chain.crossed)
+		if (!d->chain.crossed && !ran_on(v, d))
 			xr_plan_set(r, v, defer_set(d, t), d->want_hash, copied == crosses && d->chained ? &d->chain : NULL,
 				 d->path);
 		free(d->bytes);

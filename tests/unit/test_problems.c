@@ -2596,6 +2596,19 @@ static void test_repair_root_link_into_dir(void **state)
 }
 
 /*
+ * a.bin's end mark hit, its chain going on into hello.txt's cluster, which
+ * the walk claimed first: a.bin is ended after the clusters its size
+ * needs; hello.txt keeps its cluster.
+ */
+static void a_bin_into_hello(struct img *im) { exfat_set_fat(im, 8, 5); }
+
+static void test_repair_chain_past_need_crossed(void **state)
+{
+	(void)state;
+	expect_whole_again_on(tr, a_bin_into_hello, FSC_PR_EXFAT_CROSS_LINK);
+}
+
+/*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
  * the bitmap.  Cluster 2 holds the only bitmap of this volume a bit away:
@@ -2855,6 +2868,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_stale_entry_deeper),
 		cmocka_unit_test(test_repair_chain_into_root),
 		cmocka_unit_test(test_repair_root_link_into_dir),
+		cmocka_unit_test(test_repair_chain_past_need_crossed),
 		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
