@@ -381,7 +381,8 @@ static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32
 				  res.ended && !res.broken && !res.crossed && res.clusters == ((uint64_t)size + v->cb - 1) / v->cb);
 	if (!res.contiguous)
 		v->ck.sum->fragmented++;
-	if (res.crossed && hooked(t) && v->hooks->cross && (x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX)
+	/* (crossed, or on past its size into another's cluster: neither ended nor broken) */
+	if ((res.crossed || (!res.broken && !res.ended && res.at_need)) && hooked(t) && v->hooks->cross && (x = owner_finding(t, &who, FSC_PR_FAT_CROSS_LINK)) != SIZE_MAX)
 		v->hooks->cross(v->hooks->ctx, x, cur_byte(t), first, &res);
 	if (!size && res.ended && res.clusters && (f = ck_add_owner(&v->ck, FSC_PR_FAT_CHAIN_LONG, &who))) {
 		finding_actual(f, "%llu", (unsigned long long)res.clusters);

@@ -92,7 +92,9 @@ void fr_hook_cross(void *ctx, size_t finding, uint64_t off, uint32_t first, cons
 {
 	struct frp *f = ctx;
 
-	if (!res->shared || !grow((void **)&f->cross, &f->capcross, f->ncross + 1, sizeof(*f->cross)))
+	/* (shared 0: on past its size into another's cluster, its end mark hit; cut, not copied) */
+	if ((!res->shared && (res->broken || res->ended || !res->at_need)) ||
+	    !grow((void **)&f->cross, &f->capcross, f->ncross + 1, sizeof(*f->cross)))
 		return;	/* (out of memory: the cross-link is left) */
 	f->cross[f->ncross++] = (struct cross_req){ finding, off, first, res->last_good, res->after_shared,
 						    res->good, res->shared };
@@ -540,11 +542,38 @@ out:
 	free(buf);
 }
 
+/*
+ * A file's chain that ran on past its size into a cluster another had
+ * first (its end mark hit): ended where its size ends; what follows is
+ * the other's, not released.
+ */
+static void end_at_size(struct frp *f, const struct cross_req *q)
+{
+	uint64_t cb = f->lay.cluster_bytes;
+	uint8_t e[32];
+	struct cwalk w;
+
+	if (!fr_read_entry(f, q->off, e) || (e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY))
+		return;
+	fr_chain_walk(f, q->first, ((uint64_t)fat_dirent_file_size(e) + cb - 1) / cb, &w);
+	if (!w.at_need)
+		return;
+	fr_fat_set(f, w.at_need, fr_eoc(f), "end the chain where the file ends (it ran on into another's)");
+	f->r.out->v[q->finding].planned = true;
+}
+
 void fr_fix_crosslinks(struct frp *f)
 {
-	for (size_t i = 0; i < f->ncross && !f->r.err; i++)
-		if (!fr_under_emptied(f, &f->r.out->v[f->cross[i].finding]) && rp_wanted(&f->r, &f->r.out->v[f->cross[i].finding]))
-			copy_shared(f, &f->cross[i]);
+	for (size_t i = 0; i < f->ncross && !f->r.err; i++) {
+		const struct cross_req *q = &f->cross[i];
+
+		if (fr_under_emptied(f, &f->r.out->v[q->finding]) || !rp_wanted(&f->r, &f->r.out->v[q->finding]))
+			continue;
+		if (q->shared)
+			copy_shared(f, q);
+		else
+			end_at_size(f, q);
+	}
 }
 
 /* ---- entries that are no file at all ---- */

@@ -2608,6 +2608,15 @@ static void test_repair_chain_past_need_crossed(void **state)
 	expect_whole_again_on(tr, a_bin_into_hello, FSC_PR_EXFAT_CROSS_LINK);
 }
 
+/* The FAT twin: /SUB/A.BIN's end mark hit, its chain on into hello.txt's cluster 3 (read first). */
+static void fat_abin_into_hello(struct img *im) { fat_set(im, 8, 3); }
+
+static void test_repair_fat_chain_past_need_crossed(void **state)
+{
+	(void)state;
+	expect_whole_again_on(t16_tree, fat_abin_into_hello, FSC_PR_FAT_CROSS_LINK);
+}
+
 /*
  * The bitmap entry's FirstCluster 2 -> 10 (one bit): b.bin's second
  * cluster, whose bytes were then read, and would have been written, as
@@ -2869,6 +2878,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_chain_into_root),
 		cmocka_unit_test(test_repair_root_link_into_dir),
 		cmocka_unit_test(test_repair_chain_past_need_crossed),
+		cmocka_unit_test(test_repair_fat_chain_past_need_crossed),
 		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
