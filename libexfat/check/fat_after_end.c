@@ -39,7 +39,7 @@ static uint8_t lost_part_byte(const struct ftree *t, const uint8_t *e, uint8_t s
 		       !(e[FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY) ? (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) + 1u :
 		       !part && fat_sfn_checksum(e) == sum ? 1u : 0u;
 
-	if (seq < 1 || seq > 20)
+	if (seq < 1 || seq > FAT_LFN_MAX_PARTS)
 		return FAT_DIR_FREE;
 	/* the last part of its name (0x40) unless a part of the same name came before it */
 	return (uint8_t)(seq | (t->prev_seq == (int)seq + 1 && t->prev_sum == sum ? 0 : 0x40));

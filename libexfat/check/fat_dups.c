@@ -79,13 +79,14 @@ static int cmp_hash(const void *a, const void *b)
 
 static void dup_finding(struct ftree *t, struct dent *d, const char *what, bool rename)
 {
-	uint8_t le[510];
-	char name[766];
+	uint8_t le[2 * FAT_LFN_CAP_UNITS];
+	char name[3 * FAT_LFN_CAP_UNITS + 1];
+	unsigned n = d->len < FAT_LFN_CAP_UNITS ? d->len : FAT_LFN_CAP_UNITS;
 	struct fsc_finding *f;
 
-	for (unsigned i = 0; i < d->len && i < 255; i++)
+	for (unsigned i = 0; i < n; i++)
 		put_le16(le, 2 * i, t->arena[d->off + i]);
-	utf16le_to_utf8(le, d->len < 255 ? d->len : 255, name, sizeof(name));
+	utf16le_to_utf8(le, n, name, sizeof(name));
 	t->cl = d->cl;
 	t->ent = d->ent;
 	t->byte = d->byte;

@@ -109,7 +109,7 @@ static unsigned lfn_units(const uint8_t (*e)[32], unsigned n, uint16_t *u)
 {
 	unsigned len = 0;
 
-	if (!n || n > 20 || !(e[0][FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY))
+	if (!n || n > FAT_LFN_MAX_PARTS || !(e[0][FAT_LDIR_ORD] & FAT_LAST_LONG_ENTRY))
 		return 0;
 	for (unsigned i = 0; i < n; i++)
 		if ((e[i][FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) != n - i ||
@@ -136,7 +136,7 @@ static bool sfn_char_fits(uint8_t c, uint16_t x)
 
 bool fv_lfn_fits(const uint8_t (*e)[32], unsigned n, const uint8_t raw[11])
 {
-	uint16_t u[260], base[260];
+	uint16_t u[FAT_LFN_CAP_UNITS], base[FAT_LFN_CAP_UNITS];
 	unsigned len = lfn_units(e, n, u), nb = 0, dot = len, b = 0;
 
 	if (!len)

@@ -52,7 +52,7 @@ static void run_flush(struct ftree *t, const uint8_t *raw)
 
 	if (hooked(t) && h->lfn && t->run.n && t->run.finding != SIZE_MAX)
 		h->lfn(h->ctx, t->run.finding, t->run.off, t->run.n,
-		       raw && t->run.n <= 20 && fv_lfn_fits((const uint8_t (*)[32])t->run.e, (unsigned)t->run.n, raw) ?
+		       raw && t->run.n <= FAT_LFN_MAX_PARTS && fv_lfn_fits((const uint8_t (*)[32])t->run.e, (unsigned)t->run.n, raw) ?
 		       fat_sfn_checksum(raw) : -1);
 	t->run.n = 0;
 	t->run.finding = SIZE_MAX;
@@ -420,8 +420,8 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	const uint16_t *lu = NULL;
 	unsigned n = lfn_close(t, e, &lu);
 	uint16_t su[12];
-	uint8_t le[510];
-	char name[766];
+	uint8_t le[2 * FAT_LFN_CAP_UNITS];
+	char name[3 * FAT_LFN_CAP_UNITS + 1];
 	bool dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
 	uint32_t first = first_cluster(t->v, e), size = fat_dirent_file_size(e);
 	bool lfn = n > 0, file, same;

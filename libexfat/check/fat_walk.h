@@ -64,7 +64,7 @@ struct ftree {
 	struct {
 		uint64_t *off;
 		size_t n, cap;
-		uint8_t e[20][32];	/* the first 20 */
+		uint8_t e[FAT_LFN_MAX_PARTS][32];	/* the first FAT_LFN_MAX_PARTS */
 		size_t finding;		/* the finding about them, or SIZE_MAX */
 	} run;
 	/* the 0x00 entries past the end marker before one in use (revive), and those after the last */

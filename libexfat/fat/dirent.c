@@ -75,13 +75,13 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
 	}
 	if (deleted)	/* sequence numbers are gone: parts come last-first */
 		memmove(l->units + 13, l->units, sizeof(l->units) - 26);
-	else if (seq < 1 || seq > 20)
+	else if (seq < 1 || seq > FAT_LFN_MAX_PARTS)
 		return;
 	for (int i = 0; i < 13; i++)
 		l->units[(deleted ? 0 : 13 * (seq - 1)) + i] = get_le16(e, fat_ldir_unit_at(i));
 	/* A name has at most 20 parts (255 units); more (repeated sequence numbers,
 	   a run of deleted parts) must not count past what units[] holds. */
-	if (l->parts < 20)
+	if (l->parts < FAT_LFN_MAX_PARTS)
 		l->parts++;
 }
 

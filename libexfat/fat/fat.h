@@ -45,7 +45,7 @@ unsigned fat_sfn_units(const uint8_t *raw, uint8_t nt_flags, uint16_t *u);
 
 /* A long name being assembled from its parts (last part first). */
 struct fat_lfn {
-	uint16_t units[20 * 13];
+	uint16_t units[FAT_LFN_CAP_UNITS];
 	unsigned parts;
 	uint8_t sum;
 	bool deleted;

@@ -133,6 +133,9 @@
 #define FAT_LDIR_NAME3		28	/* 4: units 12-13 */
 #define FAT_LDIR_UNITS		13
 #define FAT_LFN_MAX_UNITS	255	/* a long name's characters at most (20 parts, the last ending in 0x0000) */
+#define FAT_LFN_MAX_PARTS	20	/* a long name's parts at most */
+/* Units a name of FAT_LFN_MAX_PARTS full parts holds: what a buffer for a read name (too long or not) needs. */
+#define FAT_LFN_CAP_UNITS	(FAT_LFN_MAX_PARTS * FAT_LDIR_UNITS)
 
 #define FAT_LAST_LONG_ENTRY	0x40	/* LDIR_Ord of the name's last part (stored first) */
 #define FAT_LDIR_ORD_MASK	0x1F	/* the part's number, 1 .. 20 */

@@ -152,7 +152,7 @@ static bool fat_entry_plausible(const uint8_t *e, uint32_t clusters, bool fat32)
 
 	switch (fat_entry_kind(e)) {
 	case FAT_E_LFN:
-		return (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) >= 1 && (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) <= 20 &&
+		return (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) >= 1 && (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) <= FAT_LFN_MAX_PARTS &&
 		       e[FAT_LDIR_TYPE] == 0 && get_le16(e, FAT_LDIR_FST_CLUS_LO) == 0;
 	case FAT_E_DOT:
 		return false;	/* no . or .. in a root */

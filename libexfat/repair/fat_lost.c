@@ -155,7 +155,7 @@ struct dir_scan {
 	uint64_t part[20];		/* its long-name parts, nearest first */
 	unsigned nparts;
 	struct fat_lfn lfn;		/* the deleted parts read last */
-	uint64_t run[20];
+	uint64_t run[FAT_LFN_MAX_PARTS];
 	unsigned nrun;
 };
 
@@ -184,7 +184,7 @@ static void scan_entry(const struct frp *f, const uint8_t *e, uint64_t at, struc
 		fat_lfn_add(&rs->lfn, e);
 		if (rs->lfn.parts == 1)
 			rs->nrun = 0;		/* (a new name began) */
-		if (rs->nrun < 20) {
+		if (rs->nrun < FAT_LFN_MAX_PARTS) {
 			memmove(rs->run + 1, rs->run, rs->nrun * sizeof(*rs->run));
 			rs->run[0] = at;
 		}
