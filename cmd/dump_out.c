@@ -18,7 +18,7 @@
 
 static uint32_t volume_sector_size(struct dump_ctl *ctl)
 {
-	struct fsc_geometry g;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 
 	fsc_volume_geometry(ctl->dev, ctl->p, &g);	/* sets sector_size even when it fails */
 	return g.sector_size;
@@ -190,7 +190,7 @@ static void section_boot(struct dump_ctl *ctl)
 
 static void section_summary(struct dump_ctl *ctl)
 {
-	struct fsc_alloc_summary s;
+	struct fsc_alloc_summary s = FSC_ALLOC_SUMMARY_INIT;
 	int r = fsc_alloc_summary(ctl->dev, ctl->p, &s);
 	struct json *j = &ctl->j;
 
@@ -386,8 +386,8 @@ static int section_extents(struct dump_ctl *ctl)
 	const struct fsc_probe *p = ctl->p;
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
 	struct fsc_dirent f;
-	struct fsc_geometry g;
-	struct fsc_chain_stop stop;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
+	struct fsc_chain_stop stop = FSC_CHAIN_STOP_INIT;
 	char want[4400];
 	uint32_t first = ctl->cluster;
 	uint64_t size = 0;

@@ -115,7 +115,7 @@ static void owner_out(struct dump_ctl *ctl, const struct fsc_owner *o)
 
 int section_owner(struct dump_ctl *ctl)
 {
-	struct fsc_owner o;
+	struct fsc_owner o = FSC_OWNER_INIT;
 	char buf[8400];
 	int r = fsc_cluster_owner(ctl->dev, ctl->p, ctl->owner, &o, buf, sizeof(buf));
 

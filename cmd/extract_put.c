@@ -84,7 +84,7 @@ static bool recovery_words(const struct fsc_dirent *d, struct fsc_file *f, char 
 /* A file sharing cluster c with one written before: said (naming that file), exit status 4. */
 static void cross_linked(struct x_ctl *ctl, const struct fsc_dirent *d, uint32_t c, char *what, size_t len)
 {
-	struct fsc_owner o;
+	struct fsc_owner o = FSC_OWNER_INIT;
 	char buf[4400], other[4400];
 
 	if (fsc_cluster_owner_besides(ctl->v.dev, ctl->v.p, c, d->path, &o, buf, sizeof(buf)) < 0 ||

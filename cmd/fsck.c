@@ -355,7 +355,7 @@ static int repair_apply(const struct fsck_ctl *ctl, const char *path, struct fsc
 {
 	struct repair_json rj = { before, plan, true, ctl->undo };
 	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
-	struct fsc_check_summary s = { 0 };
+	struct fsc_check_summary s = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings *fs = NULL;
 	struct finding_view fv = { 0 };
 	struct fsc_probe *p2 = NULL;
@@ -455,7 +455,7 @@ static int repair_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev 
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_repair_opts ro;
 	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
-	struct fsc_check_summary s = { 0 };
+	struct fsc_check_summary s = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings *fs;
 	struct fsc_plan *plan;
 	struct asker a;
@@ -506,7 +506,7 @@ static int check_volume(struct fsck_ctl *ctl, const char *path, struct fsc_dev *
 {
 	struct progress pr = { PROGRESS_OFF, -1, path, -1, 0 };
 	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
-	struct fsc_check_summary s = { 0 };
+	struct fsc_check_summary s = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings *fs;
 	struct finding_view fv = { 0 };
 	unsigned left;

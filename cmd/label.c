@@ -216,7 +216,7 @@ static int apply(const struct label_ctl *ctl, const char *path, struct fsc_dev *
 {
 	int r = volume_apply(&label_cmd, path, dev, plan, ctl->undo, N_("change"));
 	struct fsc_probe *p2;
-	struct fsc_ids ids;
+	struct fsc_ids ids = FSC_IDS_INIT;
 
 	if (r)
 		return r;
@@ -257,7 +257,7 @@ static int label_path(struct label_ctl *ctl, const char *path)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_plan *plan = NULL;
-	struct fsc_ids ids;
+	struct fsc_ids ids = FSC_IDS_INIT;
 	int code = volume_open(&label_cmd, path, &ctl->sel, change && !ctl->dry_run ? VOL_WRITE : 0, &v);
 
 	if (code)

@@ -303,7 +303,7 @@ static int scan_path(struct scan_ctl *ctl, const char *path)
 	struct volume v;
 	struct fsc_scan_hit *hits;
 	struct fsc_partition *parts = NULL;
-	struct fsc_scan_stats st;
+	struct fsc_scan_stats st = FSC_SCAN_STATS_INIT;
 	size_t n;
 	uint64_t size;
 	int r = volume_open(&scan_cmd, path, &ctl->sel, VOL_NO_PROBE, &v), np;

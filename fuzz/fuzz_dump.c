@@ -27,7 +27,7 @@ static void extent(void *c, uint32_t first, uint32_t count)
 static int entry(void *vc, const struct fsc_dirent *d)
 {
 	struct ctx *c = vc;
-	struct fsc_chain_stop stop;
+	struct fsc_chain_stop stop = FSC_CHAIN_STOP_INIT;
 
 	if (c->n++ < 64 && d->first_cluster)
 		fsc_extents(c->dev, c->p, d->first_cluster, d->size, d->nofat, extent, NULL, &stop);
@@ -38,7 +38,7 @@ int FUZZ_ENTRY(dump)(const uint8_t *data, size_t len)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	struct fsc_alloc_summary s;
+	struct fsc_alloc_summary s = FSC_ALLOC_SUMMARY_INIT;
 	char buf[256];
 
 	if (fsc_dev_open_mem(data, len, &dev) < 0)

@@ -13,7 +13,7 @@ int FUZZ_ENTRY(fsck)(const uint8_t *data, size_t len)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings *fs = fsc_findings_new();
 
 	if (!fs || fsc_dev_open_mem(data, len, &dev) < 0) {

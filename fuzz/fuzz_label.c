@@ -19,7 +19,7 @@ int FUZZ_ENTRY(label)(const uint8_t *data, size_t len)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_plan *plan;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	char err[200];
 
 	if (len > (64u << 20) || !(copy = malloc(len ? len : 1)))

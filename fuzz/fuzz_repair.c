@@ -17,7 +17,7 @@
 static size_t repair(uint8_t *buf, size_t len, bool apply)
 {
 	struct fsc_repair_opts ro = { .size = sizeof(struct fsc_repair_opts), .level = FSC_REPAIR_ALL, .now = 1700000000 };
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings *fs = fsc_findings_new();
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_dev *dev;

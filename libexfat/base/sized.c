@@ -5,7 +5,9 @@
  * against an older header: the library reads what the caller's struct
  * holds, takes zero for the members it lacks, and refuses a newer
  * caller's struct only when it sets a member this library does not know.
- * The rule of Linux's copy_struct_from_user, for a library.
+ * The rule of Linux's copy_struct_from_user, for a library.  Results
+ * go the other way: the library fills its whole struct and gives the
+ * caller's the members that struct holds.
  */
 #include "config.h"
 
@@ -31,4 +33,23 @@ int sized_copy(void *dst, size_t dsize, const void *src)
 			return -E2BIG;
 	memcpy((unsigned char *)dst + sizeof(n), s + sizeof(n), (n < dsize ? n : dsize) - sizeof(n));
 	return 0;
+}
+
+bool sized_out_ok(const void *dst)
+{
+	size_t n;
+
+	if (!dst)
+		return false;
+	memcpy(&n, dst, sizeof(n));
+	return n >= sizeof(n);
+}
+
+void sized_out(void *dst, const void *src, size_t ssize)
+{
+	size_t n;
+
+	memcpy(&n, dst, sizeof(n));
+	memcpy((unsigned char *)dst + sizeof(n), (const unsigned char *)src + sizeof(n),
+	       (n < ssize ? n : ssize) - sizeof(n));
 }

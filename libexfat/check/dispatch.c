@@ -101,11 +101,14 @@ FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const s
 			 struct fsc_findings *out, struct fsc_check_summary *sum)
 {
 	struct fsc_check_opts own;
-	int r = sized_copy(&own, sizeof(own), o);
+	struct fsc_check_summary s = FSC_CHECK_SUMMARY_INIT;
+	int r;
 
-	if (r < 0) {
-		memset(sum, 0, sizeof(*sum));
-		return r;
-	}
-	return check_with(dev, p, &own, out, sum);
+	if (!sized_out_ok(sum))
+		return -EINVAL;
+	r = sized_copy(&own, sizeof(own), o);
+	if (r == 0)
+		r = check_with(dev, p, &own, out, &s);
+	sized_out(sum, &s, sizeof(s));
+	return r;
 }

@@ -275,7 +275,7 @@ struct parent_name {
 /* A lost directory's finding: its cluster, and the directory its .. names by path (else by cluster). */
 static void name_parent(struct fvol *v, struct fsc_finding *f, uint32_t c, uint32_t up, struct parent_name *last)
 {
-	struct fsc_owner o;
+	struct fsc_owner o = FSC_OWNER_INIT;
 	char buf[1024];
 
 	finding_actual(f, "%u", c);

@@ -41,10 +41,8 @@ static void guid_swap(uint8_t out[16], const uint8_t in[16])
 		out[i] = in[order[i]];
 }
 
-FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *ids)
+static int ids_read(const struct fsc_probe *p, struct fsc_ids *ids)
 {
-	(void)dev;
-	memset(ids, 0, sizeof(*ids));
 	if (p->type == FSC_TYPE_EXFAT) {
 		ids->has_label = p->root.label_found && p->root.label_chars > 0;
 		snprintf(ids->label, sizeof(ids->label), "%s", p->root.label);
@@ -68,6 +66,19 @@ FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, stru
 		snprintf(ids->serial_text, sizeof(ids->serial_text), "%04X-%04X", ids->serial >> 16,
 			 ids->serial & 0xFFFF);
 	return 0;
+}
+
+FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *out)
+{
+	struct fsc_ids own = FSC_IDS_INIT;
+	int r;
+
+	(void)dev;
+	if (!sized_out_ok(out))
+		return -EINVAL;
+	r = ids_read(p, &own);
+	sized_out(out, &own, sizeof(own));
+	return r;
 }
 
 /* ---- directory slots ---- */

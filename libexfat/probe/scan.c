@@ -499,6 +499,8 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 
 	*hits = NULL;
 	*n = 0;
+	if (stats && !sized_out_ok(stats))
+		return -EINVAL;
 	if (fsc_dev_size(dev) < 512)
 		return -ENODATA;
 	c = calloc(1, sizeof(*c));
@@ -526,7 +528,7 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 		free(c->hits);
 	}
 	if (stats)
-		*stats = c->st;
+		sized_out(stats, &c->st, sizeof(c->st));
 	if (c->nparts > 0)
 		free(c->parts);
 	free(c);

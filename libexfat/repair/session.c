@@ -333,9 +333,9 @@ static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct
  * change every fix.  A plan with no edit fixes nothing, whatever its
  * planners meant.
  */
-FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
-			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
-			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+		       const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
+		       struct fsc_plan *plan)
 {
 	struct fsc_check_opts o, co2;
 	struct fsc_repair_opts ro2, rro;
@@ -345,10 +345,8 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 
 	if (ret == 0)
 		ret = sized_copy(&ro2, sizeof(ro2), ro);
-	if (ret < 0) {
-		memset(sum, 0, sizeof(*sum));
+	if (ret < 0)
 		return ret;
-	}
 	o = co2;
 	rro = session_opts(&s, &ro2);
 	ret = plan_round(dev, p, &co2, &rro, out, sum, plan);
@@ -371,4 +369,18 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 	}
 	free(s.declined);
 	return ret;
+}
+
+FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
+			       const struct fsc_repair_opts *ro, struct fsc_findings *out,
+			       struct fsc_check_summary *sum, struct fsc_plan *plan)
+{
+	struct fsc_check_summary own = FSC_CHECK_SUMMARY_INIT;
+	int r;
+
+	if (!sized_out_ok(sum))
+		return -EINVAL;
+	r = plan_repair(dev, p, co, ro, out, &own, plan);
+	sized_out(sum, &own, sizeof(own));
+	return r;
 }

@@ -126,22 +126,18 @@ static void stop_why(struct fsc_chain_stop *stop, const struct layout_chain *it,
 	}
 }
 
-FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
-			       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
+static int64_t extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
+		       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
 {
 	struct fatreader fr;
 	const struct layout *l = &fr.l;
 	struct layout_chain it;
-	struct fsc_chain_stop dummy;
 	uint64_t need;
 	uint32_t c, run_start = 0, run_len = 0;
 	int r = open_fat(&fr, dev, p);
 
 	if (r < 0)
 		return r;
-	if (!stop)
-		stop = &dummy;
-	memset(stop, 0, sizeof(*stop));
 	need = size ? (size + l->cluster_bytes - 1) / l->cluster_bytes : UINT64_MAX;
 	layout_chain_begin(&it, l, fatreader_link, &fr, first, need < l->held ? need : l->held, nofat);
 	/* need clusters, and past them only to see that the last one closes a loop */
@@ -167,6 +163,20 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 	return (int64_t)it.n;
 }
 
+FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
+			       bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop)
+{
+	struct fsc_chain_stop own = FSC_CHAIN_STOP_INIT;
+	int64_t r;
+
+	if (stop && !sized_out_ok(stop))
+		return -EINVAL;
+	r = extents(dev, p, first, size, nofat, fn, ctx, &own);
+	if (stop)
+		sized_out(stop, &own, sizeof(own));
+	return r;
+}
+
 static void count_run(struct fsc_alloc_summary *s, uint64_t *run)
 {
 	if (!*run)
@@ -177,14 +187,13 @@ static void count_run(struct fsc_alloc_summary *s, uint64_t *run)
 	*run = 0;
 }
 
-FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *s)
+static int alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *s)
 {
 	struct vol_src src;
 	const struct layout *l = &src.fr.l;
 	uint64_t run = 0;
 	int r = vol_src_open(&src, dev, p);
 
-	memset(s, 0, sizeof(*s));
 	if (r < 0)
 		return r;
 	s->clusters = l->held;
@@ -218,12 +227,23 @@ FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p,
 	return r;
 }
 
-FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *g)
+FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *out)
+{
+	struct fsc_alloc_summary own = FSC_ALLOC_SUMMARY_INIT;
+	int r;
+
+	if (!sized_out_ok(out))
+		return -EINVAL;
+	r = alloc_summary(dev, p, &own);
+	sized_out(out, &own, sizeof(own));
+	return r;
+}
+
+static int volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *g)
 {
 	struct layout l;
 	int r = vol_geometry(&l, dev, p);
 
-	memset(g, 0, sizeof(*g));
 	if (p->type == FSC_TYPE_EXFAT && p->ex.sector_shift >= 9 && p->ex.sector_shift <= 12)
 		g->sector_size = 1u << p->ex.sector_shift;
 	else if (fsc_type_is_fat(p->type))
@@ -242,4 +262,16 @@ FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *
 	g->root_offset = l.root_byte;
 	g->root_size = l.root_bytes;
 	return 0;
+}
+
+FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *out)
+{
+	struct fsc_geometry own = FSC_GEOMETRY_INIT;
+	int r;
+
+	if (!sized_out_ok(out))
+		return -EINVAL;
+	r = volume_geometry(dev, p, &own);
+	sized_out(out, &own, sizeof(own));
+	return r;
 }

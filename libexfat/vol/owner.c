@@ -233,14 +233,13 @@ static bool metadata(struct own *o)
 	return false;
 }
 
-FSC_EXPORT int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
-					 const char *besides, struct fsc_owner *out, char *buf, size_t len)
+static int cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster, const char *besides,
+			 struct fsc_owner *out, char *buf, size_t len)
 {
 	struct own o = { .p = p, .target = cluster, .besides = besides, .out = out, .buf = buf, .len = len };
 	uint32_t next;
 	int r;
 
-	memset(out, 0, sizeof(*out));
 	out->cluster = cluster;
 	out->path = out->dir = "";
 	out->entry_index = -1;
@@ -279,6 +278,19 @@ FSC_EXPORT int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_p
 		r = o.err;
 	free(o.dirs);
 	vol_src_close(&o.src);
+	return r;
+}
+
+FSC_EXPORT int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
+					 const char *besides, struct fsc_owner *out, char *buf, size_t len)
+{
+	struct fsc_owner own = FSC_OWNER_INIT;
+	int r;
+
+	if (!sized_out_ok(out))
+		return -EINVAL;
+	r = cluster_owner(dev, p, cluster, besides, &own, buf, len);
+	sized_out(out, &own, sizeof(own));
 	return r;
 }
 

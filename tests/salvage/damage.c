@@ -99,7 +99,7 @@ static void used_clusters(struct layout *lay, const uint8_t *img)
 void layout_read(struct layout *lay, struct fsc_dev *dev, const struct fsc_probe *p, const uint8_t *img, size_t len,
 		 struct region **dirs, size_t ndirs)
 {
-	struct fsc_geometry g;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 	size_t cap = 0;
 
 	memset(lay, 0, sizeof(*lay));

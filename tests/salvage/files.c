@@ -64,7 +64,7 @@ static void on_extent(void *ctx, uint32_t first, uint32_t count)
 
 static void add_regions(struct files *fl, uint32_t first, uint64_t size, bool nofat, bool data)
 {
-	struct fsc_geometry g;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 	struct ext_ctx e = { fl, 0, 0, data };
 
 	if (fsc_volume_geometry(fl->dev, fl->p, &g) < 0 || first < 2)
@@ -144,7 +144,7 @@ bool files_read(const uint8_t *buf, size_t len, bool want_dirs, struct files *fl
 		fl->p = p;
 		fl->buf = xmalloc(1 << 16);
 		if ((t == FSC_TYPE_EXFAT || fsc_type_is_fat(t)) && fsc_reader_open(dev, p, 0, &fl->r) == 0) {
-			struct fsc_geometry g;
+			struct fsc_geometry g = FSC_GEOMETRY_INIT;
 
 			if (want_dirs && fsc_volume_geometry(dev, p, &g) == 0) {
 				if (g.root_cluster)

@@ -126,7 +126,7 @@ static int check_errors(const uint8_t *buf, size_t len, char *ids, size_t idlen)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_findings *fs;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	int errors = 0;
 
@@ -172,7 +172,7 @@ static long repair(uint8_t *buf, size_t len, const char *undo, int *left)
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_findings *fs = fsc_findings_new();
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_check_opts o = FSC_CHECK_OPTS_INIT;
 	struct fsc_repair_opts ro = FSC_REPAIR_OPTS_INIT;
 	struct fsc_plan *plan = fsc_plan_new();

@@ -379,7 +379,7 @@ static void test_opts_size(void **state)
 	struct fsc_repair_opts ro = FSC_REPAIR_OPTS_INIT, ro0 = { 0 };
 	struct fsc_check_opts zero = { 0 };
 	struct fsc_findings *fs;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_probe *p;
 	struct fsc_plan *plan = fsc_plan_new();
 	struct fsc_dev *dev;
@@ -415,12 +415,69 @@ static void test_opts_size(void **state)
 	img_free(&im);
 }
 
+/*
+ * Results carry their size too: a struct whose size is not set is refused
+ * and left as it was; an older, smaller one gets its members and not a
+ * byte past them; a newer, larger one keeps its tail as the caller set it.
+ */
+static void test_results_size(void **state)
+{
+	struct { struct { size_t size; uint64_t files; } s; uint64_t guard; } small = { { sizeof(small.s), 0 }, 7 };
+	struct { struct fsc_check_summary s; uint64_t more; } big = { FSC_CHECK_SUMMARY_INIT, 5 };
+	struct fsc_check_summary zero = { 0 };
+	struct fsc_geometry g0 = { 0 }, g = FSC_GEOMETRY_INIT;
+	struct fsc_alloc_summary a0 = { 0 };
+	struct fsc_owner o0 = { 0 };
+	struct fsc_chain_stop st0 = { 0 };
+	struct fsc_ids ids0 = { 0 };
+	struct fsc_findings *fs;
+	struct fsc_probe *p;
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev;
+	struct img im;
+	char buf[256];
+
+	(void)state;
+	build_exfat_tree(&im);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_non_null(fs = fsc_findings_new());
+	zero.files = 42;
+	assert_int_equal(fsc_check(dev, p, NULL, fs, &zero), -EINVAL);
+	assert_int_equal(fsc_plan_repair(dev, p, NULL, NULL, fs, &zero, plan), -EINVAL);
+	assert_int_equal(zero.files, 42);
+	assert_int_equal(fsc_findings_count(fs), 0);
+	assert_int_equal(fsc_check(dev, p, NULL, fs, (struct fsc_check_summary *)(void *)&small.s), 0);
+	assert_int_equal(small.s.files, 3);
+	assert_int_equal(small.guard, 7);
+	fsc_findings_free(fs);
+	assert_non_null(fs = fsc_findings_new());
+	big.s.size = sizeof(big);
+	assert_int_equal(fsc_plan_repair(dev, p, NULL, NULL, fs, &big.s, plan), 0);
+	assert_int_equal(big.s.files, 3);
+	assert_int_equal(big.more, 5);
+	assert_int_equal(fsc_volume_geometry(dev, p, &g0), -EINVAL);
+	assert_int_equal(g0.sector_size, 0);
+	assert_int_equal(fsc_volume_geometry(dev, p, &g), 0);
+	assert_int_equal(g.sector_size, 512);
+	assert_int_equal(fsc_alloc_summary(dev, p, &a0), -EINVAL);
+	assert_int_equal(fsc_cluster_owner(dev, p, 2, &o0, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(fsc_extents(dev, p, g.root_cluster, 0, false, NULL, NULL, &st0), -EINVAL);
+	assert_int_equal(fsc_ids_read(dev, p, &ids0), -EINVAL);
+	assert_int_equal(a0.clusters + o0.clusters + st0.from + ids0.serial, 0);
+	fsc_findings_free(fs);
+	fsc_plan_free(plan);
+	fsc_probe_free(p);
+	fsc_dev_close(dev);
+	img_free(&im);
+}
+
 static void test_check_ledger(void **state)
 {
 	struct fsc_findings *fs = fsc_findings_new();
 	const struct fsc_findings *pf;
 	const struct fsc_finding *f;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_probe *p;
 	struct img im;
 	uint64_t loc = 7;
@@ -499,6 +556,7 @@ int unit_api(void)
 		cmocka_unit_test(test_probe_accessors),
 		cmocka_unit_test(test_check_ledger),
 		cmocka_unit_test(test_opts_size),
+		cmocka_unit_test(test_results_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

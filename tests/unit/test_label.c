@@ -68,7 +68,7 @@ static void read_back(struct img *im, struct fsc_ids *ids)
 {
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings fs = { 0 };
 	char msg[256];
 
@@ -97,7 +97,7 @@ static void test_exfat_label_serial_guid(void **state)
 					  0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
 	uint32_t serial = 0xCAFEF00D;
 	struct img im;
-	struct fsc_ids ids;
+	struct fsc_ids ids = FSC_IDS_INIT;
 	unsigned n = 0;
 
 	build_exfat_tree(&im);
@@ -134,7 +134,7 @@ static void test_exfat_label_serial_guid(void **state)
 static void test_exfat_full_root(void **state)
 {
 	struct img im;
-	struct fsc_ids ids;
+	struct fsc_ids ids = FSC_IDS_INIT;
 	unsigned slots;
 
 	(void)state;
@@ -158,7 +158,7 @@ static void test_exfat_full_root(void **state)
 static void test_exfat_full_root_percent(void **state)
 {
 	struct img im;
-	struct fsc_ids ids;
+	struct fsc_ids ids = FSC_IDS_INIT;
 	uint8_t *copy;
 
 	(void)state;
@@ -203,7 +203,7 @@ static void test_fat_labels(void **state)
 	(void)state;
 	for (int b = 0; b < 3; b++) {
 		struct img im;
-		struct fsc_ids ids;
+		struct fsc_ids ids = FSC_IDS_INIT;
 		uint32_t serial = 0x0BADF00D;
 
 		build_fat(&im, bits[b]);
@@ -344,7 +344,7 @@ static void test_exfat_label_and_guid(void **state)
 	(void)state;
 	for (int full = 0; full < 2; full++) {
 		struct img im;
-		struct fsc_ids ids;
+		struct fsc_ids ids = FSC_IDS_INIT;
 		uint8_t *orig;
 
 		build_exfat(&im, 2 << 20, 9, 0);

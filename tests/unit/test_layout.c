@@ -357,7 +357,7 @@ static void test_fat_beyond_device(void **state)
 static void test_clamp(void **state)
 {
 	struct vol v = { 0 };
-	struct fsc_geometry g;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 	struct fatreader fr;
 	struct layout l;
 	char why[96];
@@ -429,7 +429,7 @@ static void test_errors(void **state)
 static void test_public_geometry(void **state)
 {
 	struct vol v = { 0 };
-	struct fsc_geometry g;
+	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 
 	(void)state;
 	build_fat(&v.im, 12);

@@ -506,7 +506,7 @@ static bool exfat_sound(const struct setup *s, const uint8_t *img)
 	size_t ss = s->orig.ss;
 	bool main_ok = fsc_exfat_boot_checksum(img, ss) == get_le32(img, 11 * ss);
 	bool backup_ok = fsc_exfat_boot_checksum(img + 12 * ss, ss) == get_le32(img, 23 * ss);
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_findings fs = { 0 };

@@ -560,7 +560,7 @@ static struct fsc_findings probe_and_check(struct img *im)
 	struct fsc_probe *p = img_probe(im);
 	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	enum fsc_type t;
 	int r;
 
@@ -948,7 +948,7 @@ static struct fsc_plan *plan_repair(struct img *im, struct fsc_findings *fs)
 	struct fsc_repair_opts ro = { .size = sizeof(struct fsc_repair_opts), .level = FSC_REPAIR_ALL, .free_lost = free_lost, .now = 1700000000 };
 	struct fsc_probe *p = img_probe(im);
 	struct fsc_plan *plan = fsc_plan_new();
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_dev *dev;
 	int r;
 
@@ -2241,7 +2241,7 @@ static void test_repair_fat_foreseen(void **state)
 		struct fsc_fault_config cfg;
 		struct byte_reads sub;
 		struct fsc_findings fs = { 0 };
-		struct fsc_check_summary sum;
+		struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 		struct fsc_plan *plan = fsc_plan_new();
 		struct fsc_dev *mem, *dev;
 		struct fsc_probe *p;

@@ -95,7 +95,7 @@ static void random_run(bool looking_alike)
 	while (done < total) {
 		unsigned long k = total - done < BLOCK_SECTORS ? total - done : BLOCK_SECTORS;
 		struct fsc_scan_hit *hits;
-		struct fsc_scan_stats st;
+		struct fsc_scan_stats st = FSC_SCAN_STATS_INIT;
 
 		fill_random(buf, k * 512);
 		for (unsigned long i = 0; looking_alike && i < k; i++)
@@ -146,7 +146,7 @@ static void test_placed(void **state)
 	size_t len = 250000ull * 512, n;
 	uint8_t *disk = calloc(1, len);
 	struct fsc_scan_hit *hits;
-	struct fsc_scan_stats st;
+	struct fsc_scan_stats st = FSC_SCAN_STATS_INIT;
 
 	(void)state;
 	assert_non_null(disk);

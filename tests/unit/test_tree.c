@@ -96,7 +96,7 @@ static char *check(struct tree *t, unsigned threads, size_t *nfind)
 {
 	struct fsc_probe *p = img_probe(&t->im);
 	struct fsc_check_opts o = { .size = sizeof(o), .threads = threads };
-	struct fsc_check_summary sum;
+	struct fsc_check_summary sum = FSC_CHECK_SUMMARY_INIT;
 	struct fsc_findings fs = { 0 };
 	struct fsc_dev *dev;
 	size_t len = 0, cap = 1;

@@ -11,6 +11,18 @@
  * errno values; what is wrong with a volume is a list of findings, never
  * a message printed here.  Every function here is exported under the
  * symbol version of the release that added it (libfatscope.sym).
+ *
+ * Structs that can grow carry their size as their first member, set by
+ * their _INIT macro: the options a caller passes in (fsc_check_opts,
+ * fsc_repair_opts), and the results a caller's struct receives
+ * (fsc_ids, fsc_scan_stats, fsc_chain_stop, fsc_owner,
+ * fsc_alloc_summary, fsc_geometry, fsc_check_summary).  The library fills
+ * the members both it and the caller know and leaves a newer caller's
+ * further members as its _INIT set them (zero); a result struct whose
+ * size is not set is refused with -EINVAL and nothing is done.  Structs
+ * the library owns and hands out by pointer (fsc_dirent in a walk's
+ * callback, fsc_probe's decoded boot sectors, fsc_driver, fsc_field...)
+ * grow at their end; copy them only as a whole struct of this header.
  */
 #ifndef FATSCOPE_H
 #define FATSCOPE_H
@@ -225,6 +237,7 @@ int fsc_undo_apply(struct fsc_dev *dev, const char *undo_path);
 /* Labels, serials, volume GUID                                        */
 
 struct fsc_ids {
+	size_t size;			/* sizeof(struct fsc_ids): FSC_IDS_INIT sets it */
 	bool has_label;
 	char label[48];			/* exFAT label entry / FAT root label entry (UTF-8) */
 	bool has_boot_label;
@@ -235,8 +248,9 @@ struct fsc_ids {
 	bool has_guid;
 	uint8_t guid[16];		/* exFAT volume GUID entry, RFC 4122 byte order */
 };
+#define FSC_IDS_INIT { .size = sizeof(struct fsc_ids) }
 
-/* What the volume says now. */
+/* What the volume says now; -EINVAL for other types or an ids whose size is not set. */
 int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *ids);
 
 /*
@@ -547,6 +561,7 @@ struct fsc_scan_hit {
 };
 
 struct fsc_scan_stats {
+	size_t size;			/* sizeof(struct fsc_scan_stats): FSC_SCAN_STATS_INIT sets it */
 	uint64_t bytes;			/* the window's size */
 	uint64_t read;			/* bytes read by the sequential pass */
 	uint64_t holes;			/* not read: holes of a sparse image */
@@ -555,6 +570,7 @@ struct fsc_scan_stats {
 	uint64_t rejected;		/* of those, the chance matches */
 	uint64_t dropped;		/* volumes past the limit of FSC_SCAN_MAX_HITS */
 };
+#define FSC_SCAN_STATS_INIT { .size = sizeof(struct fsc_scan_stats) }
 
 #define FSC_SCAN_MAX_HITS 65536
 
@@ -573,7 +589,7 @@ struct fsc_scan_stats {
  * while candidates are checked and put back before return.
  * Returns 0 with *hits (malloc'd, sorted by offset; free()) and *n, stats
  * (may be NULL) filled; -ENODATA for a window shorter than 512 bytes,
- * -ENOMEM, or -errno of a read.
+ * -EINVAL for stats whose size is not set, -ENOMEM, or -errno of a read.
  */
 int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t *n, struct fsc_scan_stats *stats);
 /* "medium", "high". */
@@ -848,11 +864,13 @@ enum fsc_chain_end {
 };
 
 struct fsc_chain_stop {
+	size_t size;		/* sizeof(struct fsc_chain_stop): FSC_CHAIN_STOP_INIT sets it */
 	enum fsc_chain_end end;
 	uint32_t from, to;	/* FSC_CHAIN_LOOP: the last cluster listed, and the cluster it links back to */
 	uint64_t to_index;	/* FSC_CHAIN_LOOP: to's place in the chain (0: the first cluster) */
 	char why[128];		/* what is wrong, in English ("" for FSC_CHAIN_WHOLE) */
 };
+#define FSC_CHAIN_STOP_INIT { .size = sizeof(struct fsc_chain_stop) }
 
 /*
  * The extents of an allocation: the FAT chain from first (or the
@@ -863,7 +881,8 @@ struct fsc_chain_stop {
  * most four times the chain's length of FAT reads), with stop->end
  * FSC_CHAIN_LOOP; a loop that closes right after the size's last cluster
  * is reported too (the listing is then whole).  Returns the number of
- * clusters listed, or -errno; *stop (may be NULL) says how it ended.
+ * clusters listed, or -errno (-EINVAL: stop's size is not set); *stop
+ * (may be NULL) says how it ended.
  */
 int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t first, uint64_t size,
 		    bool nofat, fsc_extent_fn fn, void *ctx, struct fsc_chain_stop *stop);
@@ -888,6 +907,7 @@ enum fsc_owner_kind {
 const char *fsc_owner_kind_name(enum fsc_owner_kind k);
 
 struct fsc_owner {
+	size_t size;			/* sizeof(struct fsc_owner): FSC_OWNER_INIT sets it */
 	enum fsc_owner_kind kind;
 	uint32_t cluster;		/* the cluster asked about */
 	uint64_t byte;			/* its byte offset in the volume */
@@ -904,6 +924,7 @@ struct fsc_owner {
 	int64_t entry_index;		/* the entry's 32-byte slot in its directory; -1: not known */
 	enum fsc_recovery recovery;	/* DELETED: how much of that entry's data is left */
 };
+#define FSC_OWNER_INIT { .size = sizeof(struct fsc_owner) }
 
 /*
  * Who owns cluster (2 .. clusters + 1) of the volume probed as p: the
@@ -912,7 +933,7 @@ struct fsc_owner {
  * cut), no per-cluster map is built.  Strings are stored in buf (len
  * bytes; cut short to "" when it is too small).  Returns 0 and *out,
  * -ERANGE (not a cluster of the data area the device holds; out->clusters
- * is set), -EINVAL (not exFAT or FAT), -EIO, -ENOMEM.
+ * is set), -EINVAL (not exFAT or FAT, or out's size not set), -EIO, -ENOMEM.
  */
 int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
 		      struct fsc_owner *out, char *buf, size_t len);
@@ -924,15 +945,21 @@ int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_probe *p, ui
 			      const char *besides, struct fsc_owner *out, char *buf, size_t len);
 
 struct fsc_alloc_summary {
+	size_t size;			/* sizeof(struct fsc_alloc_summary): FSC_ALLOC_SUMMARY_INIT sets it */
 	uint64_t clusters, used, free, bad;
 	uint64_t free_runs, largest_free_run;
 	uint32_t cluster_bytes;
 };
-/* Used, free and bad clusters (exFAT: from the bitmap and the FAT; FAT: from the FAT). */
+#define FSC_ALLOC_SUMMARY_INIT { .size = sizeof(struct fsc_alloc_summary) }
+/*
+ * Used, free and bad clusters (exFAT: from the bitmap and the FAT; FAT:
+ * from the FAT).  -EINVAL when out's size is not set.
+ */
 int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *out);
 
 /* Where things are on an exFAT or FAT volume (fsc_volume_geometry). */
 struct fsc_geometry {
+	size_t size;			/* sizeof(struct fsc_geometry): FSC_GEOMETRY_INIT sets it */
 	uint32_t sector_size;		/* bytes: the volume's own, or the device's when it gives none usable */
 	uint32_t cluster_size;		/* bytes */
 	uint32_t clusters;		/* data clusters as the boot sector says */
@@ -944,12 +971,14 @@ struct fsc_geometry {
 	uint64_t root_offset;		/* FAT12/16: byte offset and size of the fixed root directory */
 	uint32_t root_size;
 };
+#define FSC_GEOMETRY_INIT { .size = sizeof(struct fsc_geometry) }
 
 /*
  * The geometry of the volume probed as p, from its boot sector (exFAT in
  * its own sector size, FAT by its BPB) and the device's size.  Returns 0,
  * or -EINVAL when p is not exFAT or FAT or its geometry is unusable; even
- * then out->sector_size is set (the rest is 0).
+ * then out->sector_size is set (the rest is 0).  -EINVAL, out untouched,
+ * when out's size is not set.
  */
 int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *out);
 
@@ -957,6 +986,7 @@ int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct f
 /* Checking (fsck)                                                     */
 
 struct fsc_check_summary {
+	size_t size;			/* sizeof(struct fsc_check_summary): FSC_CHECK_SUMMARY_INIT sets it */
 	uint64_t files, dirs;
 	uint64_t clusters_total;
 	uint64_t clusters_used;		/* owned by files, directories and metadata */
@@ -979,6 +1009,7 @@ struct fsc_check_summary {
 	 */
 	uint64_t dirs_to_end_marker;
 };
+#define FSC_CHECK_SUMMARY_INIT { .size = sizeof(struct fsc_check_summary) }
 
 /* Progress: pass p of n, done of total units. */
 typedef void (*fsc_progress_fn)(void *ctx, int pass, int npasses, uint64_t done, uint64_t total);
@@ -1024,8 +1055,9 @@ struct fsc_check_opts {
  * a large tree a second thread reads directory data past the end markers
  * (o->threads 1: none); it has ended when this returns.
  * Returns 0 (the volume may still be damaged: see the findings), -EINVAL
- * for other types or options whose size is not set, -E2BIG for options
- * this library does not know, -ENOMEM.
+ * for other types or options or a summary (sum, made with
+ * FSC_CHECK_SUMMARY_INIT) whose size is not set, -E2BIG for options this
+ * library does not know, -ENOMEM.
  */
 int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *o,
 	      struct fsc_findings *out, struct fsc_check_summary *sum);
@@ -1080,7 +1112,8 @@ struct fsc_repair_opts {
  * round on the plan's view until a round plans nothing (ten at most);
  * the check of the final view decides what is planned and what is left.
  * Returns 0 (the plan may be empty), -EINVAL for other types or options
- * whose size is not set, -E2BIG (see fsc_check), -ENOMEM, -EIO.
+ * or a summary whose size is not set, -E2BIG (see fsc_check), -ENOMEM,
+ * -EIO.
  */
 int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out,
