@@ -83,7 +83,7 @@ static int deleted_state(const struct cat_ctl *ctl, const struct fsc_dirent *d, 
 
 static int cat_file(struct cat_ctl *ctl, const struct volume *v)
 {
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	struct fsc_reader *rd;
 	struct fsc_file *f;
 	char buf[4400];

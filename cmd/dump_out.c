@@ -385,7 +385,7 @@ static int section_extents(struct dump_ctl *ctl)
 	static const char *const cols[] = { "FIRST", "CLUSTERS", "BYTE" };
 	const struct fsc_probe *p = ctl->p;
 	struct ext_ctx e = { ctl, NULL, 0, 0, 0 };
-	struct fsc_dirent f;
+	struct fsc_dirent f = FSC_DIRENT_INIT;
 	struct fsc_geometry g = FSC_GEOMETRY_INIT;
 	struct fsc_chain_stop stop = FSC_CHAIN_STOP_INIT;
 	char want[4400];

@@ -183,7 +183,7 @@ static int take(void *vctx, const struct fsc_dirent *d)
 /* One operand: a file into the output directory, a directory with all below (the root: its entries). */
 static void extract_path(struct x_ctl *ctl, const char *path)
 {
-	struct fsc_dirent top;
+	struct fsc_dirent top = FSC_DIRENT_INIT;
 	char buf[4400];
 	int r;
 

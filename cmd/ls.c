@@ -363,7 +363,7 @@ static int settle(struct ls_ctl *ctl)
 static int lookup_all(struct ls_ctl *ctl, signed char *kind)
 {
 	char buf[4400];
-	struct fsc_dirent top;
+	struct fsc_dirent top = FSC_DIRENT_INIT;
 	int code = 0;
 
 	for (int i = 0; i < ctl->npaths; i++) {
@@ -386,7 +386,7 @@ static int lookup_all(struct ls_ctl *ctl, signed char *kind)
 static int list_all(struct ls_ctl *ctl, const signed char *kind)
 {
 	char buf[4400];
-	struct fsc_dirent top;
+	struct fsc_dirent top = FSC_DIRENT_INIT;
 	int r;
 
 	if (ctl->n) {

@@ -153,13 +153,14 @@ static int probe_disk(struct probe_ctl *ctl, const char *path, struct fsc_dev *d
 		return PROBE_OPERROR;
 	}
 	for (int i = 0; i < n; i++) {
+		const struct fsc_partition *pt = fsc_partition_at(parts, i);
 		int c;
 
-		if (fsc_dev_set_window(dev, parts[i].offset, parts[i].size) < 0) {
-			errmsg(path, _("partition %d lies beyond the end of the image"), parts[i].partno);
+		if (fsc_dev_set_window(dev, pt->offset, pt->size) < 0) {
+			errmsg(path, _("partition %d lies beyond the end of the image"), pt->partno);
 			c = PROBE_OPERROR;
 		} else {
-			c = probe_window(ctl, path, dev, &parts[i]);
+			c = probe_window(ctl, path, dev, pt);
 		}
 		sub = sub < 0 ? c : worse(sub, c);
 	}

@@ -116,7 +116,7 @@ static void print_raw(const struct scan_ctl *ctl, const int *cols, size_t ncols,
 		putchar('\n');
 	for (size_t i = 0; i < n; i++) {
 		for (size_t c = 0; c < ncols; c++) {
-			const char *v = cell(ctl, &hits[i], cols[c], buf, sizeof(buf));
+			const char *v = cell(ctl, fsc_scan_hit_at(hits, i), cols[c], buf, sizeof(buf));
 
 			fputs(c ? " " : "", stdout);
 			if (cols[c] == COL_USE)
@@ -153,7 +153,7 @@ static int print_table(const struct scan_ctl *ctl, const struct fsc_scan_hit *hi
 		if (!ln)
 			goto fail;
 		for (size_t c = 0; c < ncols; c++)
-			scols_line_set_data(ln, c, cell(ctl, &hits[i], cols[c], buf, sizeof(buf)));
+			scols_line_set_data(ln, c, cell(ctl, fsc_scan_hit_at(hits, i), cols[c], buf, sizeof(buf)));
 	}
 	scols_print_table(tb);
 	scols_unref_table(tb);
@@ -168,8 +168,8 @@ static const struct fsc_scan_hit *at_partition(const struct fsc_partition *p, co
 					       size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (hits[i].partno == p->partno)
-			return &hits[i];
+		if (fsc_scan_hit_at(hits, i)->partno == p->partno)
+			return fsc_scan_hit_at(hits, i);
 	return NULL;
 }
 
@@ -194,11 +194,12 @@ static void print_text(const struct scan_ctl *ctl, const struct fsc_scan_hit *hi
 	}
 	printf(P_("partition table: %d partition\n", "partition table: %d partitions\n", np), np);
 	for (int i = 0; i < np; i++) {
-		const struct fsc_scan_hit *h = at_partition(&parts[i], hits, n);
+		const struct fsc_partition *pt = fsc_partition_at(parts, i);
+		const struct fsc_scan_hit *h = at_partition(pt, hits, n);
 
-		printf(_("  %d: offset %llu, size %llu, type %s: "), parts[i].partno,
-		       (unsigned long long)(ctl->base + parts[i].offset), (unsigned long long)parts[i].size,
-		       report_escape_buf(lab, sizeof(lab), parts[i].type));
+		printf(_("  %d: offset %llu, size %llu, type %s: "), pt->partno,
+		       (unsigned long long)(ctl->base + pt->offset), (unsigned long long)pt->size,
+		       report_escape_buf(lab, sizeof(lab), pt->type));
 		if (!h)
 			printf(_("no volume found there\n"));
 		else
@@ -241,17 +242,18 @@ static void print_json(const struct scan_ctl *ctl, const char *path, const struc
 	json_u64(&j, "offset", ctl->base);
 	json_open(&j, "volumes", '[');
 	for (size_t i = 0; i < n; i++)
-		json_hit(&j, ctl, &hits[i]);
+		json_hit(&j, ctl, fsc_scan_hit_at(hits, i));
 	json_close(&j, ']');
 	json_open(&j, "partitions", '[');
 	for (int i = 0; i < np; i++) {
-		const struct fsc_scan_hit *h = at_partition(&parts[i], hits, n);
+		const struct fsc_partition *pt = fsc_partition_at(parts, i);
+		const struct fsc_scan_hit *h = at_partition(pt, hits, n);
 
 		json_open(&j, NULL, '{');
-		json_int(&j, "partno", parts[i].partno);
-		json_u64(&j, "offset", ctl->base + parts[i].offset);
-		json_u64(&j, "size", parts[i].size);
-		json_str(&j, "type", parts[i].type);
+		json_int(&j, "partno", pt->partno);
+		json_u64(&j, "offset", ctl->base + pt->offset);
+		json_u64(&j, "size", pt->size);
+		json_str(&j, "type", pt->type);
 		json_str(&j, "volume", h ? fsc_type_name(h->type) : NULL);
 		json_close(&j, '}');
 	}

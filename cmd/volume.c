@@ -26,11 +26,14 @@ static int select_partition(const char *path, struct fsc_dev *dev, int partno,
 		errmsg(path, _("cannot read the partition table: %s"), strerror(-n));
 		return -1;
 	}
-	for (int i = 0; i < n; i++)
-		if (parts[i].partno == partno) {
-			rc = fsc_dev_set_window(dev, parts[i].offset, parts[i].size);
-			*part = parts[i];
+	for (int i = 0; i < n; i++) {
+		const struct fsc_partition *pt = fsc_partition_at(parts, i);
+
+		if (pt->partno == partno) {
+			rc = fsc_dev_set_window(dev, pt->offset, pt->size);
+			*part = *pt;
 		}
+	}
 	if (rc < 0)
 		errmsg(path, n ? _("no partition %d (the table has %d)") :
 		       _("no partition %d: no partition table found"), partno, n);

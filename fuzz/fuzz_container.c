@@ -138,9 +138,12 @@ int FUZZ_ENTRY(container)(const uint8_t *data, size_t len)
 	read_ends(dev);
 	probe_window(dev);
 	n = fsc_partitions(dev, &parts);
-	for (int i = 0; i < n; i++)
-		if (fsc_dev_set_window(dev, parts[i].offset, parts[i].size) == 0)
+	for (int i = 0; i < n; i++) {
+		const struct fsc_partition *pt = fsc_partition_at(parts, i);
+
+		if (fsc_dev_set_window(dev, pt->offset, pt->size) == 0)
 			probe_window(dev);
+	}
 	free(parts);
 	fsc_dev_close(dev);
 	return 0;

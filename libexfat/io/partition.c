@@ -32,6 +32,7 @@ static int fill(blkid_partlist ls, struct fsc_partition **out)
 		blkid_partition par = blkid_partlist_get_partition(ls, i);
 		const char *ts = blkid_partition_get_type_string(par), *nm = blkid_partition_get_name(par);
 
+		v[i].struct_size = sizeof(v[i]);
 		v[i].partno = blkid_partition_get_partno(par);
 		v[i].offset = (uint64_t)blkid_partition_get_start(par) * 512;
 		v[i].size = (uint64_t)blkid_partition_get_size(par) * 512;
@@ -44,6 +45,11 @@ static int fill(blkid_partlist ls, struct fsc_partition **out)
 	}
 	*out = v;
 	return n;
+}
+
+FSC_EXPORT const struct fsc_partition *fsc_partition_at(const struct fsc_partition *v, size_t i)
+{
+	return (const struct fsc_partition *)(const void *)((const char *)v + i * v->struct_size);
 }
 
 FSC_EXPORT int fsc_partitions(struct fsc_dev *dev, struct fsc_partition **out)

@@ -43,6 +43,7 @@ static int add(struct plist *l, int partno, uint64_t lba, uint64_t sectors, cons
 		return -ENOMEM;
 	p = &l->v[l->n++];
 	memset(p, 0, sizeof(*p));
+	p->struct_size = sizeof(*p);
 	p->partno = partno;
 	p->offset = lba * l->ssz;
 	p->size = sectors * l->ssz;

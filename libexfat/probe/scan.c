@@ -491,6 +491,11 @@ static int by_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+FSC_EXPORT const struct fsc_scan_hit *fsc_scan_hit_at(const struct fsc_scan_hit *v, size_t i)
+{
+	return (const struct fsc_scan_hit *)(const void *)((const char *)v + i * v->struct_size);
+}
+
 FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t *n, struct fsc_scan_stats *stats)
 {
 	struct scan_ctx *c;
@@ -522,6 +527,8 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 	if (r == 0) {
 		if (c->n)
 			qsort(c->hits, c->n, sizeof(*c->hits), by_offset);
+		for (size_t i = 0; i < c->n; i++)
+			c->hits[i].struct_size = sizeof(c->hits[i]);
 		*hits = c->hits;
 		*n = c->n;
 	} else {

@@ -100,6 +100,7 @@ static int root_entry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc
 	int r = vol_layout(&l, dev, p);
 
 	memset(d, 0, sizeof(*d));
+	d->struct_size = sizeof(*d);
 	d->dir = true;
 	d->attr = 0x10;
 	d->path = "/";
@@ -153,10 +154,14 @@ static int descend(struct fsc_dev *dev, const struct fsc_probe *p, const char *p
 FSC_EXPORT int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const char *path, unsigned flags,
 			  struct fsc_dirent *out, char *buf, size_t len)
 {
-	struct lk *k = calloc(1, sizeof(*k));
-	uint16_t *up = malloc(65536 * sizeof(*up));
+	struct lk *k;
+	uint16_t *up;
 	int r;
 
+	if (!sized_out_ok(out))
+		return -EINVAL;
+	k = calloc(1, sizeof(*k));
+	up = malloc(65536 * sizeof(*up));
 	if (!k || !up) {
 		r = -ENOMEM;
 		goto out;
@@ -171,9 +176,9 @@ FSC_EXPORT int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const 
 		r = -ENAMETOOLONG;
 		goto out;
 	}
-	*out = k->hit;
-	out->path = strcpy(buf, k->hit.path);
-	out->name = strcpy(buf + strlen(buf) + 1, k->hit.name);
+	k->hit.path = strcpy(buf, k->hit.path);
+	k->hit.name = strcpy(buf + strlen(buf) + 1, k->hit.name);
+	sized_out(out, &k->hit, sizeof(k->hit));
 out:
 	free(up);
 	free(k);

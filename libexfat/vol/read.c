@@ -346,16 +346,20 @@ static uint32_t claim(struct fsc_reader *rd, const struct vol_runs *r)
 	return shared;
 }
 
-FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *d, struct fsc_file **out,
+FSC_EXPORT int fsc_file_open(struct fsc_reader *rd, const struct fsc_dirent *caller, struct fsc_file **out,
 			     char *why, size_t whylen)
 {
-	struct fsc_file *f = calloc(1, sizeof(*f));
+	struct fsc_dirent own;
+	const struct fsc_dirent *d = &own;
+	struct fsc_file *f;
 	int r;
 
 	*out = NULL;
 	if (why && whylen)
 		why[0] = '\0';
-	if (!f)
+	if ((r = sized_copy(&own, sizeof(own), caller)) < 0 || !caller)
+		return r < 0 ? r : -EINVAL;
+	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
 	f->rd = rd;
 	r = vol_runs_of(&rd->src, d, &f->runs);

@@ -71,6 +71,7 @@ static void emit(struct wk *w, struct fsc_dirent *d)
 	struct wjob j = { 0, d->first_cluster, d->size, d->nofat, false, true, w->cur.depth + 1 };
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", d->name);
+	d->struct_size = sizeof(*d);
 	d->path = path;
 	d->depth = w->cur.depth + 1;
 	d->parent_id = w->cur.node;
@@ -340,14 +341,18 @@ static int start_job(struct wk *w, const struct fsc_dirent *dir, struct wjob *j)
 	return 0;
 }
 
-FSC_EXPORT int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_dirent *dir,
+FSC_EXPORT int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_dirent *caller,
 			    unsigned flags, fsc_dirent_fn fn, void *ctx)
 {
-	struct wk *w = calloc(1, sizeof(*w));
+	struct fsc_dirent own;
+	const struct fsc_dirent *dir = caller ? &own : NULL;
+	struct wk *w;
 	struct wjob j;
 	int r;
 
-	if (!w)
+	if (caller && (r = sized_copy(&own, sizeof(own), caller)) < 0)
+		return r;
+	if (!(w = calloc(1, sizeof(*w))))
 		return -ENOMEM;
 	r = vol_src_open(&w->src, dev, p);
 	if (r < 0)

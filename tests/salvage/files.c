@@ -172,7 +172,7 @@ static bool prefix_matches(const uint8_t *buf, size_t len, const char *path, uin
 	struct fsc_dev *dev;
 	struct fsc_probe *p;
 	struct fsc_reader *r;
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	struct fsc_file *fh;
 	char name[4096];
 	uint8_t *chunk = xmalloc(1 << 16);

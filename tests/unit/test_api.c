@@ -415,6 +415,12 @@ static void test_opts_size(void **state)
 	img_free(&im);
 }
 
+static int count_entry(void *ctx, const struct fsc_dirent *d)
+{
+	(*(unsigned *)ctx)++;
+	return d->struct_size == sizeof(*d) ? 0 : -1;
+}
+
 /*
  * Results carry their size too: a struct whose size is not set is refused
  * and left as it was; an older, smaller one gets its members and not a
@@ -430,6 +436,8 @@ static void test_results_size(void **state)
 	struct fsc_owner o0 = { 0 };
 	struct fsc_chain_stop st0 = { 0 };
 	struct fsc_ids ids0 = { 0 };
+	struct fsc_dirent d0 = { 0 }, d = FSC_DIRENT_INIT;
+	unsigned n0 = 0, n1 = 0;
 	struct fsc_findings *fs;
 	struct fsc_probe *p;
 	struct fsc_plan *plan = fsc_plan_new();
@@ -465,6 +473,20 @@ static void test_results_size(void **state)
 	assert_int_equal(fsc_extents(dev, p, g.root_cluster, 0, false, NULL, NULL, &st0), -EINVAL);
 	assert_int_equal(fsc_ids_read(dev, p, &ids0), -EINVAL);
 	assert_int_equal(a0.clusters + o0.clusters + st0.from + ids0.serial, 0);
+	/* a dirent: filled by fsc_lookup only when its struct_size is set; read only when it is */
+	assert_int_equal(fsc_lookup(dev, p, "/", 0, &d0, buf, sizeof(buf)), -EINVAL);
+	assert_null(d0.path);
+	assert_int_equal(fsc_lookup(dev, p, "/", 0, &d, buf, sizeof(buf)), 0);
+	assert_string_equal(d.path, "/");
+	assert_int_equal(fsc_walk_dir(dev, p, &d0, 0, NULL, NULL), -EINVAL);
+	d0 = d;
+	d0.depth = 5;
+	d0.first_cluster = 9;
+	d0.struct_size = offsetof(struct fsc_dirent, depth);	/* an older caller's: depth (0, the root) past its end */
+	assert_int_equal(fsc_walk_dir(dev, p, &d0, 0, count_entry, &n0), 0);
+	assert_int_equal(fsc_walk_tree(dev, p, 0, count_entry, &n1), 0);
+	assert_true(n0 > 3);
+	assert_int_equal(n0, n1);
 	fsc_findings_free(fs);
 	fsc_plan_free(plan);
 	fsc_probe_free(p);

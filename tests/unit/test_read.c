@@ -86,7 +86,7 @@ static void close_vol(struct vol *v)
 static int read_all(struct vol *v, const char *path, unsigned rflags, uint8_t **out, uint64_t *len,
 		    enum fsc_recovery *rec)
 {
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	struct fsc_reader *rd;
 	struct fsc_file *f;
 	char buf[512];
@@ -175,7 +175,7 @@ static void test_loops(void **state)
 /* Opened through FSC_READER_TO_BREAK: f, its damage, and its bytes (*len of them) in *out. */
 static int read_to_break(struct vol *v, const char *path, uint8_t **out, uint64_t *len, char *why, size_t wl)
 {
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	struct fsc_reader *rd;
 	struct fsc_file *f;
 	char buf[512];
@@ -241,7 +241,7 @@ static void test_to_break(void **state)
 static void test_crosslink(void **state)
 {
 	struct vol v;
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	struct fsc_reader *rd;
 	struct fsc_file *f;
 	char buf[512], why[128];
@@ -309,7 +309,7 @@ static void test_deleted_fragmented(void **state)
 static void test_lookup(void **state)
 {
 	struct vol v;
-	struct fsc_dirent d;
+	struct fsc_dirent d = FSC_DIRENT_INIT;
 	char buf[512];
 
 	(void)state;

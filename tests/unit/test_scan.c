@@ -45,6 +45,49 @@ static unsigned long sector_count(void)
 	return env ? strtoul(env, NULL, 10) : 1000000;
 }
 
+/*
+ * fsc_partitions' array steps by its elements' struct_size: an MBR disk
+ * with two partitions (in a file: the table is read through libblkid).
+ */
+static void test_partition_array(void **state)
+{
+	char path[] = "/tmp/fsc-unit-parts-XXXXXX";
+	uint8_t mbr[512] = { 0 };
+	const uint32_t start[2] = { 2048, 6144 }, sectors[2] = { 4096, 2048 };
+	struct fsc_partition *v;
+	struct fsc_dev *dev;
+	int fd = mkstemp(path), n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (int i = 0; i < 2; i++) {
+		uint8_t *e = mbr + 446 + 16 * i;
+
+		e[4] = 0x07;
+		memcpy(e + 8, &start[i], 4);	/* (little-endian hosts: the tests' own) */
+		memcpy(e + 12, &sectors[i], 4);
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xAA;
+	assert_int_equal(pwrite(fd, mbr, sizeof(mbr), 0), (ssize_t)sizeof(mbr));
+	assert_int_equal(ftruncate(fd, 8192 * 512), 0);
+	close(fd);
+	assert_int_equal(fsc_dev_open(path, 0, &dev), 0);
+	n = fsc_partitions(dev, &v);
+	unlink(path);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct fsc_partition *pt = fsc_partition_at(v, (size_t)i);
+
+		assert_int_equal(pt->struct_size, sizeof(*pt));
+		assert_int_equal(pt->partno, i + 1);
+		assert_int_equal(pt->offset, (uint64_t)start[i] * 512);
+		assert_int_equal(pt->size, (uint64_t)sectors[i] * 512);
+	}
+	free(v);
+	fsc_dev_close(dev);
+}
+
 /* Scan len bytes of memory: the hits' count, stats in *st. */
 static size_t scan_mem(const uint8_t *buf, size_t len, struct fsc_scan_hit **hits, struct fsc_scan_stats *st)
 {
@@ -166,10 +209,13 @@ static void test_placed(void **state)
 	n = scan_mem(disk, len, &hits, &st);
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(hits[i].offset, want[i].sector * 512);
-		assert_int_equal(hits[i].type, want[i].type);
-		assert_int_equal(hits[i].how, want[i].zero_main ? FSC_SCAN_BACKUP : FSC_SCAN_MAIN);
-		assert_int_equal(hits[i].confidence, FSC_SCAN_HIGH);
+		const struct fsc_scan_hit *h = fsc_scan_hit_at(hits, i);
+
+		assert_int_equal(h->struct_size, sizeof(*h));
+		assert_int_equal(h->offset, want[i].sector * 512);
+		assert_int_equal(h->type, want[i].type);
+		assert_int_equal(h->how, want[i].zero_main ? FSC_SCAN_BACKUP : FSC_SCAN_MAIN);
+		assert_int_equal(h->confidence, FSC_SCAN_HIGH);
 	}
 	/* the FAT16 volume at 20011 lies inside the exFAT one's extent (to 34817), where it uses no cluster */
 	assert_true(st.inside == 0);
@@ -227,9 +273,9 @@ static void test_fixtures(void **state)
 		assert_int_equal(fsc_dev_open(path, 0, &dev), 0);
 		assert_int_equal(fsc_scan(dev, &hits, &n, NULL), 0);
 		for (size_t i = 0; i < n; i++) {
-			if (!expected_at(strrchr(path, '/') + 1, hits[i].offset))
-				fail_msg("%s: a volume at byte %llu", path, (unsigned long long)hits[i].offset);
-			assert_true(hits[i].type == FSC_TYPE_EXFAT || fsc_type_is_fat(hits[i].type));
+			if (!expected_at(strrchr(path, '/') + 1, fsc_scan_hit_at(hits, i)->offset))
+				fail_msg("%s: a volume at byte %llu", path, (unsigned long long)fsc_scan_hit_at(hits, i)->offset);
+			assert_true(fsc_scan_hit_at(hits, i)->type == FSC_TYPE_EXFAT || fsc_type_is_fat(fsc_scan_hit_at(hits, i)->type));
 		}
 		volumes += n;
 		files++;
@@ -245,6 +291,7 @@ int unit_scan(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_placed),
+		cmocka_unit_test(test_partition_array),
 		cmocka_unit_test(test_random_sectors),
 		cmocka_unit_test(test_lookalike_sectors),
 		cmocka_unit_test(test_fixtures),

@@ -23,6 +23,8 @@
  * the library owns and hands out by pointer (fsc_dirent in a walk's
  * callback, fsc_probe's decoded boot sectors, fsc_driver, fsc_field...)
  * grow at their end; copy them only as a whole struct of this header.
+ * fsc_dirent, fsc_partition and fsc_scan_hit, whose size member is the
+ * data's, carry theirs as struct_size.
  */
 #ifndef FATSCOPE_H
 #define FATSCOPE_H
@@ -458,12 +460,21 @@ struct fsc_mbr_entry {
 	uint32_t start, size;		/* 512-byte sectors */
 };
 
+/*
+ * The arrays the library makes (fsc_partitions, fsc_scan) step by their
+ * elements' own size, struct_size (size is the partition's or volume's):
+ * read element i with fsc_partition_at or fsc_scan_hit_at, never v[i],
+ * so that a program built against an older header reads a newer
+ * library's array.
+ */
 struct fsc_partition {
+	size_t struct_size;		/* sizeof(struct fsc_partition) of the library that made it */
 	int partno;
 	uint64_t offset, size;		/* bytes */
 	char type[40];			/* MBR type "0x7" or GPT type GUID */
 	char name[40];
 };
+const struct fsc_partition *fsc_partition_at(const struct fsc_partition *v, size_t i);
 
 /*
  * Read the start of the volume behind dev (inside its window), classify
@@ -530,7 +541,7 @@ const uint8_t *fsc_probe_sector0(const struct fsc_probe *p, size_t *len);
  * Partitions of a whole-disk image (MBR or GPT) through libblkid (an
  * evidence container's read through it, listed as libblkid lists them).
  * Returns the count (0 when there is no table) and a malloc'd array in
- * *out, or -errno.
+ * *out (element i: fsc_partition_at(*out, i); free() the array), or -errno.
  */
 int fsc_partitions(struct fsc_dev *dev, struct fsc_partition **out);
 
@@ -546,6 +557,7 @@ enum fsc_scan_confidence {
 };
 
 struct fsc_scan_hit {
+	size_t struct_size;		/* sizeof(struct fsc_scan_hit) of the library that made it */
 	uint64_t offset;		/* byte of the window where the volume starts */
 	uint64_t size;			/* bytes, as its boot sector says */
 	enum fsc_type type;		/* exFAT, FAT12, FAT16, FAT32 */
@@ -559,6 +571,8 @@ struct fsc_scan_hit {
 	int partno;			/* the declared partition starting here, 0 when none */
 	bool part_size_matches;		/* and it has the volume's size */
 };
+/* Element i of fsc_scan's hits (see fsc_partition_at). */
+const struct fsc_scan_hit *fsc_scan_hit_at(const struct fsc_scan_hit *v, size_t i);
 
 struct fsc_scan_stats {
 	size_t size;			/* sizeof(struct fsc_scan_stats): FSC_SCAN_STATS_INIT sets it */
@@ -587,7 +601,8 @@ struct fsc_scan_stats {
  * read.  Declared partitions (fsc_partitions) are looked at too, and a
  * volume that starts where one does names it.  dev's window is changed
  * while candidates are checked and put back before return.
- * Returns 0 with *hits (malloc'd, sorted by offset; free()) and *n, stats
+ * Returns 0 with *hits (malloc'd, sorted by offset, element i
+ * fsc_scan_hit_at(*hits, i); free()) and *n, stats
  * (may be NULL) filled; -ENODATA for a window shorter than 512 bytes,
  * -EINVAL for stats whose size is not set, -ENOMEM, or -errno of a read.
  */
@@ -711,7 +726,16 @@ enum fsc_recovery {
 /* "live", "intact", "partial", "overwritten", "unknown". */
 const char *fsc_recovery_name(enum fsc_recovery r);
 
+/*
+ * An entry of the tree.  It carries its size as struct_size (size is the
+ * file's): the walks' callbacks see it set; fsc_lookup fills a caller's
+ * made with FSC_DIRENT_INIT (the members it holds, as for the structs of
+ * the introduction); fsc_walk_dir and fsc_file_open read one of any size
+ * (members past an older caller's end as zero) and refuse with -EINVAL one
+ * whose struct_size is not set.
+ */
 struct fsc_dirent {
+	size_t struct_size;		/* sizeof(struct fsc_dirent): FSC_DIRENT_INIT sets it */
 	const char *path;		/* of the entry, "/DCIM/IMG_0001.JPG" */
 	const char *name;		/* UTF-8; unpaired surrogates as \uXXXX */
 	char short_name[40];		/* FAT 8.3 name (fsc_fat_codepage's, UTF-8), "" on exFAT */
@@ -731,6 +755,7 @@ struct fsc_dirent {
 					   partial), 0 none (overwritten), -1 unknown; -1 when live */
 	enum fsc_recovery recovery;	/* deleted: how much is left (FSC_REC_LIVE otherwise) */
 };
+#define FSC_DIRENT_INIT { .struct_size = sizeof(struct fsc_dirent) }
 
 /* Return non-zero to stop the walk (that value is returned by the walk). */
 typedef int (*fsc_dirent_fn)(void *ctx, const struct fsc_dirent *d);
@@ -757,8 +782,9 @@ int fsc_walk_tree(struct fsc_dev *dev, const struct fsc_probe *p, unsigned flags
  * The same below one directory: dir as fsc_lookup or a walk gave it (NULL,
  * or depth 0: the root); the entries' paths and depths are those of the
  * whole tree.  With FSC_WALK_ONE only dir's own entries.  A deleted
- * directory is read as its recovery says.  fsc_walk_tree's returns, and
- * -ENOTDIR when dir is not a directory.
+ * directory is read as its recovery says.  fsc_walk_tree's returns,
+ * -ENOTDIR when dir is not a directory, -EINVAL when its struct_size is
+ * not set, -E2BIG when it sets a member this library does not know.
  */
 int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_dirent *dir,
 		 unsigned flags, fsc_dirent_fn fn, void *ctx);
@@ -777,7 +803,8 @@ int fsc_walk_dir(struct fsc_dev *dev, const struct fsc_probe *p, const struct fs
  * as the volume spells them) and name stored in buf (len bytes).
  * Returns 0, -ENOENT, -ENOTDIR (a file where a directory is needed),
  * -ENAMETOOLONG (buf too small, a component over 255 characters or not
- * UTF-8), -EINVAL (not exFAT or FAT), -ENOMEM, -EIO.
+ * UTF-8), -EINVAL (not exFAT or FAT, or out's struct_size not set),
+ * -ENOMEM, -EIO.
  */
 int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const char *path, unsigned flags,
 	       struct fsc_dirent *out, char *buf, size_t len);
@@ -816,7 +843,8 @@ void fsc_reader_close(struct fsc_reader *r);
  * Returns 0 and *out (free with fsc_file_close, before the reader);
  * -ELOOP (a live file's chain comes back to itself, within the file or
  * right after its end), -EUCLEAN (the chain leaves the data area, meets a
- * free or bad cluster, ends early), -ENOMEM; why (may be NULL) says what
+ * free or bad cluster, ends early), -EINVAL and -E2BIG (d's struct_size,
+ * as fsc_walk_dir), -ENOMEM; why (may be NULL) says what
  * is wrong.  With FSC_READER_TO_BREAK the damaged chain is opened all the
  * same (0 and *out, why filled, fsc_file_damage saying which).
  */
