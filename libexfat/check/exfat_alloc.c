@@ -195,14 +195,16 @@ static void xv_read_upcase(struct xvol *v)
 
 /*
  * Decompress the volume's up-case table; the ASCII default where it is
- * missing or broken.  A repair may then put the table it will write in
- * its place.
+ * missing or broken.  When a repair will write the recommended table,
+ * the names are judged by that one.
  */
 void xv_load_upcase(struct xvol *v)
 {
 	xv_read_upcase(v);
-	if (v->fix && v->fix->upcase)
-		v->fix->upcase(v);
+	if (v->fix && v->fix->upcase && v->fix->upcase(v->fix->ctx, v)) {
+		exfat_upcase_recommended_map(v->upcase);
+		v->upcase_ok = true;
+	}
 }
 
 void xv_compare_bitmap(struct xvol *v)

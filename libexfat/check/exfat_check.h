@@ -21,30 +21,38 @@ struct xvol;
  * on the state it hands over (exfat_check's kept).
  */
 struct xv_fix {
-	void (*set)(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
-		    const char *path);
+	/*
+	 * Every hook gets ctx first, as FAT's (fat_hooks) do, and reports:
+	 * the checker's state is its own.  set gets the checker's v too, for
+	 * the one exception (a set planned at once when too many are kept,
+	 * exfat_repair.c); upcase reads through it and answers.
+	 */
+	void (*set)(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+		    const struct chain_res *chain, const char *path);
 	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
-	void (*rename)(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
+	void (*rename)(void *ctx, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);
 	/*
 	 * A directory read: its set in the parent (at; NULL for the root),
 	 * whether the parent lies in a row, how the walk of its chain went;
 	 * or one not read: with no cluster (chain: none), or a file whose
 	 * attributes say directory (file; chain: how it was claimed as one).
 	 */
-	void (*dir)(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+	void (*dir)(void *ctx, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 		    bool file, const char *path);
 	/*
 	 * The volume's up-case table is loaded (v->upcase, its findings made):
-	 * a repair that will write a new table puts it in v->upcase (and sets
-	 * upcase_ok), so that names are judged as they will be after it.
+	 * true when the repair will write the recommended table (or point the
+	 * entry back to a sound one): the checker then judges the names by
+	 * the recommended table, as they will be judged after the repair.
+	 * The hook decides only; what it decides is planned after the check.
 	 */
-	void (*upcase)(struct xvol *v);
+	bool (*upcase)(void *ctx, struct xvol *v);
 	/*
 	 * Entries in use after a directory's end-of-directory marker: the
 	 * marker (mark_cluster, mark_entry), whether the directory's clusters
 	 * lie in a row, and the first entry in use after it (hit).  May be NULL.
 	 */
-	void (*end_mark)(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+	void (*end_mark)(void *ctx, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 			 uint32_t hit_entry);
 	void *ctx;
 };

@@ -171,7 +171,7 @@ void xw_check_duplicates(struct walk *w)
 			uint16_t unit;
 
 			if (unique_variant(w, i, &pos, &unit))
-				w->v->fix->rename(w->v, w->names[i].cluster, w->names[i].entry, pos, unit);
+				w->v->fix->rename(w->v->fix->ctx, w->names[i].cluster, w->names[i].entry, pos, unit);
 		}
 	}
 	w->nnames = w->alen = w->ngiven = 0;

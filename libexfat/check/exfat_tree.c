@@ -240,7 +240,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
-	w->v->fix->set(w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
+	w->v->fix->set(w->v->fix->ctx, w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
 /*
@@ -253,7 +253,7 @@ static void tell_dir(struct walk *w, struct fileinfo *fi, const struct chain_res
 	char path[4096 + 800];
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
-	w->v->fix->dir(w->v, &w->as.at, w->nofat, res, fi->file_shaped, path);
+	w->v->fix->dir(w->v->fix->ctx, &w->as.at, w->nofat, res, fi->file_shaped, path);
 }
 
 /*
@@ -539,7 +539,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
 	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
 	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb)))
-		v->fix->dir(v, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
+		v->fix->dir(v->fix->ctx, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	xw_check_duplicates(w);
@@ -562,7 +562,7 @@ static void report_tails(struct walk *w)
 		if ((f = xw_entry_finding(w, FSC_PR_EXFAT_AFTER_END, h[i].cluster, h[i].entry, NULL)))
 			finding_actual(f, "%02x", h[i].type);
 		if (w->marks && h[i].dir < w->capmarks && w->marks[h[i].dir].cluster)
-			w->v->fix->end_mark(w->v, w->marks[h[i].dir].cluster, w->marks[h[i].dir].entry,
+			w->v->fix->end_mark(w->v->fix->ctx, w->marks[h[i].dir].cluster, w->marks[h[i].dir].entry,
 					    w->marks[h[i].dir].nofat, h[i].cluster, h[i].entry);
 	}
 }

@@ -48,10 +48,10 @@ static bool dir_findings(const struct rp *r, const struct exfat_where *at, bool 
 	return false;
 }
 
-void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+void xr_note_dir(void *ctx, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 		 bool file, const char *path)
 {
-	struct rp *r = v->fix->ctx;
+	struct rp *r = ctx;
 	struct dir_fix *d;
 
 	if (!chain->broken && !chain->crossed && (!at || !dir_findings(r, at, false)))

@@ -314,7 +314,11 @@ bool xr_undo_name_flip(const struct xvol *v, uint8_t *set, unsigned n)
 bool xr_point_back(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f,
 		   bool (*fits)(void *ctx, uint32_t c), void *ctx)
 {
-	uint32_t found = xr_only_flip(f, fits, ctx);
+	return xr_point_back_to(r, v, type, what, f, xr_only_flip(f, fits, ctx));
+}
+
+bool xr_point_back_to(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f, uint32_t found)
+{
 	uint64_t off;
 	uint8_t e[32];
 	char why[96], owner[48];

@@ -88,10 +88,10 @@ static const struct exfat_asm *defer_set(const struct deferred *d, struct exfat_
  * Past MAX_DEFERRED kept sets, one is planned at once: what a repair
  * keeps stays bounded.
  */
-static void fix_set(struct xvol *v, const struct exfat_asm *a, int32_t want_hash, const struct chain_res *chain,
-		    const char *path)
+static void fix_set(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+		    const struct chain_res *chain, const char *path)
 {
-	struct rp *r = v->fix->ctx;
+	struct rp *r = ctx;
 	struct deferred *d;
 
 	if (r->ndefer >= MAX_DEFERRED) {
@@ -443,9 +443,9 @@ static void free_released(struct rp *r, struct xvol *v)
 		plan_sync_before(r->plan, at);
 }
 
-static void note_rename(struct xvol *v, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit)
+static void note_rename(void *ctx, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit)
 {
-	struct rp *r = v->fix->ctx;
+	struct rp *r = ctx;
 
 	if (!grow((void **)&r->dups, &r->capdups, r->ndups + 1, sizeof(*r->dups))) {
 		r->err = -ENOMEM;
@@ -487,6 +487,7 @@ static int repair_done(struct rp *r, struct xvol *v)
 	uint16_t flags = v->p->ex.volume_flags;
 
 	r->done = true;
+	xr_upcase_plan_choice(r, v);	/* what the upcase hook chose during the check */
 	r->dirs_relinked = xr_relink_dirs_first(r, v);
 	if (!r->dirs_relinked)
 		plan_now(r, v);

@@ -409,10 +409,10 @@ static bool any_sound(const uint8_t *d, unsigned from, unsigned n)
 	return false;
 }
 
-void xr_revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
-		      uint32_t hit_entry)
+void xr_revive_note_mark(void *ctx, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+			 uint32_t hit_entry)
 {
-	struct rp *r = v->fix->ctx;
+	struct rp *r = ctx;
 
 	if (!grow((void **)&r->marks, &r->capmarks, r->nmarks + 1, sizeof(*r->marks))) {
 		r->err = -ENOMEM;

@@ -90,40 +90,44 @@ static bool table_at(void *ctx, uint32_t c)
  * (a cross-link with the file whose clusters the entry pointed to is
  * then gone; no table is written over them).
  */
-static bool upcase_back(struct rp *r, struct xvol *v)
+static uint32_t upcase_back(struct rp *r, struct xvol *v)
 {
 	const struct fsc_exfat_root *rt = &v->p->root;
 	uint64_t need = (rt->upcase_length + v->cb - 1) / v->cb;
 
 	if (!rt->upcase_found || !rp_find(r, FSC_PR_EXFAT_UPCASE_CHECKSUM) || !need || need > v->cc ||
 	    r->o->level != FSC_REPAIR_ALL || !xv_cluster_valid(v, rt->upcase_cluster) ||
-	    !xr_point_back(r, v, EXFAT_T_UPCASE, "up-case table", rt->upcase_cluster, table_at, v))
-		return false;
-	for (size_t i = 0; i < NIDS; i++)
-		(void)rp_take(r, upcase_ids[i]);
-	return true;
+	    !rp_root_entry_of(r, v, EXFAT_T_UPCASE))
+		return 0;
+	return xr_only_flip(rt->upcase_cluster, table_at, v);
 }
 
-void xr_upcase_choose(struct xvol *v)
+bool xr_upcase_choose(void *ctx, struct xvol *v)
 {
-	struct rp *r = v->fix->ctx;
-	bool any = false;
+	struct rp *r = ctx;
 
 	/* Without the bitmap, a cluster nothing owns may hold a lost file: nothing is allocated. */
 	if (!v->bitmap_ok && !xr_bitmap_rebuild_wanted(r))
-		return;
-	if ((r->upcase_moved = upcase_back(r, v))) {
-		exfat_upcase_recommended_map(v->upcase);
-		v->upcase_ok = true;
-		return;
+		return false;
+	if ((r->upcase_back_to = upcase_back(r, v)))
+		return r->upcase_moved = true;
+	for (size_t i = 0; i < NIDS; i++) {
+		const struct fsc_finding *f = rp_find(r, upcase_ids[i]);
+
+		if (f && rp_wanted(r, f))
+			r->new_upcase = true;
 	}
-	for (size_t i = 0; i < NIDS; i++)
-		any |= rp_take(r, upcase_ids[i]);
-	if (!any)
-		return;
-	r->new_upcase = true;
-	exfat_upcase_recommended_map(v->upcase);
-	v->upcase_ok = true;
+	return r->new_upcase;
+}
+
+void xr_upcase_plan_choice(struct rp *r, struct xvol *v)
+{
+	if (r->upcase_moved)
+		r->upcase_moved = xr_point_back_to(r, v, EXFAT_T_UPCASE, "up-case table", v->p->root.upcase_cluster,
+						   r->upcase_back_to);
+	if (r->upcase_moved || r->new_upcase)
+		for (size_t i = 0; i < NIDS; i++)
+			(void)rp_take(r, upcase_ids[i]);
 }
 
 /* The table is not written after all: its findings left, and nothing for xr_upcase_link to link. */

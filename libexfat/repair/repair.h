@@ -82,6 +82,7 @@ struct rp {
 	bool bitmap_moved;		/* the bitmap entry's FirstCluster taken back (xr_bitmap_back): mended */
 	bool dirs_relinked;		/* a directory's flipped link taken back (xr_relink_dirs_first): no set planned */
 	bool upcase_moved;		/* the up-case entry's FirstCluster taken back (xr_upcase_choose): mended */
+	uint32_t upcase_back_to;	/* ... to this cluster (xr_upcase_plan_choice plans it) */
 	bool upcase_relinked;		/* the up-case chain made its row again (xr_relink_upcase_in_row): mended */		/* a directory revived: lost clusters wait for the round that walks it */
 	struct lost_save *lost;		/* exfat_lost.c, between lost_prepare and lost_link */
 	bool new_upcase;		/* the recommended up-case table replaces the volume's */
@@ -198,7 +199,7 @@ void rp_put_percent_in_use(struct rp *r, uint64_t marked);
 uint64_t rp_root_entry_of(struct rp *r, struct xvol *v, uint8_t t);
 
 /* exfat_dir.c: directories noted by the walk; planned at its end (the number of cross-links answered). */
-void xr_note_dir(struct xvol *v, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
+void xr_note_dir(void *ctx, const struct exfat_where *at, bool parent_nofat, const struct chain_res *chain,
 		 bool file, const char *path);
 size_t plan_dirs(struct rp *r, struct xvol *v);
 /* A new empty cluster, claimed, ended in the FAT and zeroed, for path; 0 when there is no room. */
@@ -245,9 +246,11 @@ bool xr_about_structure(const struct fsc_finding *f, const char *owner, uint32_t
  * The root entry of type (the bitmap's, the up-case table's: what) whose
  * FirstCluster f a flipped bit or two moved: pointed to the only cluster
  * that far that fits says is the structure's; its findings planned.
+ * xr_point_back_to: to found, as a search before decided.
  */
 bool xr_point_back(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f,
 		   bool (*fits)(void *ctx, uint32_t c), void *ctx);
+bool xr_point_back_to(struct rp *r, struct xvol *v, uint8_t type, const char *what, uint32_t f, uint32_t found);
 void xr_plan_about_structure(struct rp *r, const char *owner, uint32_t first);
 /* exfat_chain.c: the up-case table's bytes read in a row from first: their TableChecksum (false: a read failed). */
 bool xr_row_checksum(struct xvol *v, uint32_t first, uint64_t len, uint32_t *sum);
@@ -334,8 +337,8 @@ void xr_revive_sets(struct rp *r, struct xvol *v);
 /* exfat_revive.c: a name entry damaged where NameLength and SecondaryCount agree (revive_sets mends it). */
 bool xr_revive_names_damaged(const uint8_t *set, unsigned count);
 /* exfat_revive.c: the walk's hook for an end marker with entries in use after it. */
-void xr_revive_note_mark(struct xvol *v, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
-		      uint32_t hit_entry);
+void xr_revive_note_mark(void *ctx, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
+			 uint32_t hit_entry);
 
 /*
  * exfat_boot.c: when the main boot region has field errors and the backup
@@ -399,12 +402,15 @@ void xr_lost_export(struct rp *r, struct xvol *v);
 /*
  * exfat_upcase.c: a broken or missing up-case table replaced by the
  * recommended one.  upcase_choose: the checker's hook once the table is
- * loaded (xv_fix.upcase): with a finding wanted, the new table judges
- * the names.  upcase_prepare: its clusters allocated and written, the
- * old ones released (r->freed).  upcase_link, after the bitmap frees
- * them: the entry that links the new table.
+ * loaded (xv_fix.upcase): decides, with a finding wanted, that the
+ * recommended table judges the names (a new one written, or the entry
+ * pointed back), and plans nothing; upcase_plan_choice, first after the
+ * check: that choice planned.  upcase_prepare: its clusters allocated
+ * and written, the old ones released (r->freed).  upcase_link, after the
+ * bitmap frees them: the entry that links the new table.
  */
-void xr_upcase_choose(struct xvol *v);
+bool xr_upcase_choose(void *ctx, struct xvol *v);
+void xr_upcase_plan_choice(struct rp *r, struct xvol *v);
 void xr_upcase_prepare(struct rp *r, struct xvol *v);
 void xr_upcase_link(struct rp *r, struct xvol *v);
 
