@@ -482,51 +482,58 @@ static bool walk_unsettled(const struct rp *r)
  * not plan alone, then the FAT head, the allocation, the boot checksum and
  * the flags they leave.
  */
-static int repair_done(struct rp *r, struct xvol *v)
+/* The planner of the passes below: the repair and the state the check handed over. */
+struct xr_pass {
+	struct rp *r;
+	struct xvol *v;
+};
+
+/* Each pass as a step of the table: fn(r, v). */
+#define XR_STEP(fn) RP_STEP(xr_pass, fn, x->r, x->v)
+
+static void relink_dirs(struct rp *r, struct xvol *v)
+{
+	r->dirs_relinked = xr_relink_dirs_first(r, v);
+}
+
+static void bitmap_back(struct rp *r, struct xvol *v)
+{
+	r->bitmap_moved = xr_bitmap_back(r, v);
+}
+
+static void upcase_in_row(struct rp *r, struct xvol *v)
+{
+	r->upcase_relinked = xr_relink_upcase_in_row(r, v);
+}
+
+/*
+ * A file's size or place mended: what the walk saw past it (a directory
+ * it crossed, cut short there) is seen again next round; nothing is set
+ * aside, revived or saved as lost on this round's view.
+ */
+static void mend(struct rp *r, struct xvol *v)
+{
+	r->mended = mend_deferred(r, v);
+	if (r->mended)
+		r->defer_lost = true;
+}
+
+static void dirs_and_chains(struct rp *r, struct xvol *v)
+{
+	plan_deferred(r, v, plan_dirs(r, v));
+}
+
+static void settle(struct rp *r, struct xvol *v)
+{
+	(void)v;
+	if (walk_unsettled(r))
+		r->defer_lost = true;
+}
+
+static void boot_region(struct rp *r, struct xvol *v)
 {
 	uint16_t flags = v->p->ex.volume_flags;
 
-	r->done = true;
-	xr_upcase_plan_choice(r, v);	/* what the upcase hook chose during the check */
-	r->dirs_relinked = xr_relink_dirs_first(r, v);
-	if (!r->dirs_relinked)
-		plan_now(r, v);
-	r->bitmap_moved = xr_bitmap_back(r, v);
-	xr_bitmap_rebuild_prepare(r, v);	/* first: every allocation below sees the bitmap it makes */
-	r->upcase_relinked = xr_relink_upcase_in_row(r, v);
-	r->mended = mend_deferred(r, v);
-	if (!r->mended)
-		plan_deferred(r, v, plan_dirs(r, v));
-	mark_sets(r, v);
-	/*
-	 * A file's size or place mended: what the walk saw past it (a
-	 * directory it crossed, cut short there) is seen again next round;
-	 * nothing is set aside, revived or saved as lost on this round's view.
-	 */
-	if (r->mended)
-		r->defer_lost = true;
-	if (!r->mended)
-		repair_orphan_entries(r, v);
-	repair_label_length(r, v);
-	repair_label_chars(r, v);
-	if (!r->mended)
-		xr_fix_duplicates(r, v);
-	fix_fat_head(r, v);
-	xr_fix_end_values(r, v);
-	xr_fix_structure_chains(r, v);
-	if (!r->mended)
-		xr_revive_sets(r, v);	/* before lost clusters are looked for: a revived file owns its own */
-	if (walk_unsettled(r))
-		r->defer_lost = true;
-	/* A new up-case table: written, the old one's clusters freed, then its entry (exfat_upcase.c). */
-	xr_upcase_prepare(r, v);
-	free_released(r, v);
-	xr_upcase_link(r, v);
-	/* The recovery directory is linked before the bitmap marks it (see exfat_lost.c). */
-	xr_lost_prepare(r, v);
-	xr_lost_link(r, v);
-	xr_lost_export(r, v);
-	fix_allocation(r, v);
 	r->boot_changed = xr_fix_revision(r);
 	r->boot_changed |= xr_fix_boot_sectors(r, 1u << v->shift);
 	if ((rp_find(r, FSC_PR_EXFAT_BOOT_CHECKSUM) && xr_boot_fields_sound(r) && rp_take(r, FSC_PR_EXFAT_BOOT_CHECKSUM)) ||
@@ -535,6 +542,89 @@ static int repair_done(struct rp *r, struct xvol *v)
 	if (rp_take(r, FSC_PR_EXFAT_BOOT_VOLUME_FLAGS))
 		flags &= (uint16_t)(0x0006 | (v->p->ex.num_fats >= 2 ? 1 : 0));
 	r->flags = flags;
+}
+
+XR_STEP(xr_upcase_plan_choice)
+XR_STEP(relink_dirs)
+XR_STEP(plan_now)
+XR_STEP(bitmap_back)
+XR_STEP(xr_bitmap_rebuild_prepare)
+XR_STEP(upcase_in_row)
+XR_STEP(mend)
+XR_STEP(dirs_and_chains)
+XR_STEP(mark_sets)
+XR_STEP(repair_orphan_entries)
+XR_STEP(repair_label_length)
+XR_STEP(repair_label_chars)
+XR_STEP(xr_fix_duplicates)
+XR_STEP(fix_fat_head)
+XR_STEP(xr_fix_end_values)
+XR_STEP(xr_fix_structure_chains)
+XR_STEP(xr_revive_sets)
+XR_STEP(settle)
+XR_STEP(xr_upcase_prepare)
+XR_STEP(free_released)
+XR_STEP(xr_upcase_link)
+XR_STEP(xr_lost_prepare)
+XR_STEP(xr_lost_link)
+XR_STEP(xr_lost_export)
+XR_STEP(fix_allocation)
+XR_STEP(boot_region)
+
+static bool dirs_relinked(const void *p)
+{
+	return ((const struct xr_pass *)p)->r->dirs_relinked;
+}
+
+static bool mended(const void *p)
+{
+	return ((const struct xr_pass *)p)->r->mended;
+}
+
+/*
+ * The exFAT passes after the check, in order.  What is planned first
+ * shapes what follows: a flipped link taken back before any set is
+ * planned over it, the bitmap to be built before anything is allocated,
+ * a revived file before lost clusters are looked for (it owns its own),
+ * a new up-case table's clusters freed before its entry, the recovery
+ * directory linked before the bitmap marks it (exfat_lost.c), the boot
+ * region last but the flags (finish_plan).
+ */
+static const struct rp_step exfat_steps[] = {
+	{ "the up-case table the check chose", step_xr_upcase_plan_choice, NULL },
+	{ "directory links flipped away, taken back", step_relink_dirs, NULL },
+	{ "file sets the walk found wrong", step_plan_now, dirs_relinked },
+	{ "the bitmap entry pointed back", step_bitmap_back, NULL },
+	{ "a new allocation bitmap", step_xr_bitmap_rebuild_prepare, NULL },
+	{ "the up-case chain in a row again", step_upcase_in_row, NULL },
+	{ "sizes and links mended by a flip", step_mend, NULL },
+	{ "directories, cut chains and cross-links", step_dirs_and_chains, mended },
+	{ "the findings of the sets fixed", step_mark_sets, NULL },
+	{ "entries outside any set", step_repair_orphan_entries, mended },
+	{ "the label's length", step_repair_label_length, NULL },
+	{ "the label's characters", step_repair_label_chars, NULL },
+	{ "duplicate names", step_xr_fix_duplicates, mended },
+	{ "FAT[0] and FAT[1]", step_fix_fat_head, NULL },
+	{ "chain ends written as FFFFFFFF", step_xr_fix_end_values, NULL },
+	{ "the bitmap's and up-case table's chains ended at their length", step_xr_fix_structure_chains, NULL },
+	{ "sets revived after an end marker", step_xr_revive_sets, mended },
+	{ "lost clusters wait while the walk is unsettled", step_settle, NULL },
+	{ "a new up-case table written", step_xr_upcase_prepare, NULL },
+	{ "released clusters freed", step_free_released, NULL },
+	{ "the new up-case table's entry", step_xr_upcase_link, NULL },
+	{ "lost clusters saved as files", step_xr_lost_prepare, NULL },
+	{ "the recovery directory linked", step_xr_lost_link, NULL },
+	{ "lost bytes exported", step_xr_lost_export, NULL },
+	{ "the allocation bitmap and PercentInUse", step_fix_allocation, NULL },
+	{ "the boot region", step_boot_region, NULL },
+};
+
+static int repair_done(struct rp *r, struct xvol *v)
+{
+	struct xr_pass x = { r, v };
+
+	r->done = true;
+	rp_run_steps(exfat_steps, sizeof(exfat_steps) / sizeof(exfat_steps[0]), &x);
 	return r->err;
 }
 

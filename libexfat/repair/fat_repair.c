@@ -366,41 +366,117 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 }
 
 /* Every fix of an entry, a chain, the FAT and FSInfo; false when nothing else can be planned. */
+/* The planner of the passes below. */
+struct fr_pass {
+	struct frp *f;
+	const struct fat_hooks *first;	/* what the first check counted */
+	struct fat_hooks after;		/* ... and the check of the plan (or what it foresees) */
+	bool errors;			/* an error is left for the next round: the volume stays dirty */
+	bool aside;			/* entries set aside: the next round sees the tree without them */
+	bool foreseen;			/* the plan's check foreseen, not run */
+	uint64_t freed;			/* clusters the plan frees */
+};
+
+/* Each pass as a step of the table: fn(f), or fn(x) for the passes that take the planner whole. */
+#define FR_STEP(fn) RP_STEP(fr_pass, fn, x->f)
+#define FR_PASS_STEP(fn) RP_STEP(fr_pass, fn, x)
+
+static void copies_taken(struct fr_pass *x)
+{
+	x->f->copies_taken = x->f->mirrored && rp_take(&x->f->r, FSC_PR_FAT_COPIES_DIFFER);
+}
+
+static void set_aside(struct fr_pass *x)
+{
+	x->errors = x->aside = fr_set_aside(x->f) != 0;
+}
+
+/* (a field the fixes themselves leave wrong, the .. of a new empty directory, say: the next round's) */
+static void check_plan(struct fr_pass *x)
+{
+	if (foreseeable(x->f)) {	/* (the session's next round checks the plan) */
+		x->errors = false;
+		x->foreseen = true;
+		foresee(x->f, x->first, &x->after);
+	} else {
+		x->errors = recheck(x->f, &x->after);
+	}
+}
+
+/*
+ * Lost directories linked back: their trees, and whatever else is left,
+ * are the session's next round (the check of the plan's view, then what
+ * it still finds planned).  Lost clusters wait for it: the trees linked
+ * back own some of them.
+ */
+static void lost_dirs(struct fr_pass *x)
+{
+	if (!x->errors && !x->f->r.err && x->f->nlostdirs && fr_relink_lost_dirs(x->f))
+		x->errors = true;
+}
+
+static void lost_chains(struct fr_pass *x)
+{
+	x->freed = fr_handle_lost(x->f, x->errors);
+}
+
+static void fsinfo(struct fr_pass *x)
+{
+	fix_fsinfo(x->f, &x->after, x->freed);
+}
+
+FR_PASS_STEP(copies_taken)
+FR_STEP(fr_relink_undotted)
+FR_PASS_STEP(set_aside)
+FR_STEP(fix_findings)
+FR_STEP(fr_fix_labels)
+FR_STEP(fix_fat0)
+FR_STEP(fr_boot_fixes)
+FR_PASS_STEP(check_plan)
+FR_PASS_STEP(lost_dirs)
+FR_PASS_STEP(lost_chains)
+FR_STEP(fix_copies)
+FR_PASS_STEP(fsinfo)
+
+static bool aside(const void *p)
+{
+	return ((const struct fr_pass *)p)->aside;
+}
+
+static bool aside_or_foreseen(const void *p)
+{
+	return ((const struct fr_pass *)p)->aside || ((const struct fr_pass *)p)->foreseen;
+}
+
+/*
+ * The FAT passes after the first check, in order.  An entry the walk read
+ * where a flipped cluster field pointed is pointed back first (what was
+ * read there is no entry to set aside); entries set aside end the round
+ * but for the FAT copies (the next sees the tree without them); the
+ * plan's check (or what it foresees) before lost directories and chains
+ * are saved; the copies and FSInfo last.
+ */
+static const struct rp_step fat_steps[] = {
+	{ "FAT copies that differ: which one is taken", step_copies_taken, NULL },
+	{ "entries flipped off their own tree, pointed back", step_fr_relink_undotted, NULL },
+	{ "entries set aside", step_set_aside, NULL },
+	{ "the findings' fields, names, chains and cross-links", step_fix_findings, aside },
+	{ "labels", step_fr_fix_labels, aside },
+	{ "FAT[0]", step_fix_fat0, aside },
+	{ "the boot sector and its backup", step_fr_boot_fixes, aside },
+	{ "the plan checked, or foreseen", step_check_plan, aside },
+	{ "lost directories linked back", step_lost_dirs, aside_or_foreseen },
+	{ "lost chains saved", step_lost_chains, aside },
+	{ "the other FAT copies", step_fix_copies, NULL },
+	{ "FSInfo", step_fsinfo, aside },
+};
+
 static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *errors)
 {
-	struct fat_hooks after = { 0 };
-	uint64_t freed;
+	struct fr_pass x = { .f = f, .first = first };
 
-	f->copies_taken = f->mirrored && rp_take(&f->r, FSC_PR_FAT_COPIES_DIFFER);
-	fr_relink_undotted(f);		/* (first: what the walk read where the entry pointed is no entry to set aside) */
-	if (fr_set_aside(f)) {		/* the next round sees the tree without them */
-		*errors = true;
-		fix_copies(f);
-		return;
-	}
-	fix_findings(f);
-	fr_fix_labels(f);
-	fix_fat0(f);
-	fr_boot_fixes(f);
-	if (foreseeable(f)) {		/* (the session's next round checks the plan) */
-		*errors = false;
-		foresee(f, first, &after);
-		goto last;
-	}
-	/* (a field the fixes themselves leave wrong, the .. of a new empty directory, say: the next round's) */
-	*errors = recheck(f, &after);
-	/*
-	 * Lost directories linked back: their trees, and whatever else is
-	 * left, are the session's next round (the check of the plan's view,
-	 * then what it still finds planned).  Lost clusters wait for it: the
-	 * trees linked back own some of them.
-	 */
-	if (!*errors && !f->r.err && f->nlostdirs && fr_relink_lost_dirs(f))
-		*errors = true;
-last:
-	freed = fr_handle_lost(f, *errors);
-	fix_copies(f);
-	fix_fsinfo(f, &after, freed);
+	rp_run_steps(fat_steps, sizeof(fat_steps) / sizeof(fat_steps[0]), &x);
+	*errors = x.errors;
 }
 
 static bool geometry(struct frp *f)

@@ -13,6 +13,13 @@
 
 #include "repair/repair.h"
 
+void rp_run_steps(const struct rp_step *steps, size_t n, void *fam)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!steps[i].skip || !steps[i].skip(fam))
+			steps[i].run(fam);
+}
+
 /* What a restore from the backup cures: the boot region's field errors (codes in problems.def order). */
 bool rp_boot_field_error(const struct fsc_finding *f)
 {

@@ -11,6 +11,27 @@
 #include "check/exfat_check.h"
 #include "write/write.h"
 
+/*
+ * A family's repair passes after its check, in the order they run (as
+ * e2fsck's passes are): one table per family (exfat_repair.c, and
+ * fat_repair.c), run by rp_run_steps.  Each step plans from the state the
+ * check handed over and what the steps before it planned; it runs unless
+ * its skip says so (NULL: always).  fam is the family's planner.
+ */
+struct rp_step {
+	const char *name;		/* what the step plans */
+	void (*run)(void *fam);
+	bool (*skip)(const void *fam);
+};
+void rp_run_steps(const struct rp_step *steps, size_t n, void *fam);
+/* A pass as a step: step_fn(fam) calls fn with the arguments given, taken from x, the family's planner. */
+#define RP_STEP(planner, fn, ...) \
+	static void step_##fn(void *fam) \
+	{ \
+		struct planner *x = fam; \
+		fn(__VA_ARGS__); \
+	}
+
 /* A set whose chain is to be cut, waiting for the end of the walk. */
 /* (the set's entries and their places only: a whole struct exfat_asm is 12 KiB) */
 struct deferred {
