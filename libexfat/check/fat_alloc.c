@@ -359,10 +359,8 @@ void fv_compare(struct fvol *v)
 		}
 	}
 	v->ck.sum->lost_clusters = lost.count;
-	if (v->hooks) {
-		v->hooks->free_clusters = v->free_clusters;
-		v->hooks->clusters = v->cc;
-	}
+	if (v->hooks && v->hooks->counted)
+		v->hooks->counted(v->hooks->ctx, v->free_clusters, v->cc);
 	ck_runs_report(&v->ck, FSC_PR_FAT_LOST_CLUSTERS, &lost);
 	if (lost.count)
 		lost_dirs(v);

@@ -54,10 +54,14 @@ struct fat_hooks {
 	 * owners pass, when cross-links were found).
 	 */
 	void (*shared_head)(void *ctx, uint64_t off, uint32_t first, uint32_t size);
+	/* The active copy counted: its free entries, of the clusters checked (those the device and the FAT hold). */
+	void (*counted)(void *ctx, uint64_t free_clusters, uint32_t clusters);
 	void *ctx;
-	unsigned copy_plus1;		/* read FAT copy copy_plus1 - 1 instead of the active one (0: the BPB's) */
-	uint64_t free_clusters;
-	uint32_t clusters;		/* the clusters checked */
+	/*
+	 * Not a report but the repair's one request: read FAT copy
+	 * copy_plus1 - 1 instead of the active one (0: the BPB's).
+	 */
+	unsigned copy_plus1;
 };
 
 struct fvol {

@@ -108,6 +108,14 @@ static void note_lost(void *ctx, uint32_t c)
 		f->lost[f->nlost++] = c;
 }
 
+static void note_counted(void *ctx, uint64_t free_clusters, uint32_t clusters)
+{
+	struct frp *f = ctx;
+
+	f->counted_free = free_clusters;
+	f->counted_clusters = clusters;
+}
+
 static void note_alloc(void *ctx, uint32_t first, uint32_t size, bool dir, bool differs, bool whole)
 {
 	struct frp *f = ctx;
@@ -132,20 +140,18 @@ static void note_lost_dir(void *ctx, uint32_t c, uint32_t parent)
  * lost clusters and directories it finds, the free count, and whether
  * errors are left; a problem of the list it no longer finds is planned.
  */
-static bool recheck(struct frp *f, struct fat_hooks *after)
+static bool recheck(struct frp *f)
 {
 	struct fsc_dev *ov = plan_overlay(f->r.dev, f->r.plan);
 	struct fsc_check_opts o = { .max_per_problem = 1, .threads = 1,
 				    .to_end_marker = f->to_end_marker };
 	struct fsc_findings fs = { 0 };
 	struct fsc_check_summary s;
+	struct fat_hooks after = { .lost = note_lost, .lost_dir = note_lost_dir, .counted = note_counted, .ctx = f };
 	bool errors = false, seen[FSC_PR_COUNT] = { false };
 
-	after->lost = note_lost;
-	after->lost_dir = note_lost_dir;
-	after->ctx = f;
 	f->nlost = f->nlostdirs = 0;
-	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, after) < 0)
+	if (!ov || fat_check(ov, f->r.p, &o, &fs, &s, &after) < 0)
 		f->r.err = f->r.err ? f->r.err : -ENOMEM;
 	for (size_t i = 0; i < fs.n; i++) {
 		/* (the other copies follow the active one at the end: their differences are no error then) */
@@ -174,7 +180,7 @@ static bool recheck(struct frp *f, struct fat_hooks *after)
 }
 
 /* FSInfo from the FAT as the plan leaves it (when the whole volume was there to count). */
-static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t freed)
+static void fix_fsinfo(struct frp *f, uint64_t freed)
 {
 	const struct fsc_fat_bpb *b = f->b;
 	uint64_t off = (uint64_t)b->fsinfo_sector * b->bytes_per_sector;
@@ -186,8 +192,8 @@ static void fix_fsinfo(struct frp *f, const struct fat_hooks *after, uint64_t fr
 	    b->fsinfo_struc != FAT_FSI_STRUC_SIG_VALUE ||
 	    plan_view_read(f->r.dev, f->r.plan, off + FAT_FSI_FREE_COUNT, s + FAT_FSI_FREE_COUNT, 8) < 0)
 		return;
-	if (count && after->clusters == f->lay.clusters && get_le32(s, FAT_FSI_FREE_COUNT) != FAT_FSI_UNKNOWN)
-		put_le32(s, FAT_FSI_FREE_COUNT, (uint32_t)(after->free_clusters + freed - f->taken_after));
+	if (count && f->counted_clusters == f->lay.clusters && get_le32(s, FAT_FSI_FREE_COUNT) != FAT_FSI_UNKNOWN)
+		put_le32(s, FAT_FSI_FREE_COUNT, (uint32_t)(f->counted_free + freed - f->taken_after));
 	if (next)
 		put_le32(s, FAT_FSI_NXT_FREE, FAT_FSI_UNKNOWN);	/* "no hint": drivers search from the start */
 	rp_put(&f->r, off + FAT_FSI_FREE_COUNT, s + FAT_FSI_FREE_COUNT, 8, "FSInfo free count and next-free hint", false);
@@ -331,9 +337,9 @@ static int cmp_u32(const void *a, const void *b)
  * those the plan set: taken since); the free count the first check's,
  * moved by every entry the plan set in the active copy.
  */
-static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hooks *after)
+static void foresee(struct frp *f)
 {
-	uint64_t free_now = first->free_clusters;
+	uint64_t free_now = f->counted_free;
 	size_t n = 0;
 
 	for (size_t i = 0; i < f->nwritten; i++) {
@@ -344,7 +350,7 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 		if (c >= 2)
 			free_now = free_now + is - was;
 	}
-	*after = (struct fat_hooks){ .free_clusters = free_now, .clusters = first->clusters };
+	f->counted_free = free_now;
 	free(f->lost);
 	f->caplost = f->nlost0 + f->nreleased;
 	f->lost = f->caplost ? malloc(f->caplost * sizeof(*f->lost)) : NULL;
@@ -369,8 +375,6 @@ static void foresee(struct frp *f, const struct fat_hooks *first, struct fat_hoo
 /* The planner of the passes below. */
 struct fr_pass {
 	struct frp *f;
-	const struct fat_hooks *first;	/* what the first check counted */
-	struct fat_hooks after;		/* ... and the check of the plan (or what it foresees) */
 	bool errors;			/* an error is left for the next round: the volume stays dirty */
 	bool aside;			/* entries set aside: the next round sees the tree without them */
 	bool foreseen;			/* the plan's check foreseen, not run */
@@ -397,9 +401,9 @@ static void check_plan(struct fr_pass *x)
 	if (foreseeable(x->f)) {	/* (the session's next round checks the plan) */
 		x->errors = false;
 		x->foreseen = true;
-		foresee(x->f, x->first, &x->after);
+		foresee(x->f);
 	} else {
-		x->errors = recheck(x->f, &x->after);
+		x->errors = recheck(x->f);
 	}
 }
 
@@ -422,7 +426,7 @@ static void lost_chains(struct fr_pass *x)
 
 static void fsinfo(struct fr_pass *x)
 {
-	fix_fsinfo(x->f, &x->after, x->freed);
+	fix_fsinfo(x->f, x->freed);
 }
 
 FR_PASS_STEP(copies_taken)
@@ -471,9 +475,9 @@ static const struct rp_step fat_steps[] = {
 	{ "FSInfo", step_fsinfo, aside },
 };
 
-static void plan_fixes(struct frp *f, const struct fat_hooks *first, bool *errors)
+static void plan_fixes(struct frp *f, bool *errors)
 {
-	struct fr_pass x = { .f = f, .first = first };
+	struct fr_pass x = { .f = f };
 
 	rp_run_steps(fat_steps, sizeof(fat_steps) / sizeof(fat_steps[0]), &x);
 	*errors = x.errors;
@@ -594,7 +598,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	size_t start, marked, fixes;
 	struct fat_hooks hooks = { .lfn = fr_hook_lfn, .revive = fr_hook_revive, .cross = fr_hook_cross,
 				   .dir_astray = fr_hook_astray, .rename = fr_hook_rename, .shared_head = fr_hook_shared_head,
-				   .lost = note_lost, .ctx = &f };
+				   .lost = note_lost, .counted = note_counted, .ctx = &f };
 	bool errors = true;
 	int ret;
 
@@ -629,7 +633,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	}
 	dirty_bits(&f, true, false, "mark the volume dirty while repairing");
 	marked = fsc_plan_count(plan) - start;
-	plan_fixes(&f, &hooks, &errors);
+	plan_fixes(&f, &errors);
 	fixes = fsc_plan_count(plan) - start - marked;
 	/* A fix the dirty mark made already (copies that differed in FAT[1] alone) is a fix all the same. */
 	for (size_t i = 0; i < out->n && !fixes; i++)

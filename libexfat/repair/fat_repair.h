@@ -76,6 +76,8 @@ struct frp {
 	size_t win_len;
 	uint64_t copied;		/* bytes copied for cross-links */
 	uint64_t taken_after;		/* clusters taken after the check of the plan (saving lost chains) */
+	uint64_t counted_free;		/* the last check's free entries (or what foresee makes of them) */
+	uint32_t counted_clusters;	/* ... of the clusters it checked */
 	struct ent_req *reqs;
 	size_t nreqs, capreqs;
 	const struct fsc_fat_bpb *b;
