@@ -158,13 +158,42 @@ static bool replaceable(const uint8_t *e)
  * proves that only type bytes changed, they keep their characters, as
  * they do when it proves that the units past NameLength changed too
  * (zeros in a sound set; seed 439, pop-small #49: ReadMe.txt's name entry
- * 0xC1 -> 0xC9 and a unit past its 10 flipped); else each damaged entry
- * becomes '_' characters.  The file keeps its data and most of its name.
- * The number of secondaries, or 0.
+ * 0xC1 -> 0xC9 and a unit past its 10 flipped), or when the NameHash and
+ * the checksum prove one bit of the name flipped too (REBUILT_PROVEN: the
+ * name is the one it had).  Without a proof, a damaged entry keeps its
+ * characters when they read as a name (each unit one a name may hold,
+ * zeros past NameLength: REBUILT_AS_READ; seed 912, pop-full #50, where
+ * six flips of the name fit both sums); else it becomes '_' characters
+ * (REBUILT_BLANK).  The file keeps its data and most of its name.  The
+ * number of secondaries, or 0.
  */
-static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
+enum rebuilt { REBUILT_PROVEN, REBUILT_AS_READ, REBUILT_BLANK };
+
+/* Do the name entries of the set (secondaries 2..sc) read as a name of nl units? */
+static bool names_read_as_name(const uint8_t *set, unsigned sc, unsigned nl)
 {
-	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], names = (nl + 14u) / 15u, sc = 1u + names, fixed = 0;
+	uint16_t units[255];
+
+	for (unsigned i = 2; i <= sc; i++)
+		for (unsigned u = 0; u < 15; u++) {
+			unsigned at = 15 * (i - 2) + u;
+			uint16_t x = exfat_name_unit(set + EXFAT_ENTRY_SIZE * i, u);
+
+			if (at >= nl && x)
+				return false;
+			if (at < nl)
+				units[at] = x;
+		}
+	for (unsigned u = 0; u < nl; u++)
+		if (!exfat_name_unit_ok(units, nl, u))
+			return false;
+	return true;
+}
+
+static unsigned rebuilt_names(const struct xvol *v, uint8_t *set, unsigned room, unsigned k, enum rebuilt *how)
+{
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], names = (nl + 14u) / 15u, sc = 1u + names;
+	uint32_t damaged = 0;		/* bit i: entry i's type was not a name entry's (sc is 18 at most) */
 	uint8_t keep[256 * 32];
 
 	if (!names || exfat_secondary_count(set) != sc || sc + 1 > room || (set[EXFAT_ENTRY_AT(sc)] != EXFAT_T_NAME && k < sc))
@@ -172,22 +201,29 @@ static unsigned rebuilt_names(uint8_t *set, unsigned room, unsigned k)
 	for (unsigned i = 2; i <= sc; i++)
 		if (!replaceable(set + 32 * i))
 			return 0;
-	memcpy(keep, set, 32ull * (sc + 1));
 	for (unsigned i = 2; i <= sc; i++)
 		if (set[EXFAT_ENTRY_AT(i)] != EXFAT_T_NAME) {
 			set[EXFAT_ENTRY_AT(i)] = EXFAT_T_NAME;
-			fixed++;
+			damaged |= 1u << i;
 		}
-	if (!fixed || fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set))
-		return fixed ? sc : 0;
+	memcpy(keep, set, 32ull * (sc + 1));	/* (the types made right) */
+	*how = REBUILT_PROVEN;
+	if (!damaged || fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set))
+		return damaged ? sc : 0;
+	if (xr_undo_name_flip(v, set, sc + 1))
+		return sc;
 	xr_zero_name_tail(set, sc + 1);
 	if (fsc_exfat_set_checksum(set, sc + 1) == exfat_primary_set_checksum(set))
 		return sc;
 	memcpy(set, keep, 32ull * (sc + 1));
+	*how = REBUILT_AS_READ;
+	if (names_read_as_name(set, sc, nl))
+		return sc;
+	*how = REBUILT_BLANK;
 	for (unsigned i = 2; i <= sc; i++) {
 		uint8_t *e = set + 32 * i;
 
-		if (e[0] == EXFAT_T_NAME)
+		if (!(damaged & (1u << i)))
 			continue;
 		memset(e, 0, 32);
 		e[0] = EXFAT_T_NAME;
@@ -292,7 +328,8 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 	uint8_t set[256 * 32], was[19 * 32];
 	struct xr_span sp;
 	char why[120];
-	bool proven = false;
+	bool proven = false, names_damaged;
+	enum rebuilt how;
 
 	if (!xr_read_here(r, v, f, set, &sp) || !rp_wanted(r, f))
 		return;
@@ -310,17 +347,25 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 	 * (a set whose own count the checksum proves is sound: what follows
 	 * it is not its own, and is left to the stray-entry fixes; seed 439,
 	 * pop-small #49: garbage of type 0xF2 after ReadMe.txt's set, taken in
-	 * as a benign secondary, and fsck.exfat found no name entry there)
+	 * as a benign secondary, and fsck.exfat found no name entry there);
+	 * unless its name entries are what is wrong: two flipped bits can
+	 * leave the checksum right (seed 912, pop-full #50: a name entry's
+	 * type 0xC1 -> 0xD1 and 'f' -> 'b' two bytes on, +16 and -4 that the
+	 * sum's rotation cancels)
 	 */
-	if (k >= 2 && (sc = proven_count(set, k)) != 0 && sc == exfat_secondary_count(set))
+	sc = k >= 2 ? proven_count(set, k) : 0;
+	names_damaged = sc && sc == exfat_secondary_count(set) && xr_revive_names_damaged(set, sc + 1);
+	if (sc && sc == exfat_secondary_count(set) && !names_damaged)
 		return;
-	if (k >= 2 && sc != 0) {
+	if (sc && !names_damaged) {
 		proven = true;
 		snprintf(why, sizeof(why), "SecondaryCount %u, as the set's checksum proves", sc);
 	} else if ((sc = structural_count(set, room)) != 0) {
 		snprintf(why, sizeof(why), "SecondaryCount %u (the stream and the name entries NameLength needs)", sc);
-	} else if ((sc = rebuilt_names(set, room, k)) != 0) {
-		snprintf(why, sizeof(why), "damaged name entries rebuilt ('_' for each character lost)");
+	} else if ((sc = rebuilt_names(v, set, room, k, &how)) != 0) {
+		snprintf(why, sizeof(why), "damaged name entries rebuilt (%s)",
+			 how == REBUILT_PROVEN ? "their types, and a flipped bit of the name the sums prove" :
+			 how == REBUILT_AS_READ ? "their types; the characters as read" : "'_' for each character lost");
 	} else if ((sc = shortened_name(set, k)) != 0) {
 		snprintf(why, sizeof(why), "the name cut to the %u name entries there", sc - 1);
 	} else {
@@ -337,7 +382,9 @@ static void revive_one(struct rp *r, struct xvol *v, size_t at)
 		reseal(v, set, sc);
 		xr_put_span(r, &sp, set, 0, sc + 1, why);
 	}
-	if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY)) {
+	if (f->id != FSC_PR_EXFAT_SET_COUNT) {
+		/* (the walk used the set, its count and stream sound: its clusters are claimed) */
+	} else if (!(exfat_file_attributes(set) & EXFAT_ATTR_DIRECTORY)) {
 		claim_file(v, set, sc + 1, "a revived file");	/* (it may add findings: f moves) */
 		f = &r->out->v[at];
 		r->allocated = true;	/* its clusters may be free in the bitmap */

@@ -2726,6 +2726,62 @@ static void test_repair_name_entry_type_and_tail(void **state)
 }
 
 /*
+ * hello.txt's name entry with its type 0xC1 -> 0xD1 and a bit of its name
+ * flipped where the SetChecksum's rotation cancels the two (seed 912,
+ * pop-full #50: 'f' -> 'b' two bytes on): the checksum holds, so the set
+ * was taken as sound and left, its three findings unfixed, and fsck.exfat
+ * failed too.  Now the name entry is one again, its name taken back when
+ * the NameHash and the checksum prove the flip, else kept as read; the
+ * walk had claimed the file, so no cross-link with itself is made up.
+ */
+static void name_type_and_char(struct img *im)
+{
+	uint8_t *set = hello(im), *name = set + 64;
+	uint16_t stored = get_le16(set, 2);
+
+	name[0] ^= 0x10;
+	for (unsigned at = 2; at < 2 + 2 * 9; at++)	/* "hello.txt": the bytes of its 9 units */
+		for (unsigned b = 0; b < 8; b++) {
+			name[at] ^= (uint8_t)(1u << b);
+			if (fsc_exfat_set_checksum(set, 3) == stored && name[at] >= 'a' && name[at] <= 'z')
+				return;
+			name[at] ^= (uint8_t)(1u << b);
+		}
+	fail_msg("no name bit cancels the type's in the checksum");
+}
+
+static void test_repair_name_type_and_char(void **state)
+{
+	static const enum fsc_problem want[] = { FSC_PR_EXFAT_NAME_ENTRIES, FSC_PR_EXFAT_UNKNOWN_CRITICAL,
+						 FSC_PR_EXFAT_NAME_LENGTH };
+	struct img im, clean;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+
+	(void)state;
+	tr(&clean);
+	tr(&im);
+	name_type_and_char(&im);
+	fs = probe_and_check(&im);
+	assert_int_equal(fs.n, sizeof(want) / sizeof(want[0]));	/* exactly these */
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_true(fsc_findings_has(&fs, want[i]));
+	finding_list_clear(&fs);
+	plan = plan_repair_saving(&im, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		assert_int_not_equal(fs.v[i].id, FSC_PR_EXFAT_CROSS_LINK);
+		assert_true(fs.v[i].planned);
+	}
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(hello(&im)[64], 0xC1);
+	assert_memory_equal(hello(&im) + 32, hello(&clean) + 32, 4);	/* the stream: all but NameHash */
+	assert_memory_equal(hello(&im) + 32 + 6, hello(&clean) + 32 + 6, 26);
+	img_free(&im);
+	img_free(&clean);
+}
+
+/*
  * One bit of hello.txt's name flipped ('o' -> 'm'), its NameHash and
  * SetChecksum left as they were: both prove the bit, which no other unit
  * of a name that short can alias, and -y flips it back (byte for byte)
@@ -2868,6 +2924,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_label_owned),
 		cmocka_unit_test(test_repair_exfat_file_dir_bit),
 		cmocka_unit_test(test_repair_name_entry_type_and_tail),
+		cmocka_unit_test(test_repair_name_type_and_char),
 		cmocka_unit_test(test_repair_name_bit_flip),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_fat32_main_from_backup),
