@@ -117,22 +117,51 @@ static void fix_set(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_
 	r->ndefer++;
 }
 
-/*
- * The sets that waited: cross-linked files get their copies first; then,
- * when every cross-link was copied apart, the broken chains are cut (else
- * a cut could take a cluster that is still another file's).
- */
-/*
- * First the files whose entry is what is wrong (a size or FirstCluster
- * their other fields contradict): mended, they may no longer cross or
- * break anything (a directory they ran into included), so no chain is cut
- * or copied in this round; the next round checks the mended volume.
- * Returns true when one was.
- */
-/* Does a cross-link name the allocation at path as the first owner of its cluster? */
-static bool first_owner(const struct rp *r, const char *path)
+/* The first owners the cross-link findings name (their detail), sorted; built again when findings came. */
+struct owners {
+	char **v;
+	size_t n, cap, built;
+	bool ready;
+};
+
+static int cmp_str(const void *a, const void *b)
 {
-	for (size_t i = 0; path && i < r->out->n; i++)
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void owners_free(struct owners *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i]);
+	free(o->v);
+	*o = (struct owners){ 0 };
+}
+
+static bool owners_build(const struct rp *r, struct owners *o)
+{
+	if (o->ready && o->built == r->out->n)
+		return true;
+	owners_free(o);
+	for (size_t i = 0; i < r->out->n; i++) {
+		if (r->out->v[i].id != FSC_PR_EXFAT_CROSS_LINK)
+			continue;
+		if (!grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) || !(o->v[o->n] = strdup(r->out->v[i].detail)))
+			return false;
+		o->n++;
+	}
+	qsort(o->v, o->n, sizeof(*o->v), cmp_str);
+	o->built = r->out->n;
+	return o->ready = true;
+}
+
+/* Does a cross-link name the allocation at path as the first owner of its cluster? */
+static bool first_owner(const struct rp *r, struct owners *o, const char *path)
+{
+	if (!path)
+		return false;
+	if (owners_build(r, o))
+		return bsearch(&path, o->v, o->n, sizeof(*o->v), cmp_str) != NULL;
+	for (size_t i = 0; i < r->out->n; i++)	/* (out of memory for the index) */
 		if (r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK && !strcmp(r->out->v[i].detail, path))
 			return true;
 	return false;
@@ -178,9 +207,17 @@ static void plan_now(struct rp *r, struct xvol *v)
 	free(t);
 }
 
+/*
+ * First the files whose entry is what is wrong (a size or FirstCluster
+ * their other fields contradict): mended, they may no longer cross or
+ * break anything (a directory they ran into included), so no chain is cut
+ * or copied in this round; the next round checks the mended volume.
+ * Returns true when one was.
+ */
 static bool mend_deferred(struct rp *r, struct xvol *v)
 {
 	uint8_t probe[256 * 32];
+	struct owners owners = { 0 };
 	struct exfat_asm *t = malloc(sizeof(*t));
 	bool mended = r->size_undone || r->upcase_relinked || r->bitmap_moved || r->upcase_moved || r->dirs_relinked;
 
@@ -195,7 +232,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 
 		memcpy(probe, d->bytes, 32ull * n);
 		/* (a sound extent too, when the set is a cross-link's first owner or its run crossed another's) */
-		r->undo_sound = first_owner(r, d->path) || (d->chained && d->chain.crossed);
+		r->undo_sound = first_owner(r, &owners, d->path) || (d->chained && d->chain.crossed);
 		if ((!d->chained || (!xr_fix_extent_possible(v, &d->chain, probe) && !relink_first(r, v, d, probe))) &&
 		    !xr_undo_size_flip(v, probe, n, d->want_hash, d->chained ? &d->chain : NULL, r->undo_sound,
 				       &r->undo_triples)) {
@@ -215,6 +252,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		free(d->path);
 	}
 	free(t);
+	owners_free(&owners);
 	if (mended)
 		r->ndefer = 0;
 	return mended;
@@ -229,6 +267,11 @@ static bool ran_on(const struct xvol *v, const struct deferred *d)
 	       ch->good * v->cb >= exfat_stream_data_length(EXFAT_STREAM_OF(d->bytes));
 }
 
+/*
+ * The sets that waited: cross-linked files get their copies first; then,
+ * when every cross-link was copied apart, the broken chains are cut (else
+ * a cut could take a cluster that is still another file's).
+ */
 static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 {
 	struct exfat_asm *t = malloc(sizeof(*t));
@@ -672,7 +715,8 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		      struct fsc_plan *plan)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
-	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16 };
+	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16,
+			.at_index = calloc(1, sizeof(struct rp_at_index)) };
 	struct xv_fix fix = repair_fix;
 	struct fsc_dev *restored = NULL;
 	struct fsc_probe *p2 = NULL;
@@ -729,5 +773,6 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	free(r.dups);
 	free(r.freed);
 	free(r.marks);
+	rp_at_index_free(r.at_index);
 	return ret < 0 ? ret : r.err;
 }

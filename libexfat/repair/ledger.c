@@ -224,9 +224,74 @@ void rp_unplan(const struct rp *r, enum fsc_problem id)
 			r->out->v[i].planned = false;
 }
 
-/* The finding id at the set whose primary lies at at, searched from the latest. */
+static size_t at_slot(const struct rp_at_index *ix, const struct fsc_findings *out, uint64_t loc, uint32_t entry)
+{
+	size_t i = (size_t)(((loc << 20) ^ entry) * 0x9E3779B97F4A7C15ull >> 17) & (ix->cap - 1);
+
+	while (ix->head[i] && (out->v[ix->head[i] - 1].loc != loc || out->v[ix->head[i] - 1].entry != entry))
+		i = (i + 1) & (ix->cap - 1);
+	return i;
+}
+
+/* The index over every finding made so far (false: out of memory). */
+static bool at_index_extend(struct rp_at_index *ix, const struct fsc_findings *out)
+{
+	if (ix->n > out->n)
+		ix->n = 0;	/* (findings cut: indexed again) */
+	if (ix->n == out->n)
+		return true;
+	if (!grow((void **)&ix->prev, &ix->capprev, out->n, sizeof(*ix->prev)))
+		return false;
+	if (!ix->n || 2 * out->n > ix->cap) {	/* (at most half full: every finding may be at its own entry) */
+		size_t cap = 1024;
+
+		while (cap < 2 * out->n)
+			cap *= 2;
+		free(ix->head);
+		if (!(ix->head = calloc(cap, sizeof(*ix->head))))
+			return false;
+		ix->cap = cap;
+		ix->n = 0;
+	}
+	for (; ix->n < out->n; ix->n++) {
+		const struct fsc_finding *f = &out->v[ix->n];
+		size_t s;
+
+		if (f->loc_kind != FSC_LOC_ENTRY)
+			continue;
+		s = at_slot(ix, out, f->loc, f->entry);
+		ix->prev[ix->n] = ix->head[s];
+		ix->head[s] = ix->n + 1;
+	}
+	return true;
+}
+
+void rp_at_index_free(struct rp_at_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->head);
+	free(ix->prev);
+	free(ix);
+}
+
+/*
+ * The finding id at the set whose primary lies at at, the latest first:
+ * through the index (a scan of every finding when it cannot be had).
+ */
 struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
 {
+	struct rp_at_index *ix = r->at_index;
+
+	if (ix && at_index_extend(ix, r->out)) {
+		for (size_t k = ix->head[at_slot(ix, r->out, at->cluster, at->entry)]; k; k = ix->prev[k - 1]) {
+			struct fsc_finding *f = &r->out->v[k - 1];
+
+			if (f->id == id && f->loc_kind == FSC_LOC_ENTRY)
+				return f;
+		}
+		return NULL;
+	}
 	for (size_t i = r->out->n; i-- > 0;) {
 		struct fsc_finding *f = &r->out->v[i];
 

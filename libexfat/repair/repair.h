@@ -79,8 +79,21 @@ struct end_mark_rec {
 	bool nofat;
 };
 
+/*
+ * The findings at entries, by place (ledger.c): rp_set_finding's index,
+ * so that a repair of many sets asks each in constant time.  Built as
+ * asked, over the findings made so far (they are only ever appended).
+ */
+struct rp_at_index {
+	size_t *head;			/* open addressing by (cluster, entry): the latest finding there + 1, 0: none */
+	size_t cap;			/* slots, a power of two */
+	size_t *prev;			/* each indexed finding: the one before it at the same place + 1 */
+	size_t n, capprev;		/* findings indexed */
+};
+
 struct rp {
 	struct fsc_dev *dev;
+	struct rp_at_index *at_index;	/* (a pointer: rp_set_finding extends it through a const rp) */
 	const struct fsc_probe *p;
 	const struct fsc_repair_opts *o;
 	struct fsc_plan *plan;
@@ -207,6 +220,7 @@ void rp_chain_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t n, cons
 
 /* The finding id at the set whose primary lies at at (the latest), or NULL. */
 struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+void rp_at_index_free(struct rp_at_index *ix);
 /* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
 bool rp_set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
 
