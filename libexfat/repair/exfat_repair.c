@@ -149,7 +149,8 @@ static bool owners_build(const struct rp *r, struct owners *o)
 			return false;
 		o->n++;
 	}
-	qsort(o->v, o->n, sizeof(*o->v), cmp_str);
+	if (o->n)
+		qsort(o->v, o->n, sizeof(*o->v), cmp_str);
 	o->built = r->out->n;
 	return o->ready = true;
 }
@@ -160,7 +161,7 @@ static bool first_owner(const struct rp *r, struct owners *o, const char *path)
 	if (!path)
 		return false;
 	if (owners_build(r, o))
-		return bsearch(&path, o->v, o->n, sizeof(*o->v), cmp_str) != NULL;
+		return o->n && bsearch(&path, o->v, o->n, sizeof(*o->v), cmp_str) != NULL;
 	for (size_t i = 0; i < r->out->n; i++)	/* (out of memory for the index) */
 		if (r->out->v[i].id == FSC_PR_EXFAT_CROSS_LINK && !strcmp(r->out->v[i].detail, path))
 			return true;
