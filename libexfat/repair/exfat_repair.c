@@ -716,8 +716,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		      struct fsc_plan *plan)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
-	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16,
-			.at_index = calloc(1, sizeof(struct rp_at_index)) };
+	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16 };
 	struct xv_fix fix = repair_fix;
 	struct fsc_dev *restored = NULL;
 	struct fsc_probe *p2 = NULL;
@@ -736,6 +735,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	/* Every finding counts: a fix needs its own, not the first hundred. */
 	o.max_per_problem = UINT32_MAX;
 	fix.ctx = &r;
+	r.at_index = calloc(1, sizeof(*r.at_index));	/* (NULL: rp_set_finding scans) */
 	/* A damaged main boot region first: the rest is checked as the restore leaves it. */
 	if (xr_boot_restore(&r, &restored, &p2))
 		r.p = p = p2;
