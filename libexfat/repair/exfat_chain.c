@@ -571,15 +571,61 @@ static bool undo_search(const struct xvol *v, uint8_t *set, unsigned n, int32_t 
  * + 2^39 in /docs's stream; the search found nothing, and /docs's "fix"
  * went over 11 clusters of files)
  */
-bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+static bool undo_sizes(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
 		       bool sound_too, unsigned *triples)
 {
 	bool reserved = EXFAT_STREAM_OF(set)[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAGS_RESERVED;
 
-	if (n < 2 || n > 256)
-		return false;
 	return (reserved && undo_search(v, set, n, want_hash, ch, sound_too, triples, true)) ||
 	       undo_search(v, set, n, want_hash, ch, sound_too, triples, false);
+}
+
+/*
+ * The units of the set's name before its first U+0000 when NameLength
+ * is a bit away from that count and every unit past it, to NameLength,
+ * is U+0000 (a flipped NameLength bit: the name is whole before it); 0
+ * otherwise.
+ */
+static unsigned name_length_flipped(const uint8_t *set, unsigned n)
+{
+	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], real = nl;
+
+	if (n < 2u + (nl + 14u) / 15u)
+		return 0;
+	for (unsigned u = 0; u < nl; u++) {
+		uint16_t x = exfat_name_unit(set + EXFAT_ENTRY_SIZE * (2 + u / 15), u % 15);
+
+		if (!x && real == nl)
+			real = u;
+		else if (x && real != nl)
+			return 0;
+	}
+	return real && real != nl && __builtin_popcount(real ^ nl) == 1 ? real : 0;
+}
+
+/*
+ * (a NameLength bit flipped too, shown by U+0000 units at the name's end:
+ * the search is made with the length the name has, its stored NameHash
+ * kept; seed 932, pop-c32m #30: /sub's NameLength 3 -> 7 and FirstCluster
+ * 8 -> 72, past the heap: its directory was left cut off, its name
+ * '_'s)
+ */
+bool xr_undo_size_flip(const struct xvol *v, uint8_t *set, unsigned n, int32_t want_hash, const struct chain_res *ch,
+		       bool sound_too, unsigned *triples)
+{
+	uint8_t *st = EXFAT_STREAM_OF(set), keep;
+	unsigned real;
+
+	if (n < 2 || n > 256)
+		return false;
+	if ((real = name_length_flipped(set, n)) != 0) {
+		keep = st[EXFAT_STREAM_NAME_LENGTH];
+		st[EXFAT_STREAM_NAME_LENGTH] = (uint8_t)real;
+		if (undo_sizes(v, set, n, -1, ch, sound_too, triples))
+			return true;
+		st[EXFAT_STREAM_NAME_LENGTH] = keep;
+	}
+	return undo_sizes(v, set, n, want_hash, ch, sound_too, triples);
 }
 
 /* Would fix_extent change this set (a FirstCluster outside the heap, a size its other fields correct)? */

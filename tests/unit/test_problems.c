@@ -1466,6 +1466,15 @@ static void three_with_reserved(struct img *im)
 	hello(im)[32 + 24 + 2] ^= 0x02;
 }
 
+/*
+ * hello.txt's NameLength 9 -> 13 (its name then ends in U+0000 units) and
+ * FirstCluster 5 -> 5 + 2^16, past the heap: the search is made with the
+ * length the name has, and both bits come back (salvage seed 932,
+ * pop-c32m #30: /sub's NameLength 3 -> 7 and FirstCluster 8 -> 72; its
+ * directory was cut off and its name made '_'s)
+ */
+static void name_length_and_place(struct img *im) { hello(im)[32 + 3] ^= 0x04; hello(im)[32 + 22] ^= 0x01; }
+
 static void test_repair_sizes_by_checksum(void **state)
 {
 	(void)state;
@@ -1481,6 +1490,7 @@ static void test_repair_sizes_by_checksum(void **state)
 	expect_whole_again_on(tr_nofat, fc_onto_root, FSC_PR_EXFAT_CROSS_LINK);
 	expect_whole_again_on(tr_nofat, three_with_reserved, FSC_PR_EXFAT_VALID_DATA_LENGTH);
 	expect_whole_again_on(tr_nofat, hash_and_vdl, FSC_PR_EXFAT_NAME_HASH);
+	expect_whole_again_on(tr_nofat, name_length_and_place, FSC_PR_EXFAT_NAME_CHARS);
 
 	struct img im;
 	uint8_t set[3 * 32];
