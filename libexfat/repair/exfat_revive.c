@@ -550,6 +550,15 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 		from = here ? m->mark_entry : 0;
 		unmark_ends(r, v, (uint32_t)f->loc, d, from, last);
 		for (unsigned e = f->entry; e <= last; e++) {
+			/*
+			 * (a file set there that is not sound, made visible all
+			 * the same: the next round mends it and its file claims
+			 * its clusters, so none of them is saved as lost now;
+			 * seed 933, pop-full #19: fill-014.bin's name hit, its
+			 * clusters went to FOUND.000 and a cross-link was left)
+			 */
+			if (d[EXFAT_ENTRY_AT(e)] == EXFAT_T_FILE && !sound_set(d + 32ull * e, e, n))
+				r->defer_lost = true;
 			if (!sound_set(d + 32ull * e, e, n))
 				continue;
 			if (exfat_file_attributes(d + 32ull * e) & EXFAT_ATTR_DIRECTORY)
