@@ -139,9 +139,11 @@ int sized_copy(void *dst, size_t dsize, const void *src);
  * its size is set (a struct made with its _INIT macro); then its members
  * from the library's whole one (src, ssize bytes), as many as dst holds.
  * Members of a newer caller's past ssize keep what the caller set.
+ * Returns r (the call's result, so that a public call ends with
+ * "return sized_out(out, &own, sizeof(own), call(..., &own))").
  */
 bool sized_out_ok(const void *dst);
-void sized_out(void *dst, const void *src, size_t ssize);
+int sized_out(void *dst, const void *src, size_t ssize, int r);
 
 /* crc32.c: CRC-32 (IEEE) of n bytes at p, continuing crc (0 to start). */
 uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n);

@@ -45,11 +45,12 @@ bool sized_out_ok(const void *dst)
 	return n >= sizeof(n);
 }
 
-void sized_out(void *dst, const void *src, size_t ssize)
+int sized_out(void *dst, const void *src, size_t ssize, int r)
 {
 	size_t n;
 
 	memcpy(&n, dst, sizeof(n));
 	memcpy((unsigned char *)dst + sizeof(n), (const unsigned char *)src + sizeof(n),
 	       (n < ssize ? n : ssize) - sizeof(n));
+	return r;
 }

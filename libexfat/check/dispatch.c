@@ -109,6 +109,5 @@ FSC_EXPORT int fsc_check(struct fsc_dev *dev, const struct fsc_probe *p, const s
 	r = sized_copy(&own, sizeof(own), o);
 	if (r == 0)
 		r = check_with(dev, p, &own, out, &s);
-	sized_out(sum, &s, sizeof(s));
-	return r;
+	return sized_out(sum, &s, sizeof(s), r);
 }

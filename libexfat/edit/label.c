@@ -71,14 +71,11 @@ static int ids_read(const struct fsc_probe *p, struct fsc_ids *ids)
 FSC_EXPORT int fsc_ids_read(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_ids *out)
 {
 	struct fsc_ids own = FSC_IDS_INIT;
-	int r;
 
 	(void)dev;
 	if (!sized_out_ok(out))
 		return -EINVAL;
-	r = ids_read(p, &own);
-	sized_out(out, &own, sizeof(own));
-	return r;
+	return sized_out(out, &own, sizeof(own), ids_read(p, &own));
 }
 
 /* ---- directory slots ---- */

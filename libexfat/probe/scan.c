@@ -535,7 +535,7 @@ FSC_EXPORT int fsc_scan(struct fsc_dev *dev, struct fsc_scan_hit **hits, size_t 
 		free(c->hits);
 	}
 	if (stats)
-		sized_out(stats, &c->st, sizeof(c->st));
+		(void)sized_out(stats, &c->st, sizeof(c->st), 0);
 	if (c->nparts > 0)
 		free(c->parts);
 	free(c);

@@ -117,11 +117,10 @@ static void fix_set(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_
 	r->ndefer++;
 }
 
-/* The first owners the cross-link findings name (their detail), sorted; built again when findings came. */
+/* The first owners the cross-link findings name (their detail), sorted; added to as findings come. */
 struct owners {
 	char **v;
-	size_t n, cap, built;
-	bool ready;
+	size_t n, cap, built;		/* built: the findings looked at */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -137,22 +136,29 @@ static void owners_free(struct owners *o)
 	*o = (struct owners){ 0 };
 }
 
+/* The owners of the findings made since the last call added (every one again after a cut). */
 static bool owners_build(const struct rp *r, struct owners *o)
 {
-	if (o->ready && o->built == r->out->n)
-		return true;
-	owners_free(o);
-	for (size_t i = 0; i < r->out->n; i++) {
+	size_t from = o->built, had;
+
+	if (from > r->out->n) {
+		owners_free(o);
+		from = 0;
+	}
+	had = o->n;
+	for (size_t i = from; i < r->out->n; i++) {
 		if (r->out->v[i].id != FSC_PR_EXFAT_CROSS_LINK)
 			continue;
-		if (!grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) || !(o->v[o->n] = strdup(r->out->v[i].detail)))
+		if (!grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) || !(o->v[o->n] = strdup(r->out->v[i].detail))) {
+			owners_free(o);
 			return false;
+		}
 		o->n++;
 	}
-	if (o->n)
+	if (o->n > had)
 		qsort(o->v, o->n, sizeof(*o->v), cmp_str);
 	o->built = r->out->n;
-	return o->ready = true;
+	return true;
 }
 
 /* Does a cross-link name the allocation at path as the first owner of its cluster? */

@@ -376,11 +376,8 @@ FSC_EXPORT int fsc_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, c
 			       struct fsc_check_summary *sum, struct fsc_plan *plan)
 {
 	struct fsc_check_summary own = FSC_CHECK_SUMMARY_INIT;
-	int r;
 
 	if (!sized_out_ok(sum))
 		return -EINVAL;
-	r = plan_repair(dev, p, co, ro, out, &own, plan);
-	sized_out(sum, &own, sizeof(own));
-	return r;
+	return sized_out(sum, &own, sizeof(own), plan_repair(dev, p, co, ro, out, &own, plan));
 }

@@ -173,7 +173,7 @@ FSC_EXPORT int64_t fsc_extents(struct fsc_dev *dev, const struct fsc_probe *p, u
 		return -EINVAL;
 	r = extents(dev, p, first, size, nofat, fn, ctx, &own);
 	if (stop)
-		sized_out(stop, &own, sizeof(own));
+		(void)sized_out(stop, &own, sizeof(own), 0);
 	return r;
 }
 
@@ -230,13 +230,10 @@ static int alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct 
 FSC_EXPORT int fsc_alloc_summary(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_alloc_summary *out)
 {
 	struct fsc_alloc_summary own = FSC_ALLOC_SUMMARY_INIT;
-	int r;
 
 	if (!sized_out_ok(out))
 		return -EINVAL;
-	r = alloc_summary(dev, p, &own);
-	sized_out(out, &own, sizeof(own));
-	return r;
+	return sized_out(out, &own, sizeof(own), alloc_summary(dev, p, &own));
 }
 
 static int volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *g)
@@ -267,11 +264,8 @@ static int volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struc
 FSC_EXPORT int fsc_volume_geometry(struct fsc_dev *dev, const struct fsc_probe *p, struct fsc_geometry *out)
 {
 	struct fsc_geometry own = FSC_GEOMETRY_INIT;
-	int r;
 
 	if (!sized_out_ok(out))
 		return -EINVAL;
-	r = volume_geometry(dev, p, &own);
-	sized_out(out, &own, sizeof(own));
-	return r;
+	return sized_out(out, &own, sizeof(own), volume_geometry(dev, p, &own));
 }

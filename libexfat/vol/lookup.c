@@ -178,7 +178,7 @@ FSC_EXPORT int fsc_lookup(struct fsc_dev *dev, const struct fsc_probe *p, const 
 	}
 	k->hit.path = strcpy(buf, k->hit.path);
 	k->hit.name = strcpy(buf + strlen(buf) + 1, k->hit.name);
-	sized_out(out, &k->hit, sizeof(k->hit));
+	(void)sized_out(out, &k->hit, sizeof(k->hit), 0);
 out:
 	free(up);
 	free(k);

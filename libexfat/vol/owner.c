@@ -285,13 +285,10 @@ FSC_EXPORT int fsc_cluster_owner_besides(struct fsc_dev *dev, const struct fsc_p
 					 const char *besides, struct fsc_owner *out, char *buf, size_t len)
 {
 	struct fsc_owner own = FSC_OWNER_INIT;
-	int r;
 
 	if (!sized_out_ok(out))
 		return -EINVAL;
-	r = cluster_owner(dev, p, cluster, besides, &own, buf, len);
-	sized_out(out, &own, sizeof(own));
-	return r;
+	return sized_out(out, &own, sizeof(own), cluster_owner(dev, p, cluster, besides, &own, buf, len));
 }
 
 FSC_EXPORT int fsc_cluster_owner(struct fsc_dev *dev, const struct fsc_probe *p, uint32_t cluster,
