@@ -329,20 +329,43 @@ void rp_remember_set(struct rp *r, uint64_t off, unsigned ids)
  * last, one edit per run of entries that lie in a row (a set in one
  * cluster is one write, whole or not at all); after a sync (links: it
  * links clusters written for it).
+ *
+ * set was made from a->set, the copy the walk read; an earlier step of
+ * this round may have planned another fix of the same set since (a
+ * directory's new FirstCluster, then a rename: seed 932, pop-c32m #30).
+ * So each byte the caller left as read is taken from the plan's view, and
+ * a caller's sound SetChecksum is made again over the merged set: the
+ * later fix does not undo the earlier one.
  */
 void rp_write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, const char *why, bool links)
 {
 	unsigned n = a->count;
+	uint8_t *now = malloc(2 * 32ull * n), *out = now + 32ull * n;
+	bool merged = false;
 
+	if (!now) {
+		r->err = -ENOMEM;
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (plan_view_read(r->dev, r->plan, a->pos[i].offset, now + 32 * i, 32) < 0)
+			memcpy(now + 32 * i, a->set + 32 * i, 32);
+	for (size_t b = 0; b < 32ull * n; b++) {
+		out[b] = set[b] != a->set[b] ? set[b] : now[b];
+		merged |= out[b] != set[b];
+	}
+	if (merged && exfat_primary_set_checksum(set) == fsc_exfat_set_checksum(set, n))
+		exfat_primary_put_set_checksum(out, fsc_exfat_set_checksum(out, n));
 	for (unsigned i = 0, j; i < n; i = j) {
 		unsigned last = i;
 
 		for (j = i; j < n && (j == i || a->pos[j].offset == a->pos[j - 1].offset + 32); j++)
-			if (memcmp(set + 32 * j, a->set + 32 * j, 32))
+			if (memcmp(out + 32 * j, now + 32 * j, 32))
 				last = j + 1;
 		if (last > i)
-			rp_put(r, a->pos[i].offset, set + 32 * i, 32ull * (last - i), why, links && i == 0);
+			rp_put(r, a->pos[i].offset, out + 32 * i, 32ull * (last - i), why, links && i == 0);
 	}
+	free(now);
 }
 
 /* The first entry of type t in the root before its end marker, as the plan leaves it; 0: none. */

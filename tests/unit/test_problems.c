@@ -2792,6 +2792,49 @@ static void test_repair_name_type_and_char(void **state)
 }
 
 /*
+ * Two fixes of one set in one round: /sub's FirstCluster set past the heap
+ * (no bit away from its cluster) and a '*' in its name, the SetChecksum
+ * left as it was (no flip explains it: the set waits for the end of the
+ * walk).  The directory gets a new empty cluster (one step), and the
+ * rename (a later step) rewrites the set from the copy the walk read: it
+ * must keep the new FirstCluster.  Before, the rename put 5000 back, the
+ * next round gave /sub a second new cluster and saved the first as lost
+ * (seed 932, pop-c32m #30 on the way there before 3162d42, on a full
+ * volume: the directory was left past the heap).
+ */
+static void test_repair_set_two_fixes(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	unsigned new_dirs = 0;
+	uint8_t *sub;
+	uint32_t first;
+
+	(void)state;
+	tr(&im);
+	sub = exfat_entry(&im, 4, 6);
+	put_le32(sub, 32 + 20, 5000);
+	sub[64 + 2 + 2] = '*';				/* "s*b" */
+	fs = probe_and_check(&im);
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_CHAIN_RANGE));
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_NAME_CHARS));
+	finding_list_clear(&fs);
+	plan = plan_repair(&im, &fs);
+	finding_list_clear(&fs);
+	for (size_t i = 0; i < fsc_plan_count(plan); i++)
+		new_dirs += !strncmp(fsc_plan_edit(plan, i)->why, "a new cluster for a directory", 29);
+	assert_int_equal(new_dirs, 1);
+	apply_and_expect_clean(&im, plan);
+	sub = exfat_entry(&im, 4, 6);
+	first = get_le32(sub, 32 + 20);
+	assert_true(first >= 2 && first < 2 + im.cluster_count);	/* the new cluster kept */
+	assert_int_equal(sub[64 + 2 + 2], '_');			/* and the rename */
+	assert_int_equal(get_le16(sub, 2), fsc_exfat_set_checksum(sub, 3));
+	img_free(&im);
+}
+
+/*
  * One bit of hello.txt's name flipped ('o' -> 'm'), its NameHash and
  * SetChecksum left as they were: both prove the bit, which no other unit
  * of a name that short can alias, and -y flips it back (byte for byte)
@@ -2935,6 +2978,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_exfat_file_dir_bit),
 		cmocka_unit_test(test_repair_name_entry_type_and_tail),
 		cmocka_unit_test(test_repair_name_type_and_char),
+		cmocka_unit_test(test_repair_set_two_fixes),
 		cmocka_unit_test(test_repair_name_bit_flip),
 		cmocka_unit_test(test_repair_fat32_totsec_flip),
 		cmocka_unit_test(test_repair_fat32_main_from_backup),
