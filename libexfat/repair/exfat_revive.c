@@ -49,16 +49,16 @@ static unsigned proven_count(uint8_t *set, unsigned k)
 /* The findings the revived set answers: its own, and the strays it takes back. */
 static void mark_revived(struct rp *r, const struct fsc_finding *at, unsigned sc)
 {
-	for (size_t i = 0; i < r->out->n; i++) {
-		struct fsc_finding *f = &r->out->v[i];
+	for (uint32_t e = at->entry; e <= at->entry + sc; e++) {
+		struct fsc_finding *f;
+		size_t k = 0;
 
-		if (f->loc_kind != FSC_LOC_ENTRY || f->loc != at->loc)
-			continue;
-		if ((f->entry == at->entry && (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_SET_CHECKSUM ||
-					       f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ||
-					       f->id == FSC_PR_EXFAT_NAME_HASH || f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL)) ||
-		    (f->id == FSC_PR_EXFAT_STRAY_SECONDARY && f->entry > at->entry && f->entry <= at->entry + sc))
-			f->planned = true;
+		while ((f = rp_at_next(r, at->loc, e, &k)))
+			if ((e == at->entry && (f->id == FSC_PR_EXFAT_SET_COUNT || f->id == FSC_PR_EXFAT_SET_CHECKSUM ||
+						f->id == FSC_PR_EXFAT_NAME_ENTRIES || f->id == FSC_PR_EXFAT_NAME_LENGTH ||
+						f->id == FSC_PR_EXFAT_NAME_HASH || f->id == FSC_PR_EXFAT_UNKNOWN_CRITICAL)) ||
+			    (e > at->entry && f->id == FSC_PR_EXFAT_STRAY_SECONDARY))
+				f->planned = true;
 	}
 }
 

@@ -276,28 +276,41 @@ void rp_at_index_free(struct rp_at_index *ix)
 }
 
 /*
- * The finding id at the set whose primary lies at at, the latest first:
- * through the index (a scan of every finding when it cannot be had).
+ * The findings at the entry (loc, entry), the latest first: *k is 0 to
+ * begin, and NULL ends.  Through the index; a scan of every finding when
+ * it cannot be had.  No finding may be added while one is being gone
+ * through.
  */
-struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+struct fsc_finding *rp_at_next(const struct rp *r, uint64_t loc, uint32_t entry, size_t *k)
 {
 	struct rp_at_index *ix = r->at_index;
+	size_t i;
 
-	if (ix && at_index_extend(ix, r->out)) {
-		for (size_t k = ix->head[at_slot(ix, r->out, at->cluster, at->entry)]; k; k = ix->prev[k - 1]) {
-			struct fsc_finding *f = &r->out->v[k - 1];
-
-			if (f->id == id && f->loc_kind == FSC_LOC_ENTRY)
-				return f;
-		}
-		return NULL;
+	if (ix && (*k ? ix->n == r->out->n : at_index_extend(ix, r->out))) {
+		i = *k ? ix->prev[*k - 1] : ix->head[at_slot(ix, r->out, loc, entry)];
+		*k = i;
+		return i ? &r->out->v[i - 1] : NULL;
 	}
-	for (size_t i = r->out->n; i-- > 0;) {
+	for (i = *k ? *k - 1 : r->out->n; i-- > 0;) {
 		struct fsc_finding *f = &r->out->v[i];
 
-		if (f->id == id && f->loc_kind == FSC_LOC_ENTRY && f->loc == at->cluster && f->entry == at->entry)
+		if (f->loc_kind == FSC_LOC_ENTRY && f->loc == loc && f->entry == entry) {
+			*k = i + 1;
 			return f;
+		}
 	}
+	return NULL;
+}
+
+/* The finding id at the set whose primary lies at at, the latest first. */
+struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at)
+{
+	struct fsc_finding *f;
+	size_t k = 0;
+
+	while ((f = rp_at_next(r, at->cluster, at->entry, &k)))
+		if (f->id == id)
+			return f;
 	return NULL;
 }
 

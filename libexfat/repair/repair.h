@@ -220,6 +220,8 @@ void rp_chain_run(struct rp *r, struct xvol *v, uint32_t first, uint64_t n, cons
 
 /* The finding id at the set whose primary lies at at (the latest), or NULL. */
 struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, const struct exfat_where *at);
+/* The findings at entry (loc, entry), the latest first: *k 0 to begin; NULL ends. */
+struct fsc_finding *rp_at_next(const struct rp *r, uint64_t loc, uint32_t entry, size_t *k);
 void rp_at_index_free(struct rp_at_index *ix);
 /* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
 bool rp_set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
