@@ -222,9 +222,11 @@ static uint32_t in_place(struct rp *r, struct xvol *v, uint64_t n)
  * The up-case entry lost, the table where formatters put it: right after
  * the allocation bitmap's clusters, n of them in a row that nothing owns,
  * holding the recommended table byte for byte.  It is the volume's own;
- * it stays there, claimed and chained (its marks in the old bitmap, kept
- * when the bitmap's entry was lost too, would make it a lost file).  The
- * first of them, or 0.
+ * it stays there, to be claimed and chained (its marks in the old bitmap,
+ * kept when the bitmap's entry was lost too, would make it a lost file).
+ * It takes no free cluster: on a full volume, it is the only way back
+ * (seed 981, pop-c32m #59: the entry overwritten, every cluster in use).
+ * The first of them, or 0.
  */
 static uint32_t found_after_bitmap(struct rp *r, struct xvol *v, uint64_t n, const struct upcase_new *u)
 {
@@ -244,15 +246,13 @@ static uint32_t found_after_bitmap(struct rp *r, struct xvol *v, uint64_t n, con
 	same = buf && fsc_dev_read(v->dev, xv_cluster_byte(v, (uint32_t)at), buf, u->len) == 0 &&
 	       !memcmp(buf, u->table, u->len);
 	free(buf);
-	if (same)
-		rp_chain_run(r, v, (uint32_t)at, n, "chain the up-case table found in place");
 	return same ? (uint32_t)at : 0;
 }
 
 void xr_upcase_prepare(struct rp *r, struct xvol *v)
 {
 	struct upcase_new *u;
-	uint32_t last = 0, *cl, kept;
+	uint32_t last = 0, *cl, kept, found;
 	uint64_t n;
 	bool slot;
 
@@ -273,8 +273,9 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 	 * entry has no slot; else left.
 	 */
 	kept = in_place(r, v, n);
+	found = kept ? 0 : found_after_bitmap(r, v, n, u);
 	if ((v->p->root.upcase_found && !u->entry) || (!u->entry && !slot && !last) ||
-	    !room(v, (kept ? 0 : n) + (!u->entry && !slot))) {
+	    !room(v, (kept || found ? 0 : n) + (!u->entry && !slot))) {
 		give_up(r);
 		return;
 	}
@@ -289,8 +290,10 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v)
 		cl[0] = kept;
 		exfat_fat_cell_put(e, 0xFFFFFFFF);	/* (the rest of the old chain is freed) */
 		rp_put(r, v->fat_byte + 4ull * (kept + n - 1), e, 4, "end the up-case table's chain", false);
-	} else if (!(cl[0] = found_after_bitmap(r, v, n, u)) &&
-		   !(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
+	} else if (found) {
+		cl[0] = found;
+		rp_chain_run(r, v, found, n, "chain the up-case table found in place");
+	} else if (!(cl[0] = rp_alloc_run(r, v, n, true, "chain the new up-case table"))) {
 		free(cl);
 		give_up(r);
 		return;

@@ -26,6 +26,7 @@
 #include "peer.h"
 #include "base/bytes.h"
 #include "report/report.h"
+#include "exfat/exfat.h"
 #include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
@@ -1999,6 +2000,44 @@ static void test_repair_upcase_full_volume(void **state)
 	}
 }
 
+/*
+ * The up-case entry overwritten (its type byte no longer in use) on a
+ * volume with no free cluster, the recommended table where formatters put
+ * it (cluster 3, right after the bitmap): the table is the volume's own,
+ * and needs no cluster.  A new entry points to it again: the volume checks
+ * with no finding, and big.bin keeps every cluster.  Before, the room test
+ * asked for a new cluster first, and the entry was left missing (seed
+ * 981, pop-c32m #59; fsck.exfat failed on the repaired volume too).
+ */
+static void test_repair_upcase_found_full(void **state)
+{
+	uint8_t table[EXFAT_UPCASE_REC_BYTES];
+	size_t len = exfat_upcase_recommended(table);
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t *e;
+
+	(void)state;
+	build_exfat(&im, 4 << 20, 9, 4);			/* 8 KiB clusters: the table in one */
+	memset(im.buf + im.heap_byte + im.cb, 0, im.cb);
+	memcpy(im.buf + im.heap_byte + im.cb, table, len);	/* cluster 3 */
+	exfat_root_entry(&im, 2)[0] = 0x12;
+	exfat_put_file(&im, 4, 3, "big.bin", 0x20, 5, (uint64_t)(im.cluster_count - 3) * im.cb, 0x03);
+	for (uint32_t c = 5; c < im.cluster_count + 2; c++)
+		exfat_mark(&im, c, 1);
+	plan = plan_repair_saving(&im, &fs);		/* (as fsck -y: cluster 3 is not freed first) */
+	assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_UPCASE_MISSING));
+	finding_list_clear(&fs);
+	apply_and_expect_clean(&im, plan);
+	e = exfat_root_entry(&im, 2);
+	assert_int_equal(e[0], 0x82);
+	assert_int_equal(get_le32(e, 20), 3);
+	assert_int_equal(get_le64(e, 24), len);
+	assert_int_equal(get_le32(exfat_entry(&im, 4, 3), 32 + 20), 5);
+	img_free(&im);
+}
+
 static void test_repair_upcase_in_place(void **state)
 {
 	struct img im;
@@ -2994,6 +3033,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_upcase_in_place),
+		cmocka_unit_test(test_repair_upcase_found_full),
 		cmocka_unit_test(test_repair_unknown_critical_0x80),
 		cmocka_unit_test(test_repair_bitmap_found_in_place),
 		cmocka_unit_test(test_repair_upcase_relinked),
