@@ -23,11 +23,10 @@ struct xvol;
 struct xv_fix {
 	/*
 	 * Every hook gets ctx first, as FAT's (fat_hooks) do, and reports:
-	 * the checker's state is its own.  set gets the checker's v too, for
-	 * the one exception (a set planned at once when too many are kept,
-	 * exfat_repair.c); upcase reads through it and answers.
+	 * the checker's state is its own.  set and upcase read through the
+	 * checker's v, and answer.
 	 */
-	void (*set)(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+	void (*set)(void *ctx, const struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		    const struct chain_res *chain, const char *path);
 	/* A duplicate name (the set's primary at cluster, entry) made unique: unit pos up-cased becomes unit. */
 	void (*rename)(void *ctx, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit);

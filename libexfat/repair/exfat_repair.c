@@ -85,19 +85,16 @@ static const struct exfat_asm *defer_set(const struct deferred *d, struct exfat_
  * (xr_undo_size_flip): a change that moves the file fits only onto
  * clusters no other allocation holds, which only the whole walk knows.
  * The rest (now) is planned first once the walk is over (plan_now).
- * Past MAX_DEFERRED kept sets, one is planned at once: what a repair
- * keeps stays bounded.
+ * What a kept set takes (its entries, their places, its path: some 400
+ * bytes for a file with a short name) is of the order of the edits it
+ * will plan, so none is planned in the walk, however many there are.
  */
-static void fix_set(void *ctx, struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+static void fix_set(void *ctx, const struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		    const struct chain_res *chain, const char *path)
 {
 	struct rp *r = ctx;
 	struct deferred *d;
 
-	if (r->ndefer >= MAX_DEFERRED) {
-		xr_plan_set(r, v, a, want_hash, NULL, path);
-		return;
-	}
 	if (!grow((void **)&r->defer, &r->capdefer, r->ndefer + 1, sizeof(*r->defer))) {
 		r->err = -ENOMEM;
 		return;

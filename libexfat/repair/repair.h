@@ -46,7 +46,6 @@ struct deferred {
 	bool done;			/* planned already */
 	bool now;			/* nothing to wait for: planned first, once the walk is over */
 };
-#define MAX_DEFERRED 65536
 
 /* A duplicate name made unique: the set's primary, and the unit to change. */
 struct dup_rename {
