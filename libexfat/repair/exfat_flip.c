@@ -38,17 +38,14 @@ static bool lost_allocation(struct xvol *v, uint32_t c, uint64_t need, bool nofa
 
 uint32_t xr_only_flip(uint32_t x, bool (*fits)(void *ctx, uint32_t c), void *ctx)
 {
-	uint32_t found = 0;
-	unsigned hits = 0;
+	struct rp_flips it;
+	uint32_t c, found = 0;
+	unsigned bits, hits = 0;
 
-	for (unsigned i = 0; i < 32 && hits < 2; i++)
-		for (unsigned j = i; j < 32 && hits < 2; j++) {
-			uint32_t c = x ^ (1u << i) ^ (i == j ? 0 : 1u << j);
-
-			if (fits(ctx, c)) {
-				found = c;
-				hits++;
-			}
+	for (rp_flips_begin(&it, x, 32); hits < 2 && rp_flips_next(&it, &c, &bits);)
+		if (fits(ctx, c)) {
+			found = c;
+			hits++;
 		}
 	return hits == 1 ? found : 0;
 }
@@ -144,8 +141,9 @@ static uint64_t lost_chain(struct xvol *v, const uint64_t *linked, uint32_t c)
 static uint32_t lost_head_by_flip(struct xvol *v, uint32_t x, uint64_t *len)
 {
 	uint64_t *linked = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8), n;
-	uint32_t y = 0;
-	unsigned hits = 0;
+	struct rp_flips it;
+	uint32_t y = 0, cand;
+	unsigned bits, hits = 0;
 
 	if (!linked)
 		return 0;
@@ -155,17 +153,12 @@ static uint32_t lost_head_by_flip(struct xvol *v, uint32_t x, uint64_t *len)
 		if (next != c && xv_cluster_valid(v, next) && lost_cluster(v, next))
 			bit_set(linked, next - 2);
 	}
-	for (unsigned bits = 1; bits <= 2 && !hits; bits++)
-		for (unsigned i = 0; i < 32 && hits < 2; i++)
-			for (unsigned j = bits == 1 ? i : i + 1; j < (bits == 1 ? i + 1 : 32) && hits < 2; j++) {
-				uint32_t cand = x ^ (1u << i) ^ (bits == 1 ? 0 : 1u << j);
-
-				if ((n = lost_chain(v, linked, cand)) != 0) {
-					y = cand;
-					*len = n;
-					hits++;
-				}
-			}
+	for (rp_flips_begin(&it, x, 32); hits < 2 && rp_flips_next(&it, &cand, &bits) && !(bits == 2 && hits);)
+		if ((n = lost_chain(v, linked, cand)) != 0) {
+			y = cand;
+			*len = n;
+			hits++;
+		}
 	free(linked);
 	return hits == 1 ? y : 0;
 }

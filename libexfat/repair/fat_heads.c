@@ -108,16 +108,14 @@ static unsigned drop_named(struct frp *f, uint32_t first, uint32_t *heads, const
  */
 static unsigned lost_heads_near(struct frp *f, uint32_t first, uint64_t need, uint32_t *heads, uint64_t *lens)
 {
-	unsigned n = 0;
+	struct rp_flips it;
+	unsigned n = 0, bits;
+	uint32_t c;
 
-	for (unsigned a = 0; a < 28 && n < MAX_HEADS; a++)
-		for (unsigned b = a; b < 28 && n < MAX_HEADS; b++) {
-			uint32_t c = first ^ (1u << a) ^ (a == b ? 0 : 1u << b);
-
-			if (c >= 2 && c <= f->cc + 1 && lost_chain_length(f, c, need) == need && lost_head(f, c)) {
-				lens[n] = need;
-				heads[n++] = c;
-			}
+	for (rp_flips_begin(&it, first, 28); n < MAX_HEADS && rp_flips_next(&it, &c, &bits);)
+		if (c >= 2 && c <= f->cc + 1 && lost_chain_length(f, c, need) == need && lost_head(f, c)) {
+			lens[n] = need;
+			heads[n++] = c;
 		}
 	return n;
 }

@@ -122,6 +122,32 @@ bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b)
 	return ta || tb;
 }
 
+void rp_flips_begin(struct rp_flips *f, uint32_t x, unsigned width)
+{
+	*f = (struct rp_flips){ x, width, 0, 0 };
+}
+
+bool rp_flips_next(struct rp_flips *f, uint32_t *c, unsigned *bits)
+{
+	if (f->j == 0 && f->i < f->width) {		/* one bit: i */
+		*c = f->x ^ (1u << f->i);
+		*bits = 1;
+		if (++f->i == f->width) {
+			f->i = 0;
+			f->j = 1;
+		}
+		return true;
+	}
+	if (f->j >= f->width && ++f->i < f->width)	/* two bits: i < j */
+		f->j = f->i + 1;
+	if (f->i + 1 >= f->width || f->j >= f->width)
+		return false;
+	*c = f->x ^ (1u << f->i) ^ (1u << f->j);
+	*bits = 2;
+	f->j++;
+	return true;
+}
+
 /* An edit of the plan (nothing when the bytes are there already); the first error is kept. */
 void rp_put(struct rp *r, uint64_t off, const void *data, size_t len, const char *why, bool sync)
 {

@@ -24,6 +24,19 @@ struct rp_step {
 	bool (*skip)(const void *fam);
 };
 void rp_run_steps(const struct rp_step *steps, size_t n, void *fam);
+/*
+ * The values one flipped bit from x, then two, within its low width bits
+ * (a cluster number's 28 or 32), for the repairs that take a flipped bit
+ * back: rp_flips_begin, then rp_flips_next until it returns false; *bits
+ * tells how many bits the value is from x.
+ */
+struct rp_flips {
+	uint32_t x;
+	unsigned width, i, j;
+};
+void rp_flips_begin(struct rp_flips *f, uint32_t x, unsigned width);
+bool rp_flips_next(struct rp_flips *f, uint32_t *c, unsigned *bits);
+
 /* A pass as a step: step_fn(fam) calls fn with the arguments given, taken from x, the family's planner. */
 #define RP_STEP(planner, fn, ...) \
 	static void step_##fn(void *fam) \

@@ -27,6 +27,7 @@
 #include "base/bytes.h"
 #include "report/report.h"
 #include "exfat/exfat.h"
+#include "repair/repair.h"
 #include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
@@ -2038,6 +2039,36 @@ static void test_repair_upcase_found_full(void **state)
 	img_free(&im);
 }
 
+/*
+ * The values the flipped-bit repairs try (rp_flips): every value one bit
+ * from x within the width, then every value two bits from it, each once,
+ * the one-bit ones first.
+ */
+static void test_repair_flips(void **state)
+{
+	static const unsigned widths[] = { 28, 32 };
+
+	(void)state;
+	for (size_t w = 0; w < 2; w++) {
+		unsigned width = widths[w], n = 0, bits, last = 1;
+		uint32_t x = 0x0123456u, c, seen[32 + 32 * 31 / 2];
+		struct rp_flips it;
+
+		for (rp_flips_begin(&it, x, width); rp_flips_next(&it, &c, &bits); n++) {
+			assert_true(n < sizeof(seen) / sizeof(seen[0]));
+			assert_int_equal(__builtin_popcount(c ^ x), bits);
+			assert_true(bits >= last);				/* one bit first */
+			assert_true(width == 32 || (c ^ x) < (1u << width));
+			for (unsigned k = 0; k < n; k++)
+				assert_int_not_equal(seen[k], c);
+			seen[n] = c;
+			last = bits;
+		}
+		assert_int_equal(n, width + width * (width - 1) / 2);
+		assert_false(rp_flips_next(&it, &c, &bits));			/* and stays ended */
+	}
+}
+
 static void test_repair_upcase_in_place(void **state)
 {
 	struct img im;
@@ -3032,6 +3063,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_fat_stale_entry_deeper),
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
+		cmocka_unit_test(test_repair_flips),
 		cmocka_unit_test(test_repair_upcase_in_place),
 		cmocka_unit_test(test_repair_upcase_found_full),
 		cmocka_unit_test(test_repair_unknown_critical_0x80),
