@@ -244,6 +244,40 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 }
 
 /*
+ * The allocations of the set's benign secondaries after its names: the
+ * Generic Secondary template's (EXSPEC 6.4: AllocationPossible,
+ * FirstCluster, DataLength, NoFatChain) of a Vendor Allocation entry
+ * (7.9) or of one of a type no one here knows.  Linux frees them with the
+ * set (fs/exfat/dir.c, exfat_free_benign_secondary_clusters, since 6.3),
+ * so they are the file's: claimed as such, they are neither lost clusters
+ * that -y would save as files nor free for another.  Only in a set its
+ * SetChecksum proves: bytes that merely look like such an entry claim
+ * nothing.
+ */
+static void claim_benign(struct walk *w, struct fileinfo *fi, const uint8_t *set, unsigned sc)
+{
+	struct xvol *v = w->v;
+
+	for (unsigned k = EXFAT_SET_FIRST_NAME + fi->d.name_entries; k <= sc; k++) {
+		const uint8_t *e = set + EXFAT_ENTRY_AT(k);
+		uint32_t first = get_le32(e, EXFAT_SECONDARY_FIRST_CLUSTER);
+		uint64_t len = get_le64(e, EXFAT_SECONDARY_DATA_LENGTH);
+		char name[800];
+		struct owner who = { w->dw.path, name, w->as.at.cluster, w->as.at.entry, NULL, 0, false, 0, 0 };
+		struct chain_res res;
+
+		if ((e[EXFAT_ENTRY_TYPE] & EXFAT_TYPE_BENIGN_SECONDARY) != EXFAT_TYPE_BENIGN_SECONDARY ||
+		    !(e[EXFAT_SECONDARY_FLAGS] & EXFAT_STREAM_FLAG_ALLOC_POSSIBLE) || !first || !len)
+			continue;
+		snprintf(name, sizeof(name), "%s (its secondary entry %u, type 0x%02X)", fi->d.nl ? fname(fi) : "?", k,
+			 e[EXFAT_ENTRY_TYPE]);
+		ck_claim(&v->ck, &who, first, len, e[EXFAT_SECONDARY_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN, &res, NULL,
+			 NULL);
+		ck_progress(&v->ck, res.clusters);
+	}
+}
+
+/*
  * The repair planner hears of a directory it must mend without its walk:
  * one whose entry gives it no cluster (res: none), or a file whose
  * FileAttributes say directory (res: the chain it was claimed by).
@@ -358,6 +392,8 @@ static void finish_file_set(struct walk *w)
 			offer_set(w, fi, sum, NULL);
 		}
 	}
+	if (sum == stored)
+		claim_benign(w, fi, set, sc);
 }
 
 /* ---- entries outside file sets ---- */

@@ -177,7 +177,12 @@ static inline uint8_t exfat_type_unused(uint8_t t)
 #define EXFAT_STREAM_FIRST_CLUSTER	EXFAT_ENTRY_FIRST_CLUSTER
 #define EXFAT_STREAM_DATA_LENGTH	EXFAT_ENTRY_DATA_LENGTH
 
-/* GeneralSecondaryFlags (EXSPEC 6.4.2). */
+/* Every secondary entry (EXSPEC 6.4, the Generic Secondary template): its flags, and an allocation's fields. */
+#define EXFAT_SECONDARY_FLAGS		1	/* 1: GeneralSecondaryFlags */
+#define EXFAT_SECONDARY_FIRST_CLUSTER	EXFAT_ENTRY_FIRST_CLUSTER
+#define EXFAT_SECONDARY_DATA_LENGTH	EXFAT_ENTRY_DATA_LENGTH
+
+/* GeneralSecondaryFlags (EXSPEC 6.4.2), the stream's and every secondary's. */
 #define EXFAT_STREAM_FLAG_ALLOC_POSSIBLE	0x01
 #define EXFAT_STREAM_FLAG_NO_FAT_CHAIN		0x02
 #define EXFAT_STREAM_FLAGS_RESERVED		0xFC

@@ -2040,6 +2040,56 @@ static void test_repair_upcase_found_full(void **state)
 }
 
 /*
+ * A file set with a Vendor Allocation entry (0xE1, EXSPEC 7.9) after its
+ * name, and a vendor extension (0xE0) with AllocationPossible clear: v.bin
+ * owns its stream's cluster 20 and the vendor's chain 21 -> 22 (its
+ * DataLength 5000).  The check finds nothing: no lost clusters, which -y
+ * would have saved as a file of their own while the entry still named
+ * them.  With a SetChecksum that does not prove the set, what merely looks
+ * like such an entry claims nothing: the two clusters are lost then.
+ */
+static void test_check_vendor_allocation(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	uint8_t *set;
+
+	(void)state;
+	for (int proven = 1; proven >= 0; proven--) {
+		tr(&im);
+		assert_int_equal(exfat_put_file(&im, 4, 9, "v.bin", 0x20, 20, 10, 0x03), 3);
+		set = exfat_entry(&im, 4, 9);
+		set[96] = 0xE0;					/* a vendor extension: no allocation */
+		set[96 + 1] = 0x00;
+		put_le32(set, 96 + 20, 7);			/* (a.bin's: not read, AllocationPossible clear) */
+		set[128] = 0xE1;				/* a vendor allocation, by the FAT */
+		set[128 + 1] = 0x01;
+		put_le32(set, 128 + 20, 21);
+		put_le64(set, 128 + 24, 5000);
+		set[1] = 4;
+		exfat_fix_set(&im, 4, 9);
+		if (!proven)
+			set[2] ^= 0x01;
+		exfat_set_fat(&im, 20, 0xFFFFFFFF);
+		exfat_set_fat(&im, 21, 22);
+		exfat_set_fat(&im, 22, 0xFFFFFFFF);
+		for (uint32_t c = 20; c <= 22; c++)
+			exfat_mark(&im, c, 1);
+		im.buf[112] = 1;			/* PercentInUse: 12 clusters of 1,008 */
+		fs = probe_and_check(&im);
+		if (proven) {
+			assert_int_equal(fs.n, 0);
+		} else {
+			assert_int_equal(fs.n, 2);
+			assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_SET_CHECKSUM));
+			assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_LOST_CLUSTERS));
+		}
+		finding_list_clear(&fs);
+		img_free(&im);
+	}
+}
+
+/*
  * The values the flipped-bit repairs try (rp_flips): every value one bit
  * from x within the width, then every value two bits from it, each once,
  * the one-bit ones first.
@@ -3064,6 +3114,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_flips),
+		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
 		cmocka_unit_test(test_repair_upcase_found_full),
 		cmocka_unit_test(test_repair_unknown_critical_0x80),
