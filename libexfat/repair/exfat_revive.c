@@ -447,11 +447,35 @@ static bool sound_set(const uint8_t *s, unsigned e, unsigned n)
 	return fsc_exfat_set_checksum(s, sc + 1) == exfat_primary_set_checksum(s);
 }
 
-/* Entries [from, n) of the cluster in d: is one of them a sound file set? */
-static bool any_sound(const uint8_t *d, unsigned from, unsigned n)
+/*
+ * Does every cluster of the set s's allocation belong to others already
+ * (the walk's claims)?  Then it is a stale copy of their entries (a torn
+ * write, seed 993 on a nearly full volume: a directory cluster's old
+ * entries, of files that live elsewhere): made visible, it would only
+ * cross-link them, and its bytes are theirs.  An empty file, or one with
+ * a cluster nobody owns, is not.
+ */
+static bool owned_by_others(struct xvol *v, const uint8_t *s)
+{
+	const uint8_t *st = EXFAT_STREAM_OF(s);
+	uint64_t need = (exfat_stream_data_length(st) + v->cb - 1) / v->cb;
+	struct layout_chain it;
+	uint32_t c;
+
+	if (!need || !xv_cluster_valid(v, exfat_stream_first_cluster(st)))
+		return false;
+	for (xr_chain(&it, v, exfat_stream_first_cluster(st), st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN);
+	     it.n < need && layout_chain_next(&it, &c);)
+		if (!cluster_owned(v, c))
+			return false;
+	return it.n == need;
+}
+
+/* Entries [from, n) of the cluster in d: is one of them a sound file set that is not a stale copy? */
+static bool any_sound(struct xvol *v, const uint8_t *d, unsigned from, unsigned n)
 {
 	for (unsigned e = from; e < n; e++)
-		if (sound_set(d + 32ull * e, e, n))
+		if (sound_set(d + 32ull * e, e, n) && !owned_by_others(v, d + 32ull * e))
 			return true;
 	return false;
 }
@@ -541,7 +565,7 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 	for (unsigned e = f->entry; e < n; e++)
 		if (d[EXFAT_ENTRY_AT(e)])
 			last = e;
-	sound = any_sound(d, f->entry, n);
+	sound = any_sound(v, d, f->entry, n);
 	if (sound) {
 		if (!here && !unmark_before(r, v, m, d))
 			goto out;
@@ -561,6 +585,17 @@ static void revive_after_end(struct rp *r, struct xvol *v, size_t at)
 				r->defer_lost = true;
 			if (!sound_set(d + 32ull * e, e, n))
 				continue;
+			if (owned_by_others(v, d + 32ull * e)) {	/* a stale copy: unused, its bytes kept */
+				unsigned k = exfat_secondary_count(d + EXFAT_ENTRY_AT(e)) + 1u;
+
+				for (unsigned i = 0; i < k; i++)
+					d[EXFAT_ENTRY_AT(e + i)] = exfat_type_unused(d[EXFAT_ENTRY_AT(e + i)]);
+				rp_put(r, base + 32ull * e, d + EXFAT_ENTRY_AT(e), 32ull * k,
+				       "mark unused a stale copy of entries after the end mark (its clusters are others')",
+				       false);
+				e += k - 1;
+				continue;
+			}
 			if (exfat_file_attributes(d + 32ull * e) & EXFAT_ATTR_DIRECTORY)
 				r->defer_lost = true;	/* its tree is walked next round */
 			else

@@ -1562,6 +1562,54 @@ static void test_repair_after_end_revives(void **state)
 	img_free(&im);
 }
 
+/*
+ * After /sub's end marker (slot 6), a stale copy of the root's hello.txt
+ * entries (cluster 5, which hello.txt owns) at slot 9, and a file of its
+ * own at slot 12 (cluster 20, which nothing else owns).  The file comes
+ * back; the copy does not: made visible it would only cross-link
+ * hello.txt, whose copy a full volume has no room for (seed 993, a nearly
+ * full volume, #37: eleven such copies after a torn write, a cross-link
+ * left).  It is marked unused, its bytes kept, and no cluster is copied.
+ * Alone after the mark, the copy is made an end mark again.
+ */
+static void test_repair_after_end_stale_copy(void **state)
+{
+	(void)state;
+	for (int alone = 0; alone <= 1; alone++) {
+		struct img im;
+		struct fsc_findings fs;
+		struct fsc_plan *plan;
+		uint8_t hello_set[3 * 32];
+
+		tr(&im);
+		memcpy(hello_set, hello(&im), sizeof(hello_set));
+		memcpy(exfat_entry(&im, 6, 9), hello_set, sizeof(hello_set));
+		if (!alone) {
+			exfat_put_file(&im, 6, 12, "late.bin", 0x20, 20, 10, 0x03);
+			exfat_set_fat(&im, 20, 0xFFFFFFFF);
+			exfat_mark(&im, 20, 1);
+		}
+		plan = plan_repair_saving(&im, &fs);
+		assert_true(fsc_findings_has(&fs, FSC_PR_EXFAT_AFTER_END));
+		assert_false(fsc_findings_has(&fs, FSC_PR_EXFAT_CROSS_LINK));
+		finding_list_clear(&fs);
+		for (size_t i = 0; i < fsc_plan_count(plan); i++)	/* nothing copied, nothing allocated */
+			assert_true(fsc_plan_edit(plan, i)->offset < im.heap_byte + 5ull * im.cb);
+		apply_and_expect_clean(&im, plan);
+		assert_memory_equal(hello(&im), hello_set, sizeof(hello_set));
+		if (alone) {
+			assert_int_equal(exfat_entry(&im, 6, 9)[0], 0x00);
+		} else {
+			for (unsigned k = 0; k < 3; k++) {		/* the copy: unused, its bytes kept */
+				assert_int_equal(exfat_entry(&im, 6, 9 + k)[0], hello_set[32 * k] & 0x7F);
+				assert_memory_equal(exfat_entry(&im, 6, 9 + k) + 1, hello_set + 32 * k + 1, 31);
+			}
+			assert_int_equal(exfat_entry(&im, 6, 12)[0], 0x85);	/* the file back */
+		}
+		img_free(&im);
+	}
+}
+
 /* A second repair of im plans nothing; the lost clusters' handling back to freeing (the table's default). */
 static void expect_second_repair_empty(struct img *im)
 {
@@ -3090,6 +3138,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_full_root),
 		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
+		cmocka_unit_test(test_repair_after_end_stale_copy),
 		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_fat_label_sig28),
 		cmocka_unit_test(test_repair_fat_file_dir_bit),
