@@ -183,6 +183,8 @@ void fr_apply_reqs(struct frp *f)
 			rp_put(&f->r, q->off[k], b, sizeof(b), q->sum == -3 ? "the long name follows its new 8.3 name" :
 				    why[q->sum + 2 > 2 ? 2 : q->sum + 2], false);
 		}
+		if (q->sum == -2 && x->id == FSC_PR_FAT_AFTER_END)
+			fr_set_aside_stale(f, x);
 		x->planned = true;
 	}
 }

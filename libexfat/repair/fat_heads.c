@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * fat_heads.c - a file whose first cluster a flipped bit moved into
- * another allocation's chain (fat_hooks.shared_head) pointed back to its
- * own lost chain.
+ * fat_heads.c - entries whose clusters are another allocation's: a file
+ * whose first cluster a flipped bit moved into another allocation's chain
+ * (fat_hooks.shared_head) pointed back to its own lost chain; old copies
+ * of live files' entries past an end mark left deleted.
  */
 #include "config.h"
 
@@ -158,5 +159,63 @@ void fr_relink_heads(struct frp *f)
 		/* (what the walk read of the other one stopped there: its findings wait for the next round) */
 		if (x->path && grow((void **)&f->recut, &f->caprecut, f->nrecut + 1, sizeof(*f->recut)))
 			f->recut[f->nrecut++] = x->path;
+	}
+}
+
+/*
+ * Is the entry e, in use past an end mark, an old copy of a live file's
+ * entry: every cluster of its chain (its size's worth, a directory's to
+ * its end) allocated to what the check walked, none of them lost?  Made
+ * visible, it would only cross-link that file; a file of its own there
+ * has lost clusters, or none.
+ */
+static bool stale_copy(struct frp *f, const uint8_t *e)
+{
+	uint32_t first = fr_entry_first(f, e), c;
+	bool dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
+	uint64_t need = ((uint64_t)fat_dirent_file_size(e) + f->lay.cluster_bytes - 1) / f->lay.cluster_bytes;
+	struct layout_chain it;
+
+	if (!layout_cluster_valid(&f->chain_lay, first) || (!dir && !need))
+		return false;
+	for (fr_chain(&it, f, first); (dir || it.n < need) && layout_chain_next(&it, &c);)
+		if (fr_was_lost(f, c))
+			return false;
+	return dir ? it.end == LAYOUT_CHAIN_END : it.n == need;
+}
+
+/*
+ * The entries a revive made visible (from the first in use after the end
+ * mark to the next 0x00, in its cluster): each old copy of a live file's
+ * entry (stale_copy) marked deleted with its long-name parts, their other
+ * bytes kept, as the exFAT repair does (revive_after_end).  A torn write
+ * leaves such copies of a directory cluster's old contents; on a nearly
+ * full volume the cross-links they make have no room for copies (seed
+ * 993, #37 of a helper's 16 MiB exFAT volume; FAT the same).
+ */
+void fr_set_aside_stale(struct frp *f, const struct fsc_finding *x)
+{
+	uint64_t off, end, parts = 0;
+	uint8_t e[32];
+
+	if (!fr_entry_of(f, x, &off))
+		return;
+	end = x->loc_kind == FSC_LOC_ENTRY ? layout_cluster_byte(&f->lay, (uint32_t)x->loc) + f->lay.cluster_bytes
+					   : f->lay.root_byte + f->lay.root_bytes;
+	for (; off < end && fr_read_entry(f, off, e) && e[FAT_DIR_NAME] != FAT_DIR_LAST_FREE; off += 32) {
+		enum fat_kind k = fat_entry_kind(e);
+
+		if (k == FAT_E_LFN) {
+			parts = parts ? parts : off;
+			continue;
+		}
+		if (k == FAT_E_FILE && stale_copy(f, e))
+			for (uint64_t at = parts ? parts : off; at <= off; at += 32) {
+				uint8_t b = FAT_DIR_FREE;
+
+				rp_put(&f->r, at, &b, 1, "mark deleted an old copy of a live file's entry after the end mark",
+				       false);
+			}
+		parts = 0;
 	}
 }

@@ -179,8 +179,10 @@ void fr_relink_dirs(struct frp *f);
 /* Directories walked with no . whose cluster field a flipped bit moved off their own lost tree: pointed back. */
 void fr_relink_undotted(struct frp *f);
 void fr_fix_crosslinks(struct frp *f);
-/* Files that came first to another's cluster: a first cluster a flipped bit or two from their lost chain taken back. */
+/* fat_heads.c: files that came first to another's cluster: a first cluster a flipped bit or two from their lost chain taken back. */
 void fr_relink_heads(struct frp *f);
+/* fat_heads.c: old copies of live files' entries among those a revive of AFTER_END x made visible: deleted. */
+void fr_set_aside_stale(struct frp *f, const struct fsc_finding *x);
 /* The volume label: the root's and the boot sector's made one (FAT_LABEL_MISMATCH, FAT_LABEL_ROOT_MISSING). */
 void fr_fix_labels(struct frp *f);
 /* fat_lost.c: a free slot in the root directory (a full FAT32 root grows a cluster); false: none. */

@@ -2561,6 +2561,40 @@ static void test_repair_fat_dot_flipped(void **state)
  * deleted one (a run taken short would leave a few a round: more rounds
  * than the session has), the zeros after it left zeros.
  */
+/*
+ * The FAT twin of test_repair_after_end_stale_copy: after /SUB's end mark
+ * (slot 4), an old copy of A.BIN's entry (its clusters 7-8, which A.BIN
+ * owns) at slot 6, and LATE.BIN, a file of its own (cluster 20, lost), at
+ * slot 7.  LATE.BIN comes back; the copy is marked deleted, its other
+ * bytes kept, and no cluster is copied (before: it came back too, as a
+ * cross-link with A.BIN, and got copies of both clusters).
+ */
+static void test_repair_fat_after_end_stale_copy(void **state)
+{
+	struct img im;
+	struct fsc_findings fs;
+	struct fsc_plan *plan;
+	uint8_t copy[32];
+
+	(void)state;
+	t16_tree(&im);
+	fat_put_entry(&im, 4, 6, "A2      BIN", NULL, 0x20, 7, 600);
+	memcpy(copy, fat_dirent(&im, 4, 6), 32);
+	fat_put_entry(&im, 4, 7, "LATE    BIN", NULL, 0x20, 20, 10);
+	fat_set(&im, 20, 0xFFFF);
+	plan = plan_repair_saving(&im, &fs);
+	assert_true(fsc_findings_has(&fs, FSC_PR_FAT_AFTER_END));
+	assert_false(fsc_findings_has(&fs, FSC_PR_FAT_CROSS_LINK));
+	finding_list_clear(&fs);
+	for (size_t i = 0; i < fsc_plan_count(plan); i++)	/* no cluster copied */
+		assert_null(strstr(fsc_plan_edit(plan, i)->why, "chain the copies"));
+	apply_and_expect_clean(&im, plan);
+	assert_int_equal(fat_dirent(&im, 4, 6)[0], 0xE5);
+	assert_memory_equal(fat_dirent(&im, 4, 6) + 1, copy + 1, 31);
+	assert_memory_equal(fat_dirent(&im, 4, 7), "LATE    BIN", 11);
+	img_free(&im);
+}
+
 static void test_repair_fat_after_end_far(void **state)
 {
 	struct img im;
@@ -3139,6 +3173,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_lost_full_root_fat32),
 		cmocka_unit_test(test_repair_after_end_revives),
 		cmocka_unit_test(test_repair_after_end_stale_copy),
+		cmocka_unit_test(test_repair_fat_after_end_stale_copy),
 		cmocka_unit_test(test_repair_fat_after_end_far),
 		cmocka_unit_test(test_repair_fat_label_sig28),
 		cmocka_unit_test(test_repair_fat_file_dir_bit),
