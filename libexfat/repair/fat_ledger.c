@@ -148,18 +148,26 @@ static bool written(const struct frp *f, uint32_t c)
 	return f->written_set && bit_get(f->written_set, c);
 }
 
-/* (lost0 is in increasing order) */
+/*
+ * (lost0 is in increasing order, but for the clusters a relink took, made
+ * 0 where they were: the search steps over them, else a 0 met halfway
+ * would send it the wrong way and a lost cluster would not be found)
+ */
 bool fr_was_lost(const struct frp *f, uint32_t c)
 {
 	size_t lo = 0, hi = f->nlost0;
 
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+		size_t mid = (lo + hi) / 2, m = mid;
 
-		if (f->lost0[mid] == c)
+		while (m < hi && !f->lost0[m])
+			m++;
+		if (m == hi)
+			hi = mid;
+		else if (f->lost0[m] == c)
 			return true;
-		if (f->lost0[mid] < c)
-			lo = mid + 1;
+		else if (f->lost0[m] < c)
+			lo = m + 1;
 		else
 			hi = mid;
 	}

@@ -28,6 +28,7 @@
 #include "report/report.h"
 #include "exfat/exfat.h"
 #include "repair/repair.h"
+#include "repair/fat_repair.h"
 #include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
@@ -2138,6 +2139,34 @@ static void test_check_vendor_allocation(void **state)
 }
 
 /*
+ * fr_was_lost after relinks took clusters out of the sorted lost list (0
+ * where they were): every cluster still there is found, and none else.
+ * Before, a 0 met halfway sent the search the wrong way ([5, 0, 9]: 5 not
+ * found), so a lost file's entry past an end mark could be taken for a
+ * copy of another's.
+ */
+static void test_repair_fat_was_lost(void **state)
+{
+	static const uint32_t sorted[] = { 3, 5, 7, 9, 11, 13, 20, 21, 40 };
+	static const uint32_t absent[] = { 1, 2, 4, 6, 8, 10, 12, 14, 19, 22, 39, 41, 100 };
+	struct frp f;
+	uint32_t lost[9];
+
+	(void)state;
+	for (unsigned mask = 0; mask < 1u << 9; mask++) {	/* every set of taken ones */
+		memset(&f, 0, sizeof(f));
+		for (unsigned i = 0; i < 9; i++)
+			lost[i] = mask & (1u << i) ? 0 : sorted[i];
+		f.lost0 = lost;
+		f.nlost0 = 9;
+		for (unsigned i = 0; i < 9; i++)
+			assert_int_equal(fr_was_lost(&f, sorted[i]), !(mask & (1u << i)));
+		for (unsigned i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+			assert_false(fr_was_lost(&f, absent[i]));
+	}
+}
+
+/*
  * The values the flipped-bit repairs try (rp_flips): every value one bit
  * from x within the width, then every value two bits from it, each once,
  * the one-bit ones first.
@@ -3198,6 +3227,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_flips),
+		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
 		cmocka_unit_test(test_repair_upcase_found_full),
