@@ -52,6 +52,9 @@ struct dirtail {
 	uint8_t *mybuf;			/* the walker's buffer (the thread has its own) */
 	struct tail_hit *hits;
 	size_t nhits, caphits;
+	bool record;			/* keep the ranges found free (dirtail_record) */
+	struct dt_span *spans;
+	size_t nspans, capspans;
 };
 
 /* Index of the first entry of n whose EntryType is not 0x00, or n. */
@@ -107,6 +110,23 @@ static void scan_range(struct dirtail *t, const struct dt_range *r, uint8_t *buf
 			return;		/* the first one of the range is enough */
 		}
 	}
+	if (t->record) {
+		pthread_mutex_lock(&t->lock);
+		if (grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(*t->spans)))
+			t->spans[t->nspans++] = (struct dt_span){ r->off, r->len };
+		pthread_mutex_unlock(&t->lock);
+	}
+}
+
+void dirtail_record(struct dirtail *t)
+{
+	t->record = true;
+}
+
+size_t dirtail_free_spans(const struct dirtail *t, const struct dt_span **out)
+{
+	*out = t->spans;
+	return t->nspans;
 }
 
 /* Take the oldest range (lock held); false when none waits. */
@@ -283,5 +303,6 @@ void dirtail_free(struct dirtail *t)
 	pthread_mutex_destroy(&t->lock);
 	free(t->mybuf);
 	free(t->hits);
+	free(t->spans);
 	free(t);
 }

@@ -11,6 +11,11 @@
 
 struct xvol;
 
+/* A byte range of the device (dirtail.c: a directory cluster's part past its end marker). */
+struct dt_span {
+	uint64_t off, len;
+};
+
 /*
  * The repair planner's view of a check (repair/): set is offered each file
  * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
@@ -53,6 +58,15 @@ struct xv_fix {
 	 */
 	void (*end_mark)(void *ctx, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 			 uint32_t hit_entry);
+	/*
+	 * The part of a directory cluster past its end marker, [off, off +
+	 * len): known free, so not read again (a repair's later check: its
+	 * first read it so, and the plan leaves those bytes as they were)?
+	 * May be NULL.
+	 */
+	bool (*tail_known)(void *ctx, uint64_t off, uint64_t len);
+	/* The parts this check read whole and found free, once it is over (a repair's first check).  May be NULL. */
+	void (*tails_free)(void *ctx, const struct dt_span *s, size_t n);
 	void *ctx;
 };
 
@@ -146,6 +160,10 @@ void dirtail_note(struct dirtail *t, size_t node, uint32_t dir, uint32_t cluster
 void dirtail_drop(struct dirtail *t);
 /* Waits for every range; the first entry in use of each range, in the order added. */
 size_t dirtail_finish(struct dirtail *t, const struct tail_hit **out);
+/* Keep the ranges read whole and found free (a repair's first check: its later checks need not read them again). */
+void dirtail_record(struct dirtail *t);
+/* After dirtail_finish: the ranges kept (in no order). */
+size_t dirtail_free_spans(const struct dirtail *t, const struct dt_span **out);
 void dirtail_free(struct dirtail *t);
 
 /* exfat_tree.c */

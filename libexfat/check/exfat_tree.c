@@ -528,7 +528,9 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		if (w->end_seen) {
 			if (to_end)
 				w->tail_unread = true;
-			else if (w->tail && !w->after_end_told)
+			else if (w->tail && !w->after_end_told &&
+				 !(v->fix && v->fix->tail_known &&
+				   v->fix->tail_known(v->fix->ctx, xv_cluster_byte(v, c) + at, v->cb - at)))
 				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
 					    c, at / 32, dev_ask_ahead(&w->warmth) && !w->first_cluster);
 			break;
@@ -636,6 +638,8 @@ int xv_walk_tree(struct xvol *v)
 			r = -ENOMEM;
 			goto out;
 		}
+		if (v->fix && v->fix->tails_free)
+			dirtail_record(w->tail);
 	}
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	v->ck.pending_head = pending_head;
@@ -649,6 +653,12 @@ int xv_walk_tree(struct xvol *v)
 		dirtail_drop(w->tail);	/* out of time: the reads still waiting are not begun */
 	if (w->tail)
 		report_tails(w);
+	if (w->tail && v->fix && v->fix->tails_free && !v->ck.sum->incomplete) {
+		const struct dt_span *sp;
+		size_t n = dirtail_free_spans(w->tail, &sp);
+
+		v->fix->tails_free(v->fix->ctx, sp, n);
+	}
 	dev_random(v->dev, false);
 out:
 	v->ck.pending_head = NULL;

@@ -442,3 +442,47 @@ void rp_put_percent_in_use(struct rp *r, uint64_t marked)
 	want = (uint8_t)lo;
 	rp_put(r, EXFAT_BOOT_PERCENT_IN_USE, &want, 1, "PercentInUse", false);
 }
+
+static int cmp_span_end(const void *x, const void *y)
+{
+	const struct dt_span *a = x, *b = y;
+
+	return a->off + a->len < b->off + b->len ? -1 : a->off + a->len > b->off + b->len;
+}
+
+/* The first round's parts found free, sorted by where they end (none kept without memory: all are read). */
+void rp_tails_keep(struct rp_tails *t, const struct dt_span *s, size_t n)
+{
+	free(t->v);
+	t->v = n ? malloc(n * sizeof(*s)) : NULL;
+	t->n = t->v ? n : 0;
+	if (!t->n)
+		return;
+	memcpy(t->v, s, n * sizeof(*s));
+	qsort(t->v, n, sizeof(*s), cmp_span_end);
+}
+
+/* Is [off, off + len) within a part the first round found free, and no edit of the plan over it? */
+bool rp_tails_known(const struct rp_tails *t, uint64_t off, uint64_t len)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (t->first || !t->over || !len)
+		return false;
+	while (lo < hi) {		/* the part that ends where this one does */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->v[mid].off + t->v[mid].len < off + len)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->v[lo].off + t->v[lo].len == off + len && t->v[lo].off <= off &&
+	       !plan_touches(t->over, off, len);
+}
+
+void rp_tails_free(struct rp_tails *t)
+{
+	free(t->v);
+	*t = (struct rp_tails){ 0 };
+}

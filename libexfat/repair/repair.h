@@ -106,6 +106,7 @@ struct rp_at_index {
 struct rp {
 	struct fsc_dev *dev;
 	struct rp_at_index *at_index;	/* (a pointer: rp_set_finding extends it through a const rp) */
+	struct rp_tails *tails;		/* the session's, or NULL */
 	const struct fsc_probe *p;
 	const struct fsc_repair_opts *o;
 	struct fsc_plan *plan;
@@ -463,10 +464,28 @@ void xr_upcase_plan_choice(struct rp *r, struct xvol *v);
 void xr_upcase_prepare(struct rp *r, struct xvol *v);
 void xr_upcase_link(struct rp *r, struct xvol *v);
 
-/* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds). */
+/*
+ * The parts of directory clusters past their end markers that a repair's
+ * first check read whole and found free, kept across its rounds
+ * (session.c): the check of a later round, on the plan's view, reads
+ * again only those that the plan's edits lie over.  Most of a directory's
+ * bytes are such parts, and reading them is most of a check (dirtail.c).
+ */
+struct rp_tails {
+	struct dt_span *v;		/* sorted by where each ends */
+	size_t n;
+	bool first;			/* the first round: keep what its check found */
+	const struct fsc_plan *over;	/* a later round: the plan its view lays over */
+};
+/* ledger.c */
+void rp_tails_keep(struct rp_tails *t, const struct dt_span *s, size_t n);
+bool rp_tails_known(const struct rp_tails *t, uint64_t off, uint64_t len);
+void rp_tails_free(struct rp_tails *t);
+
+/* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds; tails may be NULL). */
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		      struct fsc_plan *plan);
+		      struct fsc_plan *plan, struct rp_tails *tails);
 /* fat_repair.c: one round of fsc_plan_repair for a FAT12/16/32 volume. */
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,

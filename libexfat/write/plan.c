@@ -187,6 +187,29 @@ void plan_overlay_bytes(uint8_t *buf, uint64_t boff, size_t blen, const uint8_t 
 		memcpy(buf + (lo - boff), bytes + (lo - off), (size_t)(hi - lo));
 }
 
+bool plan_touches(const struct fsc_plan *plan, uint64_t off, uint64_t len)
+{
+	if (!len || !plan->n)
+		return false;
+	if (plan->index_lost) {
+		for (size_t j = 0; j < plan->n; j++)
+			if (plan->v[j].offset < off + len && off < plan->v[j].offset + plan->v[j].len)
+				return true;
+		return false;
+	}
+	for (uint64_t p = off >> PAGE_SHIFT; p <= (off + len - 1) >> PAGE_SHIFT; p++) {
+		const struct page_edits *s = page_find(plan, p);
+
+		for (uint32_t k = 0; s && k < s->n; k++) {
+			const struct fsc_edit *e = &plan->v[s->v[k]];
+
+			if (e->offset < off + len && off < e->offset + e->len)
+				return true;
+		}
+	}
+	return false;
+}
+
 int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n, uint64_t off, void *buf,
 		     size_t len)
 {

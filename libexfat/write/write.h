@@ -20,6 +20,8 @@ void plan_sync_before(struct fsc_plan *plan, size_t i);
  * GUID in a root without either) do not both take the same free slot.
  */
 int plan_view_read(struct fsc_dev *dev, const struct fsc_plan *plan, uint64_t off, void *buf, size_t len);
+/* Does an edit of the plan lie over a byte of [off, off + len)? */
+bool plan_touches(const struct fsc_plan *plan, uint64_t off, uint64_t len);
 /* The same through the first n edits only (what edit n must find). */
 int plan_prefix_read(struct fsc_dev *dev, const struct fsc_plan *plan, size_t n, uint64_t off, void *buf,
 		     size_t len);

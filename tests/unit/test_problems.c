@@ -2167,6 +2167,42 @@ static void test_repair_fat_was_lost(void **state)
 }
 
 /*
+ * The directory tails a repair's first round found free (rp_tails): a
+ * later round's check reads again only those a plan edit lies over, or
+ * that the first round did not see whole; the first round itself reads
+ * everything.
+ */
+static void test_repair_tails_known(void **state)
+{
+	const struct dt_span found[] = { { 8192 + 96, 4096 - 96 }, { 4096 + 32, 4096 - 32 }, { 20480, 4096 } };
+	struct fsc_plan *plan = fsc_plan_new();
+	struct rp_tails t = { 0 };
+	uint8_t zero = 0, one = 1;
+
+	(void)state;
+	assert_non_null(plan);
+	t.first = true;
+	rp_tails_keep(&t, found, 3);
+	assert_false(rp_tails_known(&t, 4096 + 32, 4096 - 32));	/* the first round reads all */
+	t.first = false;
+	t.over = plan;
+	assert_true(rp_tails_known(&t, 4096 + 32, 4096 - 32));	/* as found */
+	assert_true(rp_tails_known(&t, 4096 + 64, 4096 - 64));	/* within */
+	assert_false(rp_tails_known(&t, 4096, 4096));		/* from before it */
+	assert_false(rp_tails_known(&t, 12288 + 32, 4096 - 32));	/* no such tail */
+	assert_true(rp_tails_known(&t, 20480, 4096));
+	assert_int_equal(fsc_plan_add(plan, 20480 + 4000, &zero, &one, 1, "test", false), 0);
+	assert_false(rp_tails_known(&t, 20480, 4096));		/* an edit over it */
+	assert_true(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* (not over that one) */
+	assert_int_equal(fsc_plan_add(plan, 8192 + 95, &zero, &one, 1, "test", false), 0);
+	assert_true(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* just before it */
+	assert_int_equal(fsc_plan_add(plan, 8192 + 4095, &zero, &one, 1, "test", false), 0);
+	assert_false(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* its last byte */
+	rp_tails_free(&t);
+	fsc_plan_free(plan);
+}
+
+/*
  * The values the flipped-bit repairs try (rp_flips): every value one bit
  * from x within the width, then every value two bits from it, each once,
  * the one-bit ones first.
@@ -3227,6 +3263,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_names),
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_flips),
+		cmocka_unit_test(test_repair_tails_known),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
