@@ -386,9 +386,12 @@ void rp_write_set(struct rp *r, const struct exfat_asm *a, const uint8_t *set, c
 		r->err = -ENOMEM;
 		return;
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (plan_view_read(r->dev, r->plan, a->pos[i].offset, now + 32 * i, 32) < 0)
-			memcpy(now + 32 * i, a->set + 32 * i, 32);
+	for (unsigned i = 0, j; i < n; i = j) {	/* (a read per run of entries in a row: a set, most often) */
+		for (j = i + 1; j < n && a->pos[j].offset == a->pos[j - 1].offset + 32; j++)
+			;
+		if (plan_view_read(r->dev, r->plan, a->pos[i].offset, now + 32 * i, 32ull * (j - i)) < 0)
+			memcpy(now + 32 * i, a->set + 32 * i, 32ull * (j - i));
+	}
 	for (size_t b = 0; b < 32ull * n; b++) {
 		out[b] = set[b] != a->set[b] ? set[b] : now[b];
 		merged |= out[b] != set[b];
