@@ -241,14 +241,13 @@ static void unit_flip(uint8_t *set, unsigned u, unsigned b)
 	put_le16(set, exfat_set_name_unit_at(u), (uint16_t)(unit_get(set, u) ^ (1u << b)));
 }
 
-/* The NameHash of the set's name (nl units) under the up-case table up. */
-static uint16_t name_hash(const uint8_t *set, unsigned nl, const uint16_t *up)
+/* The NameHash before one more up-cased unit u, from the one after it: xv_name_hash_step undone. */
+static uint16_t name_hash_unstep(uint16_t h, uint16_t u)
 {
-	uint16_t h = 0;
-
-	for (unsigned u = 0; u < nl; u++)
-		h = xv_name_hash_step(h, up[unit_get(set, u)]);
-	return h;
+	h = (uint16_t)(h - (u >> 8));
+	h = (uint16_t)(h << 1 | h >> 15);
+	h = (uint16_t)(h - (u & 0xFF));
+	return (uint16_t)(h << 1 | h >> 15);
 }
 
 /* Are the set's nl name units all ones a name may hold? */
@@ -279,16 +278,25 @@ bool xr_undo_name_flip(const struct xvol *v, uint8_t *set, unsigned n)
 	unsigned nl = EXFAT_STREAM_OF(set)[EXFAT_STREAM_NAME_LENGTH], hits = 0, plain = 0, at = 0, bit = 0;
 	unsigned pat = 0, pbit = 0;
 	uint16_t want = get_le16(EXFAT_STREAM_OF(set), EXFAT_STREAM_NAME_HASH);
+	/* before[u]: the hash of units 0 .. u-1; after[u]: the one they must give for the rest to end in want */
+	uint16_t before[256], after[256];
 
 	if (!v->upcase || !nl || n < 2u + (nl + 14u) / 15u)
 		return false;
 	for (unsigned k = 2; k < 2u + (nl + 14u) / 15u; k++)
 		if (set[EXFAT_ENTRY_AT(k)] != EXFAT_T_NAME)
 			return false;
+	before[0] = 0;
+	after[nl] = want;
+	for (unsigned u = 0; u < nl; u++)
+		before[u + 1] = xv_name_hash_step(before[u], v->upcase[unit_get(set, u)]);
+	for (unsigned u = nl; u-- > 0;)
+		after[u] = name_hash_unstep(after[u + 1], v->upcase[unit_get(set, u)]);
 	for (unsigned u = 0; u < nl; u++)
 		for (unsigned b = 0; b < 16; b++) {
 			unit_flip(set, u, b);
-			if (name_hash(set, nl, v->upcase) == want &&
+			/* (the whole name's hash is want: one unit changed, the rest as they were) */
+			if (xv_name_hash_step(before[u], v->upcase[unit_get(set, u)]) == after[u + 1] &&
 			    fsc_exfat_set_checksum(set, n) == exfat_primary_set_checksum(set) && name_ok(set, nl)) {
 				hits++, at = u, bit = b;
 				if (unit_get(set, u) < 0x80)
