@@ -60,6 +60,7 @@ struct fsc_finding *ck_add(struct ck_engine *e, enum fsc_problem id, enum fsc_lo
 {
 	if (e->owners_pass)
 		return NULL;
+	e->raised++;
 	if (e->per_id[id]++ >= e->max_per_id) {
 		e->sum->suppressed++;
 		return NULL;

@@ -54,6 +54,7 @@ struct ck_engine {
 	const struct fsc_check_opts *o;
 	unsigned per_id[FSC_PR_COUNT];
 	unsigned max_per_id;
+	uint64_t raised;		/* findings made, listed or over the cap (not in the owners pass) */
 	int pass, npasses;
 	uint64_t done, total;
 	/* allocation: clusters 2 .. count + 1 */

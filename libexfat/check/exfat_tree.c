@@ -171,7 +171,7 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	if (fi->d.nl) {
 		uint16_t want;
 		bool ascii;
-		unsigned bad = xw_take_name(w, fi->d.name, fi->d.nl, &want, &ascii);
+		unsigned bad = xw_take_name(w, fi->d.name, fi->d.nl, true, &want, &ascii);
 
 		if (bad < fi->d.nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 			finding_actual(f, "%04X", fi->d.name[bad]);
@@ -220,6 +220,17 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	check_times(w, fi);
 }
 
+/* A known set's fields (xv_fix chunk_known): its name taken for the duplicate check, nothing judged. */
+static void known_fields(struct walk *w, struct fileinfo *fi)
+{
+	uint16_t hash;
+	bool ascii;
+
+	w->bad_flags = false;
+	if (fi->d.nl)
+		xw_take_name(w, fi->d.name, fi->d.nl, false, &hash, &ascii);
+}
+
 /*
  * A set whose structure is sound (stream, enough name entries) and whose
  * SetChecksum, NameHash or ValidDataLength is wrong: the repair planner
@@ -240,6 +251,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
+	w->told = true;
 	w->v->fix->set(w->v->fix->ctx, w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
@@ -287,6 +299,7 @@ static void tell_dir(struct walk *w, struct fileinfo *fi, const struct chain_res
 	char path[4096 + 800];
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
+	w->told = true;
 	w->v->fix->dir(w->v->fix->ctx, &w->as.at, w->nofat, res, fi->file_shaped, path);
 }
 
@@ -327,7 +340,8 @@ static void finish_file_set(struct walk *w)
 	struct xvol *v = w->v;
 	const uint8_t *set = w->as.set;
 	unsigned sc = exfat_secondary_count(set);
-	uint16_t stored = exfat_primary_set_checksum(set), sum = fsc_exfat_set_checksum(set, sc + 1);
+	/* (known: the set's bytes are as the first check found them sound) */
+	uint16_t stored = exfat_primary_set_checksum(set), sum = w->known ? stored : fsc_exfat_set_checksum(set, sc + 1);
 	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
 	bool usable;
@@ -344,7 +358,10 @@ static void finish_file_set(struct walk *w)
 		return;
 	w->want_hash = -1;
 	w->bad_name = false;
-	set_fields(w, fi, fi->d.name_hash);
+	if (w->known)
+		known_fields(w, fi);
+	else
+		set_fields(w, fi, fi->d.name_hash);
 	if ((fi->d.attr & EXFAT_ATTR_DIRECTORY) && !fi->file_shaped) {
 		offer_set(w, fi, sum, NULL);
 		v->ck.sum->dirs++;
@@ -504,6 +521,27 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
 }
 
 /*
+ * A part of the directory read, before its entries are parsed: recorded
+ * (a repair's first check: dir_sound), or known to the repair, with every
+ * part before it (a later check: chunk_known).
+ */
+static void note_part(struct walk *w, uint32_t c, uint32_t at, uint32_t len)
+{
+	const struct xv_fix *fix = w->v->fix;
+	uint64_t off = xv_cluster_byte(w->v, c) + at;
+
+	if (!fix || w->v->ck.owners_pass)
+		return;
+	if (fix->dir_sound && grow((void **)&w->rec, &w->caprec, w->parts + 1, sizeof(*w->rec)))
+		w->rec[w->parts] = (struct dt_span){ off, len };
+	else if (fix->dir_sound)
+		w->told = true;		/* (no memory: the directory is not recorded) */
+	w->known = w->known && fix->chunk_known(fix->ctx, &w->key, w->parts, off, len,
+						w->nofat ? 0 : w->v->fat_byte + 4ull * c);
+	w->parts++;
+}
+
+/*
  * One cluster of a directory: the entries up to the end marker are parsed
  * here; the rest of what was read is scanned at once, and what lies beyond
  * goes to dirtail.c unread.  While resolving cross-links nothing past the
@@ -537,6 +575,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		}
 		if (dev_warmth_read(&w->warmth, v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
 			return false;
+		note_part(w, c, at, len);
 		for (; i < n && !w->end_seen; i++) {
 			w->entry = at / 32 + i;
 			one_entry(w, d + 32 * i);
@@ -563,6 +602,11 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	w->first_cluster = true;
 	w->used = 0;
+	w->key = (struct xv_dir_key){ j->size, j->first, w->judge, j->nofat };
+	w->raised = v->ck.raised;
+	w->told = false;
+	w->known = v->fix && v->fix->chunk_known && !v->ck.owners_pass;
+	w->parts = 0;
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
@@ -576,11 +620,15 @@ static void read_dir(struct walk *w, const struct job *j)
 		cut_short(w);
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
 	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
-	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb)))
+	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb))) {
+		w->told = true;
 		v->fix->dir(v->fix->ctx, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
+	}
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	xw_check_duplicates(w);
+	if (v->fix && v->fix->dir_sound && !v->ck.owners_pass && !w->told && v->ck.raised == w->raised && w->parts)
+		v->fix->dir_sound(v->fix->ctx, &w->key, w->rec, w->parts);
 	ask_ahead(w);
 	w->dirs++;
 	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
@@ -619,6 +667,27 @@ static bool pending_head(void *ctx, uint32_t c)
 	return false;
 }
 
+/*
+ * What judges a directory's entries beside their own bytes: the up-case
+ * table the names are judged by, whether it is the volume's, and the
+ * geometry, hashed (a multiply and a shift a word, 20 us: two walks that
+ * differ in them differ in it but for about one chance in 2^64).
+ */
+static uint64_t walk_judge(const struct xvol *v)
+{
+	uint64_t g[5] = { v->cb, v->cc, v->heap_byte, v->fat_byte, v->upcase_ok }, h = 0, x;
+
+	for (size_t i = 0; i < 65536 + 4 * 5; i += 4) {
+		if (i < 65536)
+			memcpy(&x, v->upcase + i, sizeof(x));
+		else
+			x = g[(i - 65536) / 4];
+		h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
 int xv_walk_tree(struct xvol *v)
 {
 	struct walk *w = calloc(1, sizeof(*w));
@@ -641,6 +710,8 @@ int xv_walk_tree(struct xvol *v)
 		if (v->fix && v->fix->tails_free)
 			dirtail_record(w->tail);
 	}
+	if (v->fix && (v->fix->dir_sound || v->fix->chunk_known))
+		w->judge = walk_judge(v);
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	v->ck.pending_head = pending_head;
 	v->ck.pending_ctx = w;
@@ -668,6 +739,7 @@ out:
 	free(w->arena);
 	free(w->given);
 	free(w->marks);
+	free(w->rec);
 	free(w);
 	return r;
 }

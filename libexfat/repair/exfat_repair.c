@@ -709,17 +709,6 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		xr_fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-/* The directory tails the first round found free, kept for the later rounds' checks. */
-static void keep_tails(void *ctx, const struct dt_span *s, size_t n)
-{
-	rp_tails_keep(((struct rp *)ctx)->tails, s, n);
-}
-
-static bool tail_known(void *ctx, uint64_t off, uint64_t len)
-{
-	return rp_tails_known(((struct rp *)ctx)->tails, off, len);
-}
-
 static const struct xv_fix repair_fix = {
 	.set = fix_set, .rename = note_rename, .dir = xr_note_dir, .upcase = xr_upcase_choose,
 	.end_mark = xr_revive_note_mark,
@@ -727,10 +716,10 @@ static const struct xv_fix repair_fix = {
 
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		      struct fsc_plan *plan, struct rp_tails *tails)
+		      struct fsc_plan *plan, struct rp_memo *memo)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
-	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16, .tails = tails };
+	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16, .memo = memo };
 	struct xv_fix fix = repair_fix;
 	struct fsc_dev *restored = NULL;
 	struct fsc_probe *p2 = NULL;
@@ -749,10 +738,8 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	/* Every finding counts: a fix needs its own, not the first hundred. */
 	o.max_per_problem = UINT32_MAX;
 	fix.ctx = &r;
-	if (tails && tails->first)
-		fix.tails_free = keep_tails;
-	else if (tails)
-		fix.tail_known = tail_known;
+	if (memo)
+		rp_memo_hook(&fix, memo);
 	r.at_index = calloc(1, sizeof(*r.at_index));	/* (NULL: rp_set_finding scans) */
 	/* A damaged main boot region first: the rest is checked as the restore leaves it. */
 	if (xr_boot_restore(&r, &restored, &p2))

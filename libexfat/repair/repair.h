@@ -106,7 +106,7 @@ struct rp_at_index {
 struct rp {
 	struct fsc_dev *dev;
 	struct rp_at_index *at_index;	/* (a pointer: rp_set_finding extends it through a const rp) */
-	struct rp_tails *tails;		/* the session's, or NULL */
+	struct rp_memo *memo;		/* the session's, or NULL */
 	const struct fsc_probe *p;
 	const struct fsc_repair_opts *o;
 	struct fsc_plan *plan;
@@ -465,27 +465,48 @@ void xr_upcase_prepare(struct rp *r, struct xvol *v);
 void xr_upcase_link(struct rp *r, struct xvol *v);
 
 /*
- * The parts of directory clusters past their end markers that a repair's
- * first check read whole and found free, kept across its rounds
- * (session.c): the check of a later round, on the plan's view, reads
- * again only those that the plan's edits lie over.  Most of a directory's
- * bytes are such parts, and reading them is most of a check (dirtail.c).
+ * What a repair's first check found sound, kept across its rounds
+ * (session.c) for the checks of the later ones, on the plan's view:
+ *   tails  the parts of directory clusters past their end markers, read
+ *          whole and found free: read again only where an edit of the
+ *          plan lies over them.  Most of a directory's bytes are such
+ *          parts, and reading them is most of a check (dirtail.c).
+ *   dirs   the directories read with no finding (xv_fix dir_sound), and
+ *          the parts of each that were parsed: their entries are not
+ *          judged again where no edit lies over them nor over their FAT
+ *          entries.  Judging them is most of what a check does besides
+ *          reading.
  */
-struct rp_tails {
-	struct dt_span *v;		/* sorted by where each ends */
-	size_t n;
+struct rp_memo_dir {
+	struct xv_dir_key key;
+	size_t at, n;			/* its parts: spans[at .. at + n) */
+};
+struct rp_memo {
+	struct dt_span *tails;		/* sorted by where each ends */
+	size_t ntails;
+	struct rp_memo_dir *dirs;	/* in walk order, then sorted by key (rp_memo_chunk_known) */
+	size_t ndirs, capdirs;
+	bool sorted;
+	size_t last;			/* the directory the last lookup found */
+	struct dt_span *spans;
+	size_t nspans, capspans;
 	bool first;			/* the first round: keep what its check found */
 	const struct fsc_plan *over;	/* a later round: the plan its view lays over */
 };
 /* ledger.c */
-void rp_tails_keep(struct rp_tails *t, const struct dt_span *s, size_t n);
-bool rp_tails_known(const struct rp_tails *t, uint64_t off, uint64_t len);
-void rp_tails_free(struct rp_tails *t);
+void rp_memo_keep_tails(struct rp_memo *m, const struct dt_span *s, size_t n);
+bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len);
+void rp_memo_keep_dir(struct rp_memo *m, const struct xv_dir_key *key, const struct dt_span *s, size_t n);
+bool rp_memo_chunk_known(struct rp_memo *m, const struct xv_dir_key *key, size_t k, uint64_t off, uint64_t len,
+			 uint64_t fat);
+/* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
+void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
+void rp_memo_free(struct rp_memo *m);
 
-/* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds; tails may be NULL). */
+/* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds; memo may be NULL). */
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		      struct fsc_plan *plan, struct rp_tails *tails);
+		      struct fsc_plan *plan, struct rp_memo *memo);
 /* fat_repair.c: one round of fsc_plan_repair for a FAT12/16/32 volume. */
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,

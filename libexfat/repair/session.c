@@ -45,11 +45,11 @@
 /* One round of the family's planner. */
 static int plan_round(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		      struct fsc_plan *plan, struct rp_tails *tails)
+		      struct fsc_plan *plan, struct rp_memo *memo)
 {
 	if (fsc_type_is_fat(p->type) || p->backup_type == FSC_TYPE_FAT32)
 		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
-	return exfat_plan_repair(dev, p, co, ro, out, sum, plan, tails);
+	return exfat_plan_repair(dev, p, co, ro, out, sum, plan, memo);
 }
 
 /* Append a copy of f (its path duplicated) to out. */
@@ -130,7 +130,7 @@ struct session {
 	size_t ndeclined, capdeclined;
 	bool sorted;
 	unsigned chain_base, chains;	/* lost chains numbered on across rounds */
-	struct rp_tails tails;		/* directory tails the first round found free */
+	struct rp_memo memo;		/* what the first round's check found sound */
 	int err;
 };
 
@@ -199,7 +199,7 @@ static int plan_append(struct fsc_plan *plan, const struct fsc_plan *more)
  * appended to plan.  Returns the number of edits it added, or -errno.
  */
 static long later_round(struct fsc_dev *dev, const struct fsc_check_opts *co, const struct fsc_repair_opts *ro,
-			struct fsc_plan *plan, struct fsc_findings *fs, struct rp_tails *tails)
+			struct fsc_plan *plan, struct fsc_findings *fs, struct rp_memo *memo)
 {
 	struct fsc_dev *view = plan_overlay(dev, plan);
 	struct fsc_plan *more = fsc_plan_new();
@@ -207,10 +207,10 @@ static long later_round(struct fsc_dev *dev, const struct fsc_check_opts *co, co
 	struct fsc_check_summary sum;
 	long r = view && more ? fsc_probe_volume(view, &pv) : -ENOMEM;
 
-	tails->first = false;
-	tails->over = plan;	/* (what the view lays over: its tails are read again where an edit lies) */
+	memo->first = false;
+	memo->over = plan;	/* (what the view lays over: read again where an edit lies) */
 	if (r == 0 && (pv->type == FSC_TYPE_EXFAT || fsc_type_is_fat(pv->type)))
-		r = plan_round(view, pv, co, ro, fs, &sum, more, tails);
+		r = plan_round(view, pv, co, ro, fs, &sum, more, memo);
 	else if (r == 0)
 		r = -EINVAL;	/* the plan leaves no volume: nothing more to do */
 	if (r >= 0 && sum.incomplete)
@@ -308,7 +308,7 @@ static int converge(struct fsc_dev *dev, const struct fsc_check_opts *co, struct
 	for (int round = 1; round < REPAIR_ROUNDS && r >= 0; round++) {
 		finding_list_clear(&last);
 		s->chain_base = s->chains;
-		r = later_round(dev, co, rro, plan, &last, &s->tails);
+		r = later_round(dev, co, rro, plan, &last, &s->memo);
 		if (r >= 0 && s->err)
 			r = s->err;
 		if (r == 0)
@@ -352,8 +352,8 @@ static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const str
 		return ret;
 	o = co2;
 	rro = session_opts(&s, &ro2);
-	s.tails.first = true;
-	ret = plan_round(dev, p, &co2, &rro, out, sum, plan, &s.tails);
+	s.memo.first = true;
+	ret = plan_round(dev, p, &co2, &rro, out, sum, plan, &s.memo);
 
 	if (ret >= 0 && s.err)
 		ret = s.err;
@@ -372,7 +372,7 @@ static int plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const str
 			plan_truncate(plan, start);
 	}
 	free(s.declined);
-	rp_tails_free(&s.tails);
+	rp_memo_free(&s.memo);
 	return ret;
 }
 

@@ -2167,7 +2167,61 @@ static void test_repair_fat_was_lost(void **state)
 }
 
 /*
- * The directory tails a repair's first round found free (rp_tails): a
+ * The directories a repair's first round found sound (rp_memo): a later
+ * round's check leaves a part of one unjudged only when it is that
+ * directory's (the same key) part k, at the same place, and the plan
+ * changes neither its bytes nor its cluster's FAT entry; the first round
+ * judges everything.
+ */
+static void test_repair_memo_dirs(void **state)
+{
+	const struct xv_dir_key d1 = { 32768, 77, 5, false }, d2 = { 65536, 9, 77, true };
+	const struct dt_span p1[] = { { 40960, 4096 }, { 102400, 4096 } }, p2[] = { { 8192, 4096 } };
+	struct xv_dir_key k;
+	struct fsc_plan *plan = fsc_plan_new();
+	struct rp_memo m = { 0 };
+	uint8_t zero = 0, one = 1;
+
+	(void)state;
+	assert_non_null(plan);
+	m.first = true;
+	rp_memo_keep_dir(&m, &d1, p1, 2);
+	rp_memo_keep_dir(&m, &d2, p2, 1);
+	rp_memo_keep_dir(&m, &d2, p2, 0);		/* (no part: not kept) */
+	assert_int_equal(m.ndirs, 2);
+	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));	/* the first round judges all */
+	m.first = false;
+	m.over = plan;
+	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
+	assert_true(rp_memo_chunk_known(&m, &d1, 1, 102400, 4096, 4096 + 4 * 27));
+	assert_true(rp_memo_chunk_known(&m, &d2, 0, 8192, 4096, 0));
+	assert_false(rp_memo_chunk_known(&m, &d1, 2, 106496, 4096, 4096 + 4 * 28));	/* a part more */
+	assert_false(rp_memo_chunk_known(&m, &d1, 1, 40960, 4096, 4096 + 4 * 12));	/* another place */
+	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 2048, 4096 + 4 * 12));	/* another length */
+	k = d1, k.size = 65536;
+	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another DataLength */
+	k = d1, k.nofat = true;
+	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 0));			/* NoFatChain set */
+	k = d1, k.judge = 6;
+	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another up-case table */
+	k = d1, k.first = 78;
+	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another FirstCluster */
+	/* An edit just after the part and one on the byte before the FAT entry change nothing; */
+	assert_int_equal(fsc_plan_add(plan, 40960 + 4096, &zero, &one, 1, "test", false), 0);
+	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 12 - 1, &zero, &one, 1, "test", false), 0);
+	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
+	/* one on the part's last byte does, and one on the FAT entry's last byte. */
+	assert_int_equal(fsc_plan_add(plan, 102400 + 4095, &zero, &one, 1, "test", false), 0);
+	assert_false(rp_memo_chunk_known(&m, &d1, 1, 102400, 4096, 4096 + 4 * 27));
+	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 12 + 3, &zero, &one, 1, "test", false), 0);
+	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
+	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 0));			/* (that entry not asked) */
+	rp_memo_free(&m);
+	fsc_plan_free(plan);
+}
+
+/*
+ * The directory tails a repair's first round found free (rp_memo): a
  * later round's check reads again only those a plan edit lies over, or
  * that the first round did not see whole; the first round itself reads
  * everything.
@@ -2176,29 +2230,29 @@ static void test_repair_tails_known(void **state)
 {
 	const struct dt_span found[] = { { 8192 + 96, 4096 - 96 }, { 4096 + 32, 4096 - 32 }, { 20480, 4096 } };
 	struct fsc_plan *plan = fsc_plan_new();
-	struct rp_tails t = { 0 };
+	struct rp_memo t = { 0 };
 	uint8_t zero = 0, one = 1;
 
 	(void)state;
 	assert_non_null(plan);
 	t.first = true;
-	rp_tails_keep(&t, found, 3);
-	assert_false(rp_tails_known(&t, 4096 + 32, 4096 - 32));	/* the first round reads all */
+	rp_memo_keep_tails(&t, found, 3);
+	assert_false(rp_memo_tail_known(&t, 4096 + 32, 4096 - 32));	/* the first round reads all */
 	t.first = false;
 	t.over = plan;
-	assert_true(rp_tails_known(&t, 4096 + 32, 4096 - 32));	/* as found */
-	assert_true(rp_tails_known(&t, 4096 + 64, 4096 - 64));	/* within */
-	assert_false(rp_tails_known(&t, 4096, 4096));		/* from before it */
-	assert_false(rp_tails_known(&t, 12288 + 32, 4096 - 32));	/* no such tail */
-	assert_true(rp_tails_known(&t, 20480, 4096));
+	assert_true(rp_memo_tail_known(&t, 4096 + 32, 4096 - 32));	/* as found */
+	assert_true(rp_memo_tail_known(&t, 4096 + 64, 4096 - 64));	/* within */
+	assert_false(rp_memo_tail_known(&t, 4096, 4096));		/* from before it */
+	assert_false(rp_memo_tail_known(&t, 12288 + 32, 4096 - 32));	/* no such tail */
+	assert_true(rp_memo_tail_known(&t, 20480, 4096));
 	assert_int_equal(fsc_plan_add(plan, 20480 + 4000, &zero, &one, 1, "test", false), 0);
-	assert_false(rp_tails_known(&t, 20480, 4096));		/* an edit over it */
-	assert_true(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* (not over that one) */
+	assert_false(rp_memo_tail_known(&t, 20480, 4096));		/* an edit over it */
+	assert_true(rp_memo_tail_known(&t, 8192 + 96, 4096 - 96));	/* (not over that one) */
 	assert_int_equal(fsc_plan_add(plan, 8192 + 95, &zero, &one, 1, "test", false), 0);
-	assert_true(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* just before it */
+	assert_true(rp_memo_tail_known(&t, 8192 + 96, 4096 - 96));	/* just before it */
 	assert_int_equal(fsc_plan_add(plan, 8192 + 4095, &zero, &one, 1, "test", false), 0);
-	assert_false(rp_tails_known(&t, 8192 + 96, 4096 - 96));	/* its last byte */
-	rp_tails_free(&t);
+	assert_false(rp_memo_tail_known(&t, 8192 + 96, 4096 - 96));	/* its last byte */
+	rp_memo_free(&t);
 	fsc_plan_free(plan);
 }
 
@@ -3264,6 +3318,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_upcase_in_a_row),
 		cmocka_unit_test(test_repair_flips),
 		cmocka_unit_test(test_repair_tails_known),
+		cmocka_unit_test(test_repair_memo_dirs),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
