@@ -99,6 +99,8 @@ static const struct rp_memo_dir *find_dir(struct rp_memo *m, const struct xv_dir
 {
 	size_t lo = 0, hi = m->ndirs;
 
+	if (!m->ndirs)
+		return NULL;
 	if (!m->sorted) {
 		qsort(m->dirs, m->ndirs, sizeof(*m->dirs), cmp_dir);
 		m->sorted = true;
