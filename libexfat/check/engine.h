@@ -129,6 +129,25 @@ void ck_progress(struct ck_engine *e, uint64_t step);
 /* Inside a pass, at a boundary where it may stop (a directory): true when the budget has run out. */
 bool ck_out_of_time(struct ck_engine *e);
 
+/*
+ * A directory a repair's first check read and found sound, kept for the
+ * checks of its later rounds (repair/memo.c; the hooks dir_sound and
+ * dir_known of each family): its key, as its parent's entry gives it (the
+ * root: size 0), with what judges its entries beside their own bytes
+ * (judge: a hash of the up-case table the names are judged by and of the
+ * geometry); and each part of it that was parsed, with the FAT entry of
+ * its cluster (fat; 0: the clusters lie in a row, no entry is read).
+ */
+struct ck_dir_key {
+	uint64_t size, judge;
+	uint32_t first;
+	bool nofat;
+};
+struct ck_part {
+	uint64_t off, fat;
+	uint32_t len;
+};
+
 struct chain_res {
 	uint64_t clusters;		/* clusters claimed */
 	bool contiguous;

@@ -17,20 +17,6 @@ struct dt_span {
 };
 
 /*
- * A directory as its parent's entry gives it (the root: size 0), and what
- * judges its entries beside their own bytes (judge: a hash of the up-case
- * table the names are judged by and of the geometry): the key of a
- * directory a repair's first check read and found sound (xv_fix
- * dir_sound, chunk_known).
- */
-struct xv_dir_key {
-	uint64_t size;
-	uint64_t judge;
-	uint32_t first;
-	bool nofat;
-};
-
-/*
  * The repair planner's view of a check (repair/): set is offered each file
  * set whose structure is sound but whose SetChecksum, NameHash (want_hash:
  * the right one, or -1), ValidDataLength or cluster chain (chain: how the
@@ -86,16 +72,13 @@ struct xv_fix {
 	 * was (a repair's first check): its key and the parts of it that
 	 * were parsed, in the order they were read.  May be NULL.
 	 */
-	void (*dir_sound)(void *ctx, const struct xv_dir_key *key, const struct dt_span *s, size_t n);
+	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
 	/*
-	 * A later check: was part k of the directory key, [off, off + len),
-	 * its part k in the first check, and are neither those bytes nor
-	 * the FAT entry at fat (0: none, the clusters lie in a row) changed
-	 * since?  Then the entries in it are as the first check found them,
-	 * with no finding of their own, and are not judged again (the names
-	 * are still compared, and the allocations still claimed).  May be NULL.
+	 * A later check: the parts the first check parsed of the directory
+	 * key (*n of them), when neither their bytes nor their FAT entries
+	 * are changed since; else NULL.  May be NULL.
 	 */
-	bool (*chunk_known)(void *ctx, const struct xv_dir_key *key, size_t k, uint64_t off, uint64_t len, uint64_t fat);
+	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
 	void *ctx;
 };
 

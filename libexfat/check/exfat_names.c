@@ -18,13 +18,12 @@
 #include "check/exfat_walk.h"
 
 /*
- * The name of the set, in one pass: its characters are checked (when
- * judge), up-cased into the arena (for the duplicate check) and hashed.
- * Returns the index of the first forbidden character, or n; *hash is the
- * NameHash it should have.  Under memory pressure the name is hashed but
- * not remembered.
+ * The name of the set, in one pass: its characters are checked, up-cased
+ * into the arena (for the duplicate check) and hashed.  Returns the index
+ * of the first forbidden character, or n; *hash is the NameHash it should
+ * have.  Under memory pressure the name is hashed but not remembered.
  */
-unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, bool judge, uint16_t *hash, bool *ascii)
+unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash, bool *ascii)
 {
 	const uint16_t *up = w->v->upcase;
 	unsigned bad = n;
@@ -45,7 +44,7 @@ unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, bool ju
 	for (unsigned i = 0; i < n; i++) {
 		uint16_t u = up[units[i]];
 
-		if (judge && bad == n && !exfat_name_unit_ok(units, n, i))
+		if (bad == n && !exfat_name_unit_ok(units, n, i))
 			bad = i;
 		any |= units[i];
 		h = xv_name_hash_step(h, u);

@@ -171,7 +171,7 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	if (fi->d.nl) {
 		uint16_t want;
 		bool ascii;
-		unsigned bad = xw_take_name(w, fi->d.name, fi->d.nl, true, &want, &ascii);
+		unsigned bad = xw_take_name(w, fi->d.name, fi->d.nl, &want, &ascii);
 
 		if (bad < fi->d.nl && (f = AT_SET(w, EXFAT_NAME_CHARS, fname(fi))))
 			finding_actual(f, "%04X", fi->d.name[bad]);
@@ -220,16 +220,6 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	check_times(w, fi);
 }
 
-/* A known set's fields (xv_fix chunk_known): its name taken for the duplicate check, nothing judged. */
-static void known_fields(struct walk *w, struct fileinfo *fi)
-{
-	uint16_t hash;
-	bool ascii;
-
-	w->bad_flags = false;
-	if (fi->d.nl)
-		xw_take_name(w, fi->d.name, fi->d.nl, false, &hash, &ascii);
-}
 
 /*
  * A set whose structure is sound (stream, enough name entries) and whose
@@ -358,9 +348,8 @@ static void finish_file_set(struct walk *w)
 		return;
 	w->want_hash = -1;
 	w->bad_name = false;
-	if (w->known)
-		known_fields(w, fi);
-	else
+	w->bad_flags = false;
+	if (!w->known)
 		set_fields(w, fi, fi->d.name_hash);
 	if ((fi->d.attr & EXFAT_ATTR_DIRECTORY) && !fi->file_shaped) {
 		offer_set(w, fi, sum, NULL);
@@ -522,22 +511,31 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
 
 /*
  * A part of the directory read, before its entries are parsed: recorded
- * (a repair's first check: dir_sound), or known to the repair, with every
- * part before it (a later check: chunk_known).
+ * (a repair's first check: dir_sound); or, in a later check, one of the
+ * parts the first check read, in the same order (dir_known).
+ *
+ * While it is, the entries are as the first check found them: the same
+ * bytes, parsed from the same state, under the same judge (the key), so
+ * with no finding of their own nor duplicate names, and they are not
+ * judged again.  The parts come as they came then: the same first
+ * cluster, the same bytes up to the same end marker, the same FAT entries
+ * between the clusters; what the walk may do otherwise is stop sooner (a
+ * cluster claimed by another first, a read that fails), and fewer entries
+ * of a directory without findings have none either.
  */
 static void note_part(struct walk *w, uint32_t c, uint32_t at, uint32_t len)
 {
 	const struct xv_fix *fix = w->v->fix;
-	uint64_t off = xv_cluster_byte(w->v, c) + at;
+	struct ck_part p = { xv_cluster_byte(w->v, c) + at, w->nofat ? 0 : w->v->fat_byte + 4ull * c, len };
 
 	if (!fix || w->v->ck.owners_pass)
 		return;
 	if (fix->dir_sound && grow((void **)&w->rec, &w->caprec, w->parts + 1, sizeof(*w->rec)))
-		w->rec[w->parts] = (struct dt_span){ off, len };
+		w->rec[w->parts] = p;
 	else if (fix->dir_sound)
 		w->told = true;		/* (no memory: the directory is not recorded) */
-	w->known = w->known && fix->chunk_known(fix->ctx, &w->key, w->parts, off, len,
-						w->nofat ? 0 : w->v->fat_byte + 4ull * c);
+	w->known = w->known && w->parts < w->nmemo && w->memo[w->parts].off == p.off &&
+		   w->memo[w->parts].len == p.len && w->memo[w->parts].fat == p.fat;
 	w->parts++;
 }
 
@@ -602,10 +600,11 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	w->first_cluster = true;
 	w->used = 0;
-	w->key = (struct xv_dir_key){ j->size, j->first, w->judge, j->nofat };
+	w->key = (struct ck_dir_key){ j->size, w->judge, j->first, j->nofat };
 	w->raised = v->ck.raised;
 	w->told = false;
-	w->known = v->fix && v->fix->chunk_known && !v->ck.owners_pass;
+	w->memo = v->fix && v->fix->dir_known && !v->ck.owners_pass ? v->fix->dir_known(v->fix->ctx, &w->key, &w->nmemo) : NULL;
+	w->known = w->memo != NULL;
 	w->parts = 0;
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
@@ -710,7 +709,7 @@ int xv_walk_tree(struct xvol *v)
 		if (v->fix && v->fix->tails_free)
 			dirtail_record(w->tail);
 	}
-	if (v->fix && (v->fix->dir_sound || v->fix->chunk_known))
+	if (v->fix && (v->fix->dir_sound || v->fix->dir_known))
 		w->judge = walk_judge(v);
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	v->ck.pending_head = pending_head;

@@ -73,14 +73,16 @@ struct walk {
 	size_t capmarks;
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
-	/* a repair's rounds (xv_fix dir_sound, chunk_known), the directory being read: */
-	struct xv_dir_key key;
+	/* a repair's rounds (xv_fix dir_sound, dir_known), the directory being read: */
+	struct ck_dir_key key;
 	uint64_t judge;			/* this walk's (the same for every directory) */
 	uint64_t raised;		/* findings made before it was read */
 	bool told;			/* a hook was called while it was read */
-	bool known;			/* every part read so far is known to the repair */
+	const struct ck_part *memo;	/* its parts as the first check read them (dir_known), or NULL */
+	size_t nmemo;
+	bool known;			/* every part read so far is one of those, in order */
 	size_t parts;			/* parts read */
-	struct dt_span *rec;		/* (dir_sound) the parts read */
+	struct ck_part *rec;		/* (dir_sound) the parts read */
 	size_t caprec;
 };
 
@@ -96,13 +98,12 @@ static inline struct fsc_finding *xw_entry_finding(struct walk *w, enum fsc_prob
 #define AT_ENTRY(w, id) xw_entry_finding(w, FSC_PR_##id, (w)->cluster, (w)->entry, NULL)
 
 /*
- * exfat_names.c: the set's name in one pass: its characters checked
- * (unless !judge: n is returned), up-cased into the arena (for the
- * duplicate check) and hashed; the index of the first forbidden
- * character, or n; *hash the NameHash it should have.
- * xw_check_duplicates: the directory's names, once it is read.
+ * exfat_names.c: the set's name in one pass: its characters checked,
+ * up-cased into the arena (for the duplicate check) and hashed; the index
+ * of the first forbidden character, or n; *hash the NameHash it should
+ * have.  xw_check_duplicates: the directory's names, once it is read.
  */
-unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, bool judge, uint16_t *hash, bool *ascii);
+unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash, bool *ascii);
 void xw_check_duplicates(struct walk *w);
 
 #endif

@@ -7,17 +7,17 @@
  *   tails  a directory cluster's part past its end marker, found free:
  *          not read again unless an edit lies over it.
  *   dirs   a directory read with no finding and no repair hook called,
- *          and the parts of it that were parsed, in order: a later
- *          check reading the same directory (the same key: its entry's
- *          FirstCluster, DataLength and NoFatChain, and the same up-case
- *          table and geometry) sees its part k where the first saw it,
- *          with no edit over those bytes nor over the FAT entry of their
- *          cluster, so the same bytes parsed from the same state: the
- *          entries hold no finding of their own, and are not judged
- *          again.  What is not their own (names compared, allocations
- *          claimed, the tree below) the later check still does.
+ *          and the parts of it that were parsed, in order, each with the
+ *          FAT entry of its cluster: a later check reading the same
+ *          directory (the same key: its entry's FirstCluster, DataLength
+ *          and NoFatChain, and the same up-case table and geometry) with
+ *          no edit over those bytes nor those FAT entries parses the same
+ *          bytes from the same state: its entries hold no finding of their
+ *          own nor duplicate names, and are not judged again.  What is
+ *          not theirs alone (the allocations claimed, the tree below) the
+ *          later check still does.
  *
- * Memory: 16 bytes a part, 40 a directory (about 0.6 MiB for 10,000
+ * Memory: 24 bytes a part, 24 a directory (about 0.5 MiB for 10,000
  * directories); under memory pressure less is kept, and more is done
  * again.
  */
@@ -67,77 +67,67 @@ bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len)
 }
 
 /* A directory the first round found sound, and its parts (not kept without memory: it is judged again). */
-void rp_memo_keep_dir(struct rp_memo *m, const struct xv_dir_key *key, const struct dt_span *s, size_t n)
+void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_part *p, size_t n)
 {
-	if (!n || !grow((void **)&m->dirs, &m->capdirs, m->ndirs + 1, sizeof(*m->dirs)) ||
-	    !grow((void **)&m->spans, &m->capspans, m->nspans + n, sizeof(*m->spans)))
+	if (!n || n > UINT32_MAX || m->nparts > UINT32_MAX - n || (m->ndirs && key->judge != m->judge) ||
+	    !grow((void **)&m->dirs, &m->capdirs, m->ndirs + 1, sizeof(*m->dirs)) ||
+	    !grow((void **)&m->parts, &m->capparts, m->nparts + n, sizeof(*m->parts)))
 		return;
-	memcpy(m->spans + m->nspans, s, n * sizeof(*s));
-	m->dirs[m->ndirs++] = (struct rp_memo_dir){ *key, m->nspans, n };
-	m->nspans += n;
+	memcpy(m->parts + m->nparts, p, n * sizeof(*p));
+	m->judge = key->judge;
+	m->dirs[m->ndirs++] = (struct rp_memo_dir){ key->size, key->first, (uint32_t)m->nparts, (uint32_t)n, key->nofat };
+	m->nparts += n;
 	m->sorted = false;
 }
 
-static int cmp_key(const struct xv_dir_key *a, const struct xv_dir_key *b)
+/* Order by FirstCluster, DataLength, NoFatChain. */
+static int cmp_key(const void *x, const void *y)
 {
+	const struct rp_memo_dir *a = x, *b = y;
+
 	if (a->first != b->first)
 		return a->first < b->first ? -1 : 1;
 	if (a->size != b->size)
 		return a->size < b->size ? -1 : 1;
-	if (a->nofat != b->nofat)
-		return a->nofat ? 1 : -1;
-	return a->judge < b->judge ? -1 : a->judge > b->judge;
+	return a->nofat != b->nofat ? (a->nofat ? 1 : -1) : 0;
 }
 
-static int cmp_dir(const void *x, const void *y)
-{
-	return cmp_key(&((const struct rp_memo_dir *)x)->key, &((const struct rp_memo_dir *)y)->key);
-}
 
-/* The directory kept under key (the first of them: two with one key hold the same bytes), or NULL. */
-static const struct rp_memo_dir *find_dir(struct rp_memo *m, const struct xv_dir_key *key)
+/*
+ * In a later round: the parts of the directory key the first round found
+ * sound, when the plan changes none of their bytes nor the FAT entries
+ * of their clusters; else NULL.  (Two directories of one key are one
+ * directory's entry seen twice, a cross-link the first round reported:
+ * neither was kept.)
+ */
+const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n)
 {
+	struct rp_memo_dir want = { key->size, key->first, 0, 0, key->nofat };
 	size_t lo = 0, hi = m->ndirs;
+	const struct ck_part *p;
 
-	if (!m->ndirs)
+	if (m->first || !m->over || !m->ndirs || key->judge != m->judge)
 		return NULL;
 	if (!m->sorted) {
-		qsort(m->dirs, m->ndirs, sizeof(*m->dirs), cmp_dir);
+		qsort(m->dirs, m->ndirs, sizeof(*m->dirs), cmp_key);
 		m->sorted = true;
-		m->last = m->ndirs;
 	}
-	if (m->last < m->ndirs && !cmp_key(&m->dirs[m->last].key, key))
-		return &m->dirs[m->last];	/* (its parts come in a row) */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (cmp_key(&m->dirs[mid].key, key) < 0)
+		if (cmp_key(&m->dirs[mid], &want) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == m->ndirs || cmp_key(&m->dirs[lo].key, key))
+	if (lo == m->ndirs || cmp_key(&m->dirs[lo], &want))
 		return NULL;
-	m->last = lo;
-	return &m->dirs[lo];
-}
-
-/*
- * In a later round: is [off, off + len) the part k of the directory key
- * that the first round found sound, with no edit of the plan over it nor
- * over the FAT entry at fat (0: none)?
- */
-bool rp_memo_chunk_known(struct rp_memo *m, const struct xv_dir_key *key, size_t k, uint64_t off, uint64_t len,
-			 uint64_t fat)
-{
-	const struct rp_memo_dir *d;
-	const struct dt_span *s;
-
-	if (m->first || !m->over || !(d = find_dir(m, key)) || k >= d->n)
-		return false;
-	s = &m->spans[d->at + k];
-	return s->off == off && s->len == len && !plan_touches(m->over, off, len) &&
-	       !(fat && plan_touches(m->over, fat, 4));
+	p = m->parts + m->dirs[lo].at;
+	for (size_t k = 0; k < m->dirs[lo].n; k++)
+		if (plan_touches(m->over, p[k].off, p[k].len) || (p[k].fat && plan_touches(m->over, p[k].fat, 4)))
+			return NULL;
+	*n = m->dirs[lo].n;
+	return p;
 }
 
 /* ---- the check's hooks (ctx: the struct rp of the round) ---- */
@@ -147,9 +137,9 @@ static void keep_tails(void *ctx, const struct dt_span *s, size_t n)
 	rp_memo_keep_tails(((struct rp *)ctx)->memo, s, n);
 }
 
-static void keep_dir(void *ctx, const struct xv_dir_key *key, const struct dt_span *s, size_t n)
+static void keep_dir(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n)
 {
-	rp_memo_keep_dir(((struct rp *)ctx)->memo, key, s, n);
+	rp_memo_keep_dir(((struct rp *)ctx)->memo, key, p, n);
 }
 
 static bool tail_known(void *ctx, uint64_t off, uint64_t len)
@@ -157,9 +147,9 @@ static bool tail_known(void *ctx, uint64_t off, uint64_t len)
 	return rp_memo_tail_known(((struct rp *)ctx)->memo, off, len);
 }
 
-static bool chunk_known(void *ctx, const struct xv_dir_key *key, size_t k, uint64_t off, uint64_t len, uint64_t fat)
+static const struct ck_part *dir_known(void *ctx, const struct ck_dir_key *key, size_t *n)
 {
-	return rp_memo_chunk_known(((struct rp *)ctx)->memo, key, k, off, len, fat);
+	return rp_memo_dir_known(((struct rp *)ctx)->memo, key, n);
 }
 
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)
@@ -169,7 +159,7 @@ void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)
 		fix->dir_sound = keep_dir;
 	} else {
 		fix->tail_known = tail_known;
-		fix->chunk_known = chunk_known;
+		fix->dir_known = dir_known;
 	}
 }
 
@@ -177,6 +167,6 @@ void rp_memo_free(struct rp_memo *m)
 {
 	free(m->tails);
 	free(m->dirs);
-	free(m->spans);
+	free(m->parts);
 	*m = (struct rp_memo){ 0 };
 }

@@ -477,28 +477,28 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          entries.  Judging them is most of what a check does besides
  *          reading.
  */
-struct rp_memo_dir {
-	struct xv_dir_key key;
-	size_t at, n;			/* its parts: spans[at .. at + n) */
+struct rp_memo_dir {			/* (a key but its judge, kept once: 24 bytes) */
+	uint64_t size;
+	uint32_t first, at, n;		/* its parts: parts[at .. at + n) */
+	bool nofat;
 };
 struct rp_memo {
 	struct dt_span *tails;		/* sorted by where each ends */
 	size_t ntails;
-	struct rp_memo_dir *dirs;	/* in walk order, then sorted by key (rp_memo_chunk_known) */
+	struct rp_memo_dir *dirs;	/* in walk order, then sorted by key (rp_memo_dir_known) */
 	size_t ndirs, capdirs;
+	uint64_t judge;			/* theirs (one walk's) */
 	bool sorted;
-	size_t last;			/* the directory the last lookup found */
-	struct dt_span *spans;
-	size_t nspans, capspans;
+	struct ck_part *parts;
+	size_t nparts, capparts;
 	bool first;			/* the first round: keep what its check found */
 	const struct fsc_plan *over;	/* a later round: the plan its view lays over */
 };
 /* ledger.c */
 void rp_memo_keep_tails(struct rp_memo *m, const struct dt_span *s, size_t n);
 bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len);
-void rp_memo_keep_dir(struct rp_memo *m, const struct xv_dir_key *key, const struct dt_span *s, size_t n);
-bool rp_memo_chunk_known(struct rp_memo *m, const struct xv_dir_key *key, size_t k, uint64_t off, uint64_t len,
-			 uint64_t fat);
+void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
+const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
 void rp_memo_free(struct rp_memo *m);

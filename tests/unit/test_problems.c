@@ -2168,19 +2168,21 @@ static void test_repair_fat_was_lost(void **state)
 
 /*
  * The directories a repair's first round found sound (rp_memo): a later
- * round's check leaves a part of one unjudged only when it is that
- * directory's (the same key) part k, at the same place, and the plan
- * changes neither its bytes nor its cluster's FAT entry; the first round
- * judges everything.
+ * round's check has a directory's parts back only under the same key, and
+ * only while the plan changes neither the bytes of any of them nor the
+ * FAT entry of its cluster; the first round has nothing back.
  */
 static void test_repair_memo_dirs(void **state)
 {
-	const struct xv_dir_key d1 = { 32768, 77, 5, false }, d2 = { 65536, 9, 77, true };
-	const struct dt_span p1[] = { { 40960, 4096 }, { 102400, 4096 } }, p2[] = { { 8192, 4096 } };
-	struct xv_dir_key k;
+	const struct ck_dir_key d1 = { 32768, 5, 77, false }, d2 = { 65536, 5, 9, true }, d3 = { 4096, 6, 12, false };
+	const struct ck_part p1[] = { { 40960, 4096 + 4 * 77, 4096 }, { 102400, 4096 + 4 * 92, 4096 } },
+			     p2[] = { { 8192, 0, 4096 } };
+	const struct ck_part *got;
+	struct ck_dir_key k;
 	struct fsc_plan *plan = fsc_plan_new();
 	struct rp_memo m = { 0 };
 	uint8_t zero = 0, one = 1;
+	size_t n = 0;
 
 	(void)state;
 	assert_non_null(plan);
@@ -2188,34 +2190,38 @@ static void test_repair_memo_dirs(void **state)
 	rp_memo_keep_dir(&m, &d1, p1, 2);
 	rp_memo_keep_dir(&m, &d2, p2, 1);
 	rp_memo_keep_dir(&m, &d2, p2, 0);		/* (no part: not kept) */
+	rp_memo_keep_dir(&m, &d3, p2, 1);		/* (another walk's judge: not kept) */
 	assert_int_equal(m.ndirs, 2);
-	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));	/* the first round judges all */
+	assert_null(rp_memo_dir_known(&m, &d1, &n));	/* the first round judges all */
 	m.first = false;
 	m.over = plan;
-	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
-	assert_true(rp_memo_chunk_known(&m, &d1, 1, 102400, 4096, 4096 + 4 * 27));
-	assert_true(rp_memo_chunk_known(&m, &d2, 0, 8192, 4096, 0));
-	assert_false(rp_memo_chunk_known(&m, &d1, 2, 106496, 4096, 4096 + 4 * 28));	/* a part more */
-	assert_false(rp_memo_chunk_known(&m, &d1, 1, 40960, 4096, 4096 + 4 * 12));	/* another place */
-	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 2048, 4096 + 4 * 12));	/* another length */
+	got = rp_memo_dir_known(&m, &d1, &n);
+	assert_non_null(got);
+	assert_int_equal(n, 2);
+	assert_memory_equal(got, p1, sizeof(p1));
+	got = rp_memo_dir_known(&m, &d2, &n);
+	assert_non_null(got);
+	assert_int_equal(n, 1);
+	assert_int_equal(got[0].off, 8192);
 	k = d1, k.size = 65536;
-	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another DataLength */
+	assert_null(rp_memo_dir_known(&m, &k, &n));	/* another DataLength */
 	k = d1, k.nofat = true;
-	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 0));			/* NoFatChain set */
+	assert_null(rp_memo_dir_known(&m, &k, &n));	/* NoFatChain set */
 	k = d1, k.judge = 6;
-	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another up-case table */
+	assert_null(rp_memo_dir_known(&m, &k, &n));	/* another up-case table */
 	k = d1, k.first = 78;
-	assert_false(rp_memo_chunk_known(&m, &k, 0, 40960, 4096, 4096 + 4 * 12));	/* another FirstCluster */
-	/* An edit just after the part and one on the byte before the FAT entry change nothing; */
+	assert_null(rp_memo_dir_known(&m, &k, &n));	/* another FirstCluster */
+	/* An edit just after a part and one on the byte before a FAT entry change nothing; */
 	assert_int_equal(fsc_plan_add(plan, 40960 + 4096, &zero, &one, 1, "test", false), 0);
-	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 12 - 1, &zero, &one, 1, "test", false), 0);
-	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
-	/* one on the part's last byte does, and one on the FAT entry's last byte. */
-	assert_int_equal(fsc_plan_add(plan, 102400 + 4095, &zero, &one, 1, "test", false), 0);
-	assert_false(rp_memo_chunk_known(&m, &d1, 1, 102400, 4096, 4096 + 4 * 27));
-	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 12 + 3, &zero, &one, 1, "test", false), 0);
-	assert_false(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 4096 + 4 * 12));
-	assert_true(rp_memo_chunk_known(&m, &d1, 0, 40960, 4096, 0));			/* (that entry not asked) */
+	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 77 - 1, &zero, &one, 1, "test", false), 0);
+	assert_non_null(rp_memo_dir_known(&m, &d1, &n));
+	/* one on the last byte of the second part's FAT entry does, */
+	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 92 + 3, &zero, &one, 1, "test", false), 0);
+	assert_null(rp_memo_dir_known(&m, &d1, &n));
+	/* and one on a part's last byte (d2's, which has no FAT entry to change). */
+	assert_non_null(rp_memo_dir_known(&m, &d2, &n));
+	assert_int_equal(fsc_plan_add(plan, 8192 + 4095, &zero, &one, 1, "test", false), 0);
+	assert_null(rp_memo_dir_known(&m, &d2, &n));
 	rp_memo_free(&m);
 	fsc_plan_free(plan);
 }
