@@ -101,6 +101,50 @@ struct fsc_finding *ck_add_owner(struct ck_engine *e, enum fsc_problem id, const
 	return f;
 }
 
+uint64_t ck_judge(const uint16_t *upcase, const uint64_t *g, size_t n)
+{
+	uint64_t h = 0, x;
+
+	for (size_t i = 0; i < 65536 + 4 * n; i += 4) {
+		if (i < 65536)
+			memcpy(&x, upcase + i, sizeof(x));
+		else
+			x = g[(i - 65536) / 4];
+		h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struct ck_dir_key *key, bool keep,
+		   const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n), void *ctx)
+{
+	d->key = *key;
+	d->raised = e->raised;
+	d->first = dir_known && !e->owners_pass ? dir_known(ctx, key, &d->nfirst) : NULL;
+	d->known = d->first != NULL;
+	d->keep = keep && !e->owners_pass;
+	d->unsound = false;
+	d->n = 0;
+}
+
+void ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len)
+{
+	const struct ck_part p = { off, fat, len }, *f = d->first;
+
+	if (d->keep && grow((void **)&d->kept, &d->cap, d->n + 1, sizeof(*d->kept)))
+		d->kept[d->n] = p;
+	else if (d->keep)
+		d->unsound = true;	/* (no memory: not kept) */
+	d->known = d->known && d->n < d->nfirst && f[d->n].off == off && f[d->n].len == len && f[d->n].fat == fat;
+	d->n++;
+}
+
+bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e)
+{
+	return d->keep && !d->unsound && d->n && e->raised == d->raised;
+}
+
 void ck_progress(struct ck_engine *e, uint64_t step)
 {
 	if (e->owners_pass)

@@ -147,6 +147,36 @@ struct ck_part {
 	uint64_t off, fat;
 	uint32_t len;
 };
+/*
+ * A key's judge: the up-case table (65536 entries) and n more words,
+ * hashed (a multiply and a shift a word, some 20 us: two walks that differ
+ * in them differ in it but for about one chance in 2^64).
+ */
+uint64_t ck_judge(const uint16_t *upcase, const uint64_t *g, size_t n);
+
+/*
+ * The directory a walk is reading, for a repair's memo: its key, the
+ * parts read (kept for the hook dir_sound), whether they are the parts
+ * the first check read (the hook dir_known's), in order.  ck_memo_begin
+ * as it is begun; ck_memo_part for each part, before its entries are
+ * parsed; ck_memo_sound once it is read: kept, with no finding made
+ * since it was begun and nothing that made it unsound (a repair hook
+ * called, a part that could not be kept).
+ */
+struct ck_dir_memo {
+	struct ck_dir_key key;
+	uint64_t raised;
+	const struct ck_part *first;	/* its parts as the first check read them, or NULL */
+	size_t nfirst;
+	bool keep, known, unsound;
+	size_t n;			/* parts read */
+	struct ck_part *kept;
+	size_t cap;
+};
+void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struct ck_dir_key *key, bool keep,
+		   const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n), void *ctx);
+void ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len);
+bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e);
 
 struct chain_res {
 	uint64_t clusters;		/* clusters claimed */

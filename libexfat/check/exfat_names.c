@@ -170,7 +170,7 @@ void xw_check_duplicates(struct walk *w)
 			unsigned pos;
 			uint16_t unit;
 
-			w->told = true;
+			w->dm.unsound = true;
 			if (unique_variant(w, i, &pos, &unit))
 				w->v->fix->rename(w->v->fix->ctx, w->names[i].cluster, w->names[i].entry, pos, unit);
 		}

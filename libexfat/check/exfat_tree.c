@@ -241,7 +241,7 @@ static void offer_set(struct walk *w, struct fileinfo *fi, uint16_t sum, const s
 	    !w->bad_name && !w->bad_flags && !bad_first && !bad_length)
 		return;
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
-	w->told = true;
+	w->dm.unsound = true;
 	w->v->fix->set(w->v->fix->ctx, w->v, &w->as, w->want_hash, chain_bad ? chain : NULL, path);
 }
 
@@ -289,7 +289,7 @@ static void tell_dir(struct walk *w, struct fileinfo *fi, const struct chain_res
 	char path[4096 + 800];
 
 	snprintf(path, sizeof(path), "%s%s%s", w->dw.path, strcmp(w->dw.path, "/") ? "/" : "", fname(fi));
-	w->told = true;
+	w->dm.unsound = true;
 	w->v->fix->dir(w->v->fix->ctx, &w->as.at, w->nofat, res, fi->file_shaped, path);
 }
 
@@ -331,7 +331,7 @@ static void finish_file_set(struct walk *w)
 	const uint8_t *set = w->as.set;
 	unsigned sc = exfat_secondary_count(set);
 	/* (known: the set's bytes are as the first check found them sound) */
-	uint16_t stored = exfat_primary_set_checksum(set), sum = w->known ? stored : fsc_exfat_set_checksum(set, sc + 1);
+	uint16_t stored = exfat_primary_set_checksum(set), sum = w->dm.known ? stored : fsc_exfat_set_checksum(set, sc + 1);
 	struct fileinfo *fi = &w->fi;
 	struct fsc_finding *f;
 	bool usable;
@@ -349,7 +349,7 @@ static void finish_file_set(struct walk *w)
 	w->want_hash = -1;
 	w->bad_name = false;
 	w->bad_flags = false;
-	if (!w->known)
+	if (!w->dm.known)
 		set_fields(w, fi, fi->d.name_hash);
 	if ((fi->d.attr & EXFAT_ATTR_DIRECTORY) && !fi->file_shaped) {
 		offer_set(w, fi, sum, NULL);
@@ -525,18 +525,8 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
  */
 static void note_part(struct walk *w, uint32_t c, uint32_t at, uint32_t len)
 {
-	const struct xv_fix *fix = w->v->fix;
-	struct ck_part p = { xv_cluster_byte(w->v, c) + at, w->nofat ? 0 : w->v->fat_byte + 4ull * c, len };
-
-	if (!fix || w->v->ck.owners_pass)
-		return;
-	if (fix->dir_sound && grow((void **)&w->rec, &w->caprec, w->parts + 1, sizeof(*w->rec)))
-		w->rec[w->parts] = p;
-	else if (fix->dir_sound)
-		w->told = true;		/* (no memory: the directory is not recorded) */
-	w->known = w->known && w->parts < w->nmemo && w->memo[w->parts].off == p.off &&
-		   w->memo[w->parts].len == p.len && w->memo[w->parts].fat == p.fat;
-	w->parts++;
+	if (w->v->fix)
+		ck_memo_part(&w->dm, xv_cluster_byte(w->v, c) + at, w->nofat ? 0 : w->v->fat_byte + 4ull * c, len);
 }
 
 /*
@@ -600,12 +590,9 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->warmth.first = !w->is_root;	/* (the probe read the root: it tells nothing) */
 	w->first_cluster = true;
 	w->used = 0;
-	w->key = (struct ck_dir_key){ j->size, w->judge, j->first, j->nofat };
-	w->raised = v->ck.raised;
-	w->told = false;
-	w->memo = v->fix && v->fix->dir_known && !v->ck.owners_pass ? v->fix->dir_known(v->fix->ctx, &w->key, &w->nmemo) : NULL;
-	w->known = w->memo != NULL;
-	w->parts = 0;
+	if (v->fix)
+		ck_memo_begin(&w->dm, &v->ck, &(struct ck_dir_key){ j->size, w->judge, j->first, j->nofat },
+			      v->fix->dir_sound != NULL, v->fix->dir_known, v->fix->ctx);
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
@@ -620,14 +607,14 @@ static void read_dir(struct walk *w, const struct job *j)
 	/* The repair hears of a directory whose chain or size is not as its entry says. */
 	if (v->fix && v->fix->dir && !v->ck.owners_pass &&
 	    (j->odd || res.broken || res.crossed || (j->size && res.ended && res.clusters != j->size / v->cb))) {
-		w->told = true;
+		w->dm.unsound = true;
 		v->fix->dir(v->fix->ctx, w->is_root ? NULL : &j->at, j->parent_nofat, &res, false, w->dw.path);
 	}
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	xw_check_duplicates(w);
-	if (v->fix && v->fix->dir_sound && !v->ck.owners_pass && !w->told && v->ck.raised == w->raised && w->parts)
-		v->fix->dir_sound(v->fix->ctx, &w->key, w->rec, w->parts);
+	if (v->fix && ck_memo_sound(&w->dm, &v->ck))
+		v->fix->dir_sound(v->fix->ctx, &w->dm.key, w->dm.kept, w->dm.n);
 	ask_ahead(w);
 	w->dirs++;
 	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
@@ -666,25 +653,12 @@ static bool pending_head(void *ctx, uint32_t c)
 	return false;
 }
 
-/*
- * What judges a directory's entries beside their own bytes: the up-case
- * table the names are judged by, whether it is the volume's, and the
- * geometry, hashed (a multiply and a shift a word, 20 us: two walks that
- * differ in them differ in it but for about one chance in 2^64).
- */
+/* What judges a directory's entries beside their own bytes: the up-case table, whether it is the volume's, the geometry. */
 static uint64_t walk_judge(const struct xvol *v)
 {
-	uint64_t g[5] = { v->cb, v->cc, v->heap_byte, v->fat_byte, v->upcase_ok }, h = 0, x;
+	const uint64_t g[] = { v->cb, v->cc, v->heap_byte, v->fat_byte, v->upcase_ok };
 
-	for (size_t i = 0; i < 65536 + 4 * 5; i += 4) {
-		if (i < 65536)
-			memcpy(&x, v->upcase + i, sizeof(x));
-		else
-			x = g[(i - 65536) / 4];
-		h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-		h ^= h >> 29;
-	}
-	return h;
+	return ck_judge(v->upcase, g, sizeof(g) / sizeof(g[0]));
 }
 
 int xv_walk_tree(struct xvol *v)
@@ -738,7 +712,7 @@ out:
 	free(w->arena);
 	free(w->given);
 	free(w->marks);
-	free(w->rec);
+	free(w->dm.kept);
 	free(w);
 	return r;
 }

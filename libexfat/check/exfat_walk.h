@@ -73,17 +73,9 @@ struct walk {
 	size_t capmarks;
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
-	/* a repair's rounds (xv_fix dir_sound, dir_known), the directory being read: */
-	struct ck_dir_key key;
-	uint64_t judge;			/* this walk's (the same for every directory) */
-	uint64_t raised;		/* findings made before it was read */
-	bool told;			/* a hook was called while it was read */
-	const struct ck_part *memo;	/* its parts as the first check read them (dir_known), or NULL */
-	size_t nmemo;
-	bool known;			/* every part read so far is one of those, in order */
-	size_t parts;			/* parts read */
-	struct ck_part *rec;		/* (dir_sound) the parts read */
-	size_t caprec;
+	/* a repair's rounds (xv_fix dir_sound, dir_known): */
+	uint64_t judge;			/* the walk's */
+	struct ck_dir_memo dm;		/* the directory being read */
 };
 
 /* A finding at an entry of the directory being read (name: the set's, or NULL). */

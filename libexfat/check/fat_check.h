@@ -56,6 +56,10 @@ struct fat_hooks {
 	void (*shared_head)(void *ctx, uint64_t off, uint32_t first, uint32_t size);
 	/* The active copy counted: its free entries, of the clusters checked (those the device and the FAT hold). */
 	void (*counted)(void *ctx, uint64_t free_clusters, uint32_t clusters);
+	/* A directory read with no finding made (a repair's first check): as xv_fix's (exfat_check.h). */
+	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
+	/* A later check: the parts of a directory as the first check read them, as xv_fix's. */
+	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
 	void *ctx;
 	/*
 	 * Not a report but the repair's one request: read FAT copy

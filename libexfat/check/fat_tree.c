@@ -434,12 +434,19 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	for (unsigned i = 0; i < n; i++)
 		put_le16(le, 2 * i, lu[i]);
 	utf16le_to_utf8(le, n, name, sizeof(name));
-	file = check_short(t, e, name, lfn, &bad, &same);
-	fw_keep_name(t, e, lu, n, lfn, bad, same);
-	run_flush(t, e);
-	if (!file)
-		return;
-	check_times(t, e, name);
+	if (t->dm.known) {	/* (as the first check found it: no finding, nor a duplicate; see note_part) */
+		file = (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) != FAT_ATTR_DIR_LABEL;
+		run_flush(t, e);
+		if (!file)
+			return;
+	} else {
+		file = check_short(t, e, name, lfn, &bad, &same);
+		fw_keep_name(t, e, lu, n, lfn, bad, same);
+		run_flush(t, e);
+		if (!file)
+			return;
+		check_times(t, e, name);
+	}
 	if (dir && !file_dir_bit(t, name, first, size))
 		dir_entry(t, name, first, size);
 	else
@@ -519,6 +526,17 @@ static void read_entries(struct ftree *t, const uint8_t *buf, size_t n, uint32_t
 }
 
 /*
+ * A part of the directory read (len bytes at byte, of cluster c): kept,
+ * or known to be a part the first check read, as exFAT's (exfat_tree.c
+ * note_part, which says why its entries are then not judged again).
+ */
+static void note_part(struct ftree *t, uint32_t c, uint64_t byte, uint32_t len)
+{
+	if (t->v->hooks)
+		ck_memo_part(&t->dm, byte, t->v->lay.fat_byte + (uint64_t)c * t->v->lay.fat_bits / 8, len);
+}
+
+/*
  * One cluster of a directory, whole; with to_end_marker (fsck -p) only up
  * to the end marker, in reads doubling from FV_DIR_HEAD (a large directory
  * in few reads, at most twice what it uses).
@@ -548,6 +566,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 			return false;
 		}
 		t->cl = c;
+		note_part(t, c, byte, len);
 		read_entries(t, v->dirbuf, len / 32, at / 32, byte);
 	}
 	ck_progress(&v->ck, 1);
@@ -657,6 +676,9 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = t->nzruns = 0;
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
+	if (v->hooks)
+		ck_memo_begin(&t->dm, &v->ck, &(struct ck_dir_key){ 0, t->judge, j->first, false }, v->hooks->dir_sound != NULL,
+			      j->first ? v->hooks->dir_known : NULL, v->hooks->ctx);
 	if (t->is_root && v->lay.fat_bits != 32) {
 		read_root_area(t);
 	} else {
@@ -705,6 +727,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 		root_label_missing(t);
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
+	if (v->hooks && ck_memo_sound(&t->dm, &v->ck))
+		v->hooks->dir_sound(v->hooks->ctx, &t->dm.key, t->dm.kept, t->dm.n);
 }
 
 int fv_walk_tree(struct fvol *v)
@@ -720,6 +744,12 @@ int fv_walk_tree(struct fvol *v)
 	t->v = v;
 	t->warmth.waited = 1;
 	t->run.finding = SIZE_MAX;
+	if (v->hooks && (v->hooks->dir_sound || v->hooks->dir_known)) {
+		/* (what judges the entries beside their bytes: the table names are compared by, the geometry) */
+		const uint64_t g[] = { v->cb, v->cc, v->lay.fat_byte, v->lay.fat_bits, layout_cluster_byte(&v->lay, 2) };
+
+		t->judge = ck_judge(v->upcase, g, sizeof(g) / sizeof(g[0]));
+	}
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	push_job(t, &root);
 	for (size_t next = 0;;) {
@@ -741,6 +771,7 @@ int fv_walk_tree(struct fvol *v)
 	free(t->zruns);
 	free(t->used);
 	free(t->uzero);
+	free(t->dm.kept);
 	free(t);
 	return r;
 }

@@ -90,6 +90,9 @@ struct ftree {
 	size_t nparts, capparts;
 	uint16_t *arena;
 	size_t alen, acap;
+	/* a repair's rounds (fat_hooks dir_sound, dir_known; each hook the walk calls comes with a finding): */
+	uint64_t judge;			/* the walk's */
+	struct ck_dir_memo dm;		/* the directory being read */
 };
 
 /* ---- findings at the current entry ---- */

@@ -589,10 +589,10 @@ static void frp_free(struct frp *f)
 
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		    struct fsc_plan *plan)
+		    struct fsc_plan *plan, struct rp_memo *memo)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
-	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out }, .b = &p->fat };
+	struct frp f = { .r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .memo = memo }, .b = &p->fat };
 	struct fsc_dev *view = NULL;
 	struct fsc_probe *p2 = NULL;
 	size_t start, marked, fixes;
@@ -604,6 +604,8 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
 	f.to_end_marker = o.to_end_marker;
+	if (memo)
+		rp_memo_hook_fat(&hooks, memo);
 	/* A damaged FAT32 boot sector first: the rest is checked as the restore leaves it. */
 	if (fr_boot_restore(&f.r, &view, &p2)) {
 		f.r.p = p2;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "repair/repair.h"
+#include "check/fat_check.h"
 
 static int cmp_span_end(const void *x, const void *y)
 {
@@ -66,10 +67,17 @@ bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len)
 	       !plan_touches(m->over, off, len);
 }
 
-/* A directory the first round found sound, and its parts (not kept without memory: it is judged again). */
+/*
+ * A directory the first round found sound, and its parts (not kept
+ * without memory: it is judged again).  One of another judge comes from
+ * a walk of the first round that replaces the one before (FAT: the check
+ * through another FAT copy): what that one kept is dropped.
+ */
 void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_part *p, size_t n)
 {
-	if (!n || n > UINT32_MAX || m->nparts > UINT32_MAX - n || (m->ndirs && key->judge != m->judge) ||
+	if (m->ndirs && key->judge != m->judge)
+		m->ndirs = m->nparts = 0;
+	if (!n || n > UINT32_MAX || m->nparts > UINT32_MAX - n ||
 	    !grow((void **)&m->dirs, &m->capdirs, m->ndirs + 1, sizeof(*m->dirs)) ||
 	    !grow((void **)&m->parts, &m->capparts, m->nparts + n, sizeof(*m->parts)))
 		return;
@@ -150,6 +158,14 @@ static bool tail_known(void *ctx, uint64_t off, uint64_t len)
 static const struct ck_part *dir_known(void *ctx, const struct ck_dir_key *key, size_t *n)
 {
 	return rp_memo_dir_known(((struct rp *)ctx)->memo, key, n);
+}
+
+void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m)
+{
+	if (m->first)
+		h->dir_sound = keep_dir;
+	else
+		h->dir_known = dir_known;
 }
 
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)

@@ -501,15 +501,17 @@ void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const str
 const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
+struct fat_hooks;
+void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m);
 void rp_memo_free(struct rp_memo *m);
 
 /* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds; memo may be NULL). */
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
 		      struct fsc_plan *plan, struct rp_memo *memo);
-/* fat_repair.c: one round of fsc_plan_repair for a FAT12/16/32 volume. */
+/* fat_repair.c: one round of fsc_plan_repair for a FAT12/16/32 volume (memo may be NULL). */
 int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		    const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
-		    struct fsc_plan *plan);
+		    struct fsc_plan *plan, struct rp_memo *memo);
 
 #endif

@@ -48,7 +48,7 @@ static int plan_round(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		      struct fsc_plan *plan, struct rp_memo *memo)
 {
 	if (fsc_type_is_fat(p->type) || p->backup_type == FSC_TYPE_FAT32)
-		return fat_plan_repair(dev, p, co, ro, out, sum, plan);
+		return fat_plan_repair(dev, p, co, ro, out, sum, plan, memo);
 	return exfat_plan_repair(dev, p, co, ro, out, sum, plan, memo);
 }
 

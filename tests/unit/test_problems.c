@@ -2187,11 +2187,12 @@ static void test_repair_memo_dirs(void **state)
 	(void)state;
 	assert_non_null(plan);
 	m.first = true;
-	rp_memo_keep_dir(&m, &d1, p1, 2);
+	rp_memo_keep_dir(&m, &d3, p2, 1);
+	rp_memo_keep_dir(&m, &d1, p1, 2);		/* (another walk, which replaces d3's) */
 	rp_memo_keep_dir(&m, &d2, p2, 1);
 	rp_memo_keep_dir(&m, &d2, p2, 0);		/* (no part: not kept) */
-	rp_memo_keep_dir(&m, &d3, p2, 1);		/* (another walk's judge: not kept) */
 	assert_int_equal(m.ndirs, 2);
+	assert_int_equal(m.nparts, 3);
 	assert_null(rp_memo_dir_known(&m, &d1, &n));	/* the first round judges all */
 	m.first = false;
 	m.over = plan;
@@ -2211,6 +2212,7 @@ static void test_repair_memo_dirs(void **state)
 	assert_null(rp_memo_dir_known(&m, &k, &n));	/* another up-case table */
 	k = d1, k.first = 78;
 	assert_null(rp_memo_dir_known(&m, &k, &n));	/* another FirstCluster */
+	assert_null(rp_memo_dir_known(&m, &d3, &n));	/* the walk replaced */
 	/* An edit just after a part and one on the byte before a FAT entry change nothing; */
 	assert_int_equal(fsc_plan_add(plan, 40960 + 4096, &zero, &one, 1, "test", false), 0);
 	assert_int_equal(fsc_plan_add(plan, 4096 + 4 * 77 - 1, &zero, &one, 1, "test", false), 0);
