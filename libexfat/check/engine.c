@@ -128,9 +128,9 @@ void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struc
 	d->n = 0;
 }
 
-void ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len)
+uint32_t ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len)
 {
-	const struct ck_part p = { off, fat, len }, *f = d->first;
+	const struct ck_part p = { off, fat, len, len }, *f = d->first;
 
 	if (d->keep && grow((void **)&d->kept, &d->cap, d->n + 1, sizeof(*d->kept)))
 		d->kept[d->n] = p;
@@ -138,6 +138,13 @@ void ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t le
 		d->unsound = true;	/* (no memory: not kept) */
 	d->known = d->known && d->n < d->nfirst && f[d->n].off == off && f[d->n].len == len && f[d->n].fat == fat;
 	d->n++;
+	return d->known && f[d->n - 1].used < len ? f[d->n - 1].used : len;
+}
+
+void ck_memo_end(struct ck_dir_memo *d, uint32_t used)
+{
+	if (d->keep && !d->unsound && d->n)
+		d->kept[d->n - 1].used = used;
 }
 
 bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e)

@@ -146,6 +146,7 @@ struct ck_dir_key {
 struct ck_part {
 	uint64_t off, fat;
 	uint32_t len;
+	uint32_t used;			/* its bytes up to the end of the directory's end marker (else len) */
 };
 /*
  * A key's judge: the up-case table (65536 entries) and n more words,
@@ -158,10 +159,13 @@ uint64_t ck_judge(const uint16_t *upcase, const uint64_t *g, size_t n);
  * The directory a walk is reading, for a repair's memo: its key, the
  * parts read (kept for the hook dir_sound), whether they are the parts
  * the first check read (the hook dir_known's), in order.  ck_memo_begin
- * as it is begun; ck_memo_part for each part, before its entries are
- * parsed; ck_memo_sound once it is read: kept, with no finding made
- * since it was begun and nothing that made it unsound (a repair hook
- * called, a part that could not be kept).
+ * as it is begun; ck_memo_part for each part, before it is read: the
+ * bytes to read (a known part's: those up to its end marker, since what
+ * follows was found free and is as it was); ck_memo_end when the part
+ * read holds the end marker; ck_memo_sound once it is read: kept, with no
+ * finding made since it was begun and nothing that made it unsound (a
+ * repair hook called, a part that could not be kept or read, an entry in
+ * use after the end marker).
  */
 struct ck_dir_memo {
 	struct ck_dir_key key;
@@ -175,7 +179,8 @@ struct ck_dir_memo {
 };
 void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struct ck_dir_key *key, bool keep,
 		   const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n), void *ctx);
-void ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len);
+uint32_t ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len);
+void ck_memo_end(struct ck_dir_memo *d, uint32_t used);
 bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e);
 
 struct chain_res {

@@ -506,6 +506,7 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
 	if (i < n) {
 		dirtail_note(w->tail, w->node, w->dirs, w->cluster, first + i, d[EXFAT_ENTRY_AT(i)]);
 		w->after_end_told = true;
+		w->dm.unsound = true;	/* (what follows its end marker is not free: not kept) */
 	}
 }
 
@@ -523,10 +524,11 @@ static void after_end(struct walk *w, const uint8_t *d, uint32_t n, uint32_t fir
  * cluster claimed by another first, a read that fails), and fewer entries
  * of a directory without findings have none either.
  */
-static void note_part(struct walk *w, uint32_t c, uint32_t at, uint32_t len)
+static uint32_t note_part(struct walk *w, uint32_t c, uint32_t at, uint32_t len)
 {
-	if (w->v->fix)
-		ck_memo_part(&w->dm, xv_cluster_byte(w->v, c) + at, w->nofat ? 0 : w->v->fat_byte + 4ull * c, len);
+	if (!w->v->fix)
+		return len;
+	return ck_memo_part(&w->dm, xv_cluster_byte(w->v, c) + at, w->nofat ? 0 : w->v->fat_byte + 4ull * c, len);
 }
 
 /*
@@ -549,7 +551,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 	w->cluster = c;
 	for (uint32_t at = 0; at < v->cb; at += len, len = ck_next_read(v->cb - at, len, to_end, chunk)) {
 		const uint8_t *d = v->dirbuf;
-		uint32_t i = 0, n = len / 32;
+		uint32_t i = 0, n, rd;
 
 		if (w->end_seen) {
 			if (to_end)
@@ -561,16 +563,20 @@ static bool dir_cluster(void *ctx, uint32_t c)
 					    c, at / 32, dev_ask_ahead(&w->warmth) && !w->first_cluster);
 			break;
 		}
-		if (dev_warmth_read(&w->warmth, v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, len) < 0)
+		rd = note_part(w, c, at, len);		/* (len, or a known part's bytes up to its end marker) */
+		if (dev_warmth_read(&w->warmth, v->dev, xv_cluster_byte(v, c) + at, v->dirbuf, rd) < 0) {
+			w->dm.unsound = true;
 			return false;
-		note_part(w, c, at, len);
-		for (; i < n && !w->end_seen; i++) {
+		}
+		for (n = rd / 32; i < n && !w->end_seen; i++) {
 			w->entry = at / 32 + i;
 			one_entry(w, d + 32 * i);
 		}
+		if (w->end_seen)
+			ck_memo_end(&w->dm, 32 * i);
 		if (i < n && w->tail && !w->after_end_told)
 			after_end(w, d + 32 * i, n - i, at / 32 + i);
-		w->used = w->first_cluster ? at + len : w->used;
+		w->used = w->first_cluster ? at + rd : w->used;
 	}
 	w->first_cluster = false;
 	ck_progress(&v->ck, 1);

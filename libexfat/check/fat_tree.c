@@ -530,10 +530,11 @@ static void read_entries(struct ftree *t, const uint8_t *buf, size_t n, uint32_t
  * or known to be a part the first check read, as exFAT's (exfat_tree.c
  * note_part, which says why its entries are then not judged again).
  */
-static void note_part(struct ftree *t, uint32_t c, uint64_t byte, uint32_t len)
+static uint32_t note_part(struct ftree *t, uint32_t c, uint64_t byte, uint32_t len)
 {
-	if (t->v->hooks)
-		ck_memo_part(&t->dm, byte, t->v->lay.fat_byte + (uint64_t)c * t->v->lay.fat_bits / 8, len);
+	if (!t->v->hooks)
+		return len;
+	return ck_memo_part(&t->dm, byte, t->v->lay.fat_byte + (uint64_t)c * t->v->lay.fat_bits / 8, len);
 }
 
 /*
@@ -557,17 +558,26 @@ static bool dir_cluster(void *ctx, uint32_t c)
 			t->tail_unread = true;
 			break;
 		}
-		if (c == t->head && at == 0) {
+		uint32_t rd = note_part(t, c, byte, len);	/* (len, or a known part's bytes up to its end marker) */
+		uint64_t index = t->index;
+		bool ended = t->end_seen;
+
+		if (c == t->head && at == 0 && rd <= t->head_len) {
 			t->head = 0;	/* (read_dir read it to look for . and ..) */
-		} else if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, len) < 0) {
+		} else if (!rd) {
+			continue;	/* (a known part wholly past the end marker) */
+		} else if (dev_warmth_read(&t->warmth, v->dev, byte, v->dirbuf, rd) < 0) {
 			struct owner who = { t->dw.path, NULL, 0, 0, NULL, 0, false, 0, 0 };
 
-			unreadable(t, &who, byte, len);
+			unreadable(t, &who, byte, rd);
 			return false;
 		}
 		t->cl = c;
-		note_part(t, c, byte, len);
-		read_entries(t, v->dirbuf, len / 32, at / 32, byte);
+		read_entries(t, v->dirbuf, rd / 32, at / 32, byte);
+		if (!ended && t->end_seen)	/* (the entries up to the marker: it counts the marker, not past it) */
+			ck_memo_end(&t->dm, (uint32_t)(t->index - index) * 32);
+		else if (ended)
+			ck_memo_end(&t->dm, 0);
 	}
 	ck_progress(&v->ck, 1);
 	return true;
@@ -635,18 +645,24 @@ static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *
 static bool dir_or_later(struct ftree *t, const struct job *j, const struct owner *who)
 {
 	struct fvol *v = t->v;
-	uint32_t up;
-	bool head = fv_cluster_valid(v, j->first) &&
-		    dev_warmth_read(&t->warmth, v->dev, layout_cluster_byte(&v->lay, j->first), v->dirbuf,
-				    first_read(v, v->cb)) == 0;
-	bool starts = !head || fat_dir_start(v->dirbuf, j->first, v->lay.fat_bits, &up);
+	uint32_t up, len = first_read(v, v->cb);
+	const struct ck_part *k = t->dm.known ? t->dm.first : NULL;
+	bool head, starts, elsewhere;
+
+	/* (a known directory: its first part up to its end marker, which is all its walk reads of it) */
+	if (k && k->off == layout_cluster_byte(&v->lay, j->first) && k->len == len && k->used >= 64)
+		len = k->used;
+	head = fv_cluster_valid(v, j->first) &&
+	       dev_warmth_read(&t->warmth, v->dev, layout_cluster_byte(&v->lay, j->first), v->dirbuf, len) == 0;
+	t->head_len = len;
+	starts = !head || fat_dir_start(v->dirbuf, j->first, v->lay.fat_bits, &up);
 	/*
 	 * (a directory whose .. names another parent: maybe a stale copy of
 	 * that one's entry, which a torn write leaves; put off too, so that
 	 * the entry its .. names reads it first)
 	 */
-	bool elsewhere = head && starts && up != j->parent &&
-			 !(j->parent == 0 && v->lay.fat_bits == 32 && up == v->lay.root_cluster);
+	elsewhere = head && starts && up != j->parent &&
+		    !(j->parent == 0 && v->lay.fat_bits == 32 && up == v->lay.root_cluster);
 
 	t->head = head ? j->first : 0;
 	if ((!starts || elsewhere) && !j->later &&

@@ -45,6 +45,7 @@ struct ftree {
 	bool dir_unread;		/* a part of the directory could not be read */
 	struct dev_warmth warmth;	/* whether its reads wait for the device: ask ahead then */
 	uint32_t head;			/* the cluster whose first read dirbuf holds already (0: none) */
+	uint32_t head_len;		/* ... its bytes */
 	bool touched;			/* the directory being read passes an entry where the FAT copies differ */
 	size_t no_dot;			/* its first slot holds no . at all (no damaged one either): that finding */
 	uint64_t index;			/* entries read so far */

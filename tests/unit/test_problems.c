@@ -2175,8 +2175,8 @@ static void test_repair_fat_was_lost(void **state)
 static void test_repair_memo_dirs(void **state)
 {
 	const struct ck_dir_key d1 = { 32768, 5, 77, false }, d2 = { 65536, 5, 9, true }, d3 = { 4096, 6, 12, false };
-	const struct ck_part p1[] = { { 40960, 4096 + 4 * 77, 4096 }, { 102400, 4096 + 4 * 92, 4096 } },
-			     p2[] = { { 8192, 0, 4096 } };
+	const struct ck_part p1[] = { { 40960, 4096 + 4 * 77, 4096, 4096 }, { 102400, 4096 + 4 * 92, 4096, 1024 } },
+			     p2[] = { { 8192, 0, 4096, 4096 } };
 	const struct ck_part *got;
 	struct ck_dir_key k;
 	struct fsc_plan *plan = fsc_plan_new();
@@ -2226,6 +2226,64 @@ static void test_repair_memo_dirs(void **state)
 	assert_null(rp_memo_dir_known(&m, &d2, &n));
 	rp_memo_free(&m);
 	fsc_plan_free(plan);
+}
+
+/* A fake dir_known: the parts of ctx (two of them) for any key. */
+static const struct ck_part *memo_parts(void *ctx, const struct ck_dir_key *key, size_t *n)
+{
+	(void)key;
+	*n = 2;
+	return ctx;
+}
+
+/*
+ * A walk's memo of the directory it reads (ck_dir_memo): the first check
+ * keeps each part with the bytes up to the end marker, and the directory
+ * only when no finding came while it was read; a later check reads of a
+ * known part only those bytes, of a part past the marker none, and of a
+ * part it does not know all.
+ */
+static void test_check_memo_parts(void **state)
+{
+	struct ck_part first[2] = { { 40960, 4096 + 4 * 7, 4096, 4096 }, { 45056, 0, 4096, 4096 } };
+	struct ck_engine e = { 0 };
+	struct ck_dir_memo d = { 0 };
+	struct ck_dir_key key = { 0, 1, 7, false };
+
+	(void)state;
+	ck_memo_begin(&d, &e, &key, true, NULL, NULL);		/* the first check */
+	assert_int_equal(ck_memo_part(&d, 40960, 4096 + 4 * 7, 4096), 4096);
+	ck_memo_end(&d, 96);					/* (its end marker is entry 2) */
+	assert_int_equal(ck_memo_part(&d, 45056, 0, 4096), 4096);
+	ck_memo_end(&d, 0);					/* (wholly past the marker) */
+	assert_true(ck_memo_sound(&d, &e));
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.kept[0].used, 96);
+	assert_int_equal(d.kept[1].used, 0);
+	memcpy(first, d.kept, sizeof(first));
+	e.raised++;						/* a finding while it was read */
+	assert_false(ck_memo_sound(&d, &e));
+	ck_memo_begin(&d, &e, &key, false, memo_parts, first);	/* a later check */
+	assert_true(d.known);
+	assert_int_equal(ck_memo_part(&d, 40960, 4096 + 4 * 7, 4096), 96);
+	assert_int_equal(ck_memo_part(&d, 45056, 0, 4096), 0);
+	assert_true(d.known);
+	assert_false(ck_memo_sound(&d, &e));			/* (nothing kept in a later check) */
+	ck_memo_begin(&d, &e, &key, false, memo_parts, first);
+	assert_int_equal(ck_memo_part(&d, 40960, 4096 + 4 * 8, 4096), 4096);	/* another FAT entry */
+	assert_false(d.known);
+	assert_int_equal(ck_memo_part(&d, 45056, 0, 4096), 4096);		/* (and known no more) */
+	ck_memo_begin(&d, &e, &key, false, memo_parts, first);
+	assert_int_equal(ck_memo_part(&d, 40960, 4096 + 4 * 7, 4096), 96);
+	assert_int_equal(ck_memo_part(&d, 49152, 0, 4096), 4096);		/* a part elsewhere */
+	assert_int_equal(ck_memo_part(&d, 53248, 0, 4096), 4096);		/* a third part */
+	assert_false(d.known);
+	e.owners_pass = true;					/* the owners pass: nothing known, nothing kept */
+	ck_memo_begin(&d, &e, &key, true, memo_parts, first);
+	assert_false(d.known);
+	assert_int_equal(ck_memo_part(&d, 40960, 4096 + 4 * 7, 4096), 4096);
+	assert_false(ck_memo_sound(&d, &e));
+	free(d.kept);
 }
 
 /*
@@ -3327,6 +3385,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_flips),
 		cmocka_unit_test(test_repair_tails_known),
 		cmocka_unit_test(test_repair_memo_dirs),
+		cmocka_unit_test(test_check_memo_parts),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
