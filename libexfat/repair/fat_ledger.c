@@ -224,6 +224,18 @@ static bool free_in_window(struct frp *f, uint32_t c)
 	return layout_fat_value(&f->lay, entry_value(f, f->win + (at - f->win_at), c)) == LAYOUT_FREE;
 }
 
+/*
+ * fr_was_lost for fr_next_free, whose clusters only grow: a place in lost0
+ * that only moves on, not a search a cluster (the search goes over every
+ * used cluster before the first free one).
+ */
+static bool lost_from(struct frp *f, uint32_t c)
+{
+	while (f->lost_at < f->nlost0 && (!f->lost0[f->lost_at] || f->lost0[f->lost_at] < c))
+		f->lost_at++;
+	return f->lost_at < f->nlost0 && f->lost0[f->lost_at] == c;
+}
+
 uint32_t fr_next_free(struct frp *f)
 {
 	bool two = f->mirrored && f->b->num_fats > 1;
@@ -231,9 +243,9 @@ uint32_t fr_next_free(struct frp *f)
 	for (uint32_t c = f->free_at < 2 ? 2 : f->free_at; c <= f->cc + 1; c++) {
 		bool active_free = free_in_window(f, c);
 
-		if (written(f, c) || (!active_free && (!two || !fr_was_lost(f, c))) || (two && !fr_free_in_last(f, c)))
+		if (written(f, c) || (!active_free && (!two || !lost_from(f, c))) || (two && !fr_free_in_last(f, c)))
 			continue;
-		if (active_free && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_FREE && (!two || !fr_was_lost(f, c)))
+		if (active_free && layout_fat_value(&f->lay, fr_fat_get(f, c)) != LAYOUT_FREE && (!two || !lost_from(f, c)))
 			continue;
 		f->free_at = c + 1;
 		return c;

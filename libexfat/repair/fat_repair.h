@@ -66,6 +66,7 @@ struct frp {
 	size_t nastray, capastray;
 	uint32_t *lost0;		/* the lost clusters of the first check */
 	size_t nlost0;
+	size_t lost_at;			/* (fr_next_free's place in lost0) */
 	struct cross_req *cross;
 	size_t ncross, capcross;
 	struct head_req *heads;
