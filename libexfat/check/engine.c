@@ -128,17 +128,27 @@ void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struc
 	d->n = 0;
 }
 
+uint32_t ck_memo_next(const struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len)
+{
+	const struct ck_part *f = d->known && d->n < d->nfirst ? &d->first[d->n] : NULL;
+
+	if (!f || f->off != off || f->len != len || f->fat != fat)
+		return UINT32_MAX;
+	return f->used < len ? f->used : len;
+}
+
 uint32_t ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len)
 {
-	const struct ck_part p = { off, fat, len, len }, *f = d->first;
+	const struct ck_part p = { off, fat, len, len };
+	uint32_t rd = ck_memo_next(d, off, fat, len);
 
 	if (d->keep && grow((void **)&d->kept, &d->cap, d->n + 1, sizeof(*d->kept)))
 		d->kept[d->n] = p;
 	else if (d->keep)
 		d->unsound = true;	/* (no memory: not kept) */
-	d->known = d->known && d->n < d->nfirst && f[d->n].off == off && f[d->n].len == len && f[d->n].fat == fat;
+	d->known = rd != UINT32_MAX;
 	d->n++;
-	return d->known && f[d->n - 1].used < len ? f[d->n - 1].used : len;
+	return d->known ? rd : len;
 }
 
 void ck_memo_end(struct ck_dir_memo *d, uint32_t used)

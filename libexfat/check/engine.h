@@ -180,6 +180,8 @@ struct ck_dir_memo {
 void ck_memo_begin(struct ck_dir_memo *d, const struct ck_engine *e, const struct ck_dir_key *key, bool keep,
 		   const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n), void *ctx);
 uint32_t ck_memo_part(struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len);
+/* What ck_memo_part would return for that part, without counting it; UINT32_MAX: it is not known. */
+uint32_t ck_memo_next(const struct ck_dir_memo *d, uint64_t off, uint64_t fat, uint32_t len);
 void ck_memo_end(struct ck_dir_memo *d, uint32_t used);
 bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e);
 

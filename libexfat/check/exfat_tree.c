@@ -220,7 +220,6 @@ static void set_fields(struct walk *w, struct fileinfo *fi, uint16_t hash)
 	check_times(w, fi);
 }
 
-
 /*
  * A set whose structure is sound (stream, enough name entries) and whose
  * SetChecksum, NameHash or ValidDataLength is wrong: the repair planner

@@ -525,6 +525,12 @@ static void read_entries(struct ftree *t, const uint8_t *buf, size_t n, uint32_t
 	}
 }
 
+/* Where cluster c's entry of the active FAT begins (the part of a memo that links c on). */
+static uint64_t fat_entry_byte(const struct fvol *v, uint32_t c)
+{
+	return v->lay.fat_byte + (uint64_t)c * v->lay.fat_bits / 8;
+}
+
 /*
  * A part of the directory read (len bytes at byte, of cluster c): kept,
  * or known to be a part the first check read, as exFAT's (exfat_tree.c
@@ -532,9 +538,7 @@ static void read_entries(struct ftree *t, const uint8_t *buf, size_t n, uint32_t
  */
 static uint32_t note_part(struct ftree *t, uint32_t c, uint64_t byte, uint32_t len)
 {
-	if (!t->v->hooks)
-		return len;
-	return ck_memo_part(&t->dm, byte, t->v->lay.fat_byte + (uint64_t)c * t->v->lay.fat_bits / 8, len);
+	return t->v->hooks ? ck_memo_part(&t->dm, byte, fat_entry_byte(t->v, c), len) : len;
 }
 
 /*
@@ -645,13 +649,14 @@ static bool not_a_dir(struct ftree *t, const struct job *j, const struct owner *
 static bool dir_or_later(struct ftree *t, const struct job *j, const struct owner *who)
 {
 	struct fvol *v = t->v;
-	uint32_t up, len = first_read(v, v->cb);
-	const struct ck_part *k = t->dm.known ? t->dm.first : NULL;
+	uint32_t up, len = first_read(v, v->cb), known = UINT32_MAX;
 	bool head, starts, elsewhere;
 
 	/* (a known directory: its first part up to its end marker, which is all its walk reads of it) */
-	if (k && k->off == layout_cluster_byte(&v->lay, j->first) && k->len == len && k->used >= 64)
-		len = k->used;
+	if (fv_cluster_valid(v, j->first))
+		known = ck_memo_next(&t->dm, layout_cluster_byte(&v->lay, j->first), fat_entry_byte(v, j->first), len);
+	if (known != UINT32_MAX && known >= 2 * FAT_DIR_ENTRY_SIZE)
+		len = known;
 	head = fv_cluster_valid(v, j->first) &&
 	       dev_warmth_read(&t->warmth, v->dev, layout_cluster_byte(&v->lay, j->first), v->dirbuf, len) == 0;
 	t->head_len = len;
