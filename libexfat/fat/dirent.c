@@ -52,12 +52,14 @@ void fat_lfn_reset(struct fat_lfn *l)
 	l->parts = 0;
 }
 
-static void lfn_start(struct fat_lfn *l, uint8_t sum, bool deleted)
+/* A name begins: all its units 0xFFFF (those up to the part that came first set now, the rest when reached). */
+static void lfn_start(struct fat_lfn *l, uint8_t sum, bool deleted, unsigned seq)
 {
 	l->parts = 0;
 	l->sum = sum;
 	l->deleted = deleted;
-	memset(l->units, 0xFF, sizeof(l->units));
+	l->span = deleted || seq < 1 || seq > FAT_LFN_MAX_PARTS ? FAT_LFN_CAP_UNITS : 13 * seq;
+	memset(l->units, 0xFF, l->span * sizeof(l->units[0]));
 }
 
 void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
@@ -66,9 +68,9 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
 	unsigned seq = e[0] & 0x1F;
 
 	if (!deleted && (e[0] & 0x40)) {	/* the last part comes first */
-		lfn_start(l, e[13], false);
+		lfn_start(l, e[13], false, seq);
 	} else if (deleted && (!l->parts || !l->deleted || e[13] != l->sum)) {
-		lfn_start(l, e[13], true);
+		lfn_start(l, e[13], true, 0);
 	} else if (e[13] != l->sum) {
 		l->parts = 0;
 		return;
@@ -77,6 +79,10 @@ void fat_lfn_add(struct fat_lfn *l, const uint8_t *e)
 		memmove(l->units + 13, l->units, sizeof(l->units) - 26);
 	else if (seq < 1 || seq > FAT_LFN_MAX_PARTS)
 		return;
+	if (!deleted && 13 * seq > l->span) {	/* (a part past the one that came first) */
+		memset(l->units + l->span, 0xFF, (13 * seq - l->span) * sizeof(l->units[0]));
+		l->span = 13 * seq;
+	}
 	for (int i = 0; i < 13; i++)
 		l->units[(deleted ? 0 : 13 * (seq - 1)) + i] = get_le16(e, fat_ldir_unit_at(i));
 	/* A name has at most 20 parts (255 units); more (repeated sequence numbers,
@@ -91,7 +97,7 @@ unsigned fat_lfn_name(const struct fat_lfn *l, const uint8_t raw[11], bool delet
 
 	if (!l->parts || l->deleted != deleted || fat_sfn_checksum(raw) != l->sum)
 		return 0;
-	while (n < 13 * l->parts && l->units[n] != 0x0000 && l->units[n] != 0xFFFF)
+	while (n < 13 * l->parts && n < l->span && l->units[n] != 0x0000 && l->units[n] != 0xFFFF)
 		n++;
 	*units = l->units;
 	return n;

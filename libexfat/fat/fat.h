@@ -45,8 +45,8 @@ unsigned fat_sfn_units(const uint8_t *raw, uint8_t nt_flags, uint16_t *u);
 
 /* A long name being assembled from its parts (last part first). */
 struct fat_lfn {
-	uint16_t units[FAT_LFN_CAP_UNITS];
-	unsigned parts;
+	uint16_t units[FAT_LFN_CAP_UNITS];	/* those from span on read as 0xFFFF */
+	unsigned parts, span;
 	uint8_t sum;
 	bool deleted;
 };
