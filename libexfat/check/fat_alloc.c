@@ -64,7 +64,23 @@ struct scan {
 	uint8_t *act, *other;
 	uint64_t differ[16];		/* entries differing, per copy */
 	uint32_t first_diff[16];
+	struct fv_scan_memo keep;	/* a repair's first check: what each block held (free NULL: not kept) */
+	const struct fv_scan_memo *known;	/* a later one's: the first check's (or NULL) */
 };
+
+struct fv_scan_key fv_scan_key_of(const struct fsc_fat_bpb *b, const struct layout *lay, uint32_t cc,
+				  unsigned active, bool mirrored)
+{
+	return (struct fv_scan_key){ (uint64_t)b->reserved * b->bytes_per_sector,
+				     (uint64_t)b->fat_size * b->bytes_per_sector, cc, lay->fat_bits, active,
+				     mirrored ? (b->num_fats < 16 ? b->num_fats : 16) : 1 };
+}
+
+bool fv_scan_key_same(const struct fv_scan_key *a, const struct fv_scan_key *b)
+{
+	return a->copy0 == b->copy0 && a->stride == b->stride && a->cc == b->cc && a->bits == b->bits &&
+	       a->active == b->active && a->copies == b->copies;
+}
 
 /* Entries 0 and 1 (fatgen103 "FAT Data Structure"). */
 static void check_head(struct fvol *v, const uint8_t *buf)
@@ -92,17 +108,29 @@ static void check_head(struct fvol *v, const uint8_t *buf)
 		       !(v->fat1 & hard) ? "a disk error was recorded" : "");
 }
 
-/* The entries of one chunk of the active copy: free count and used set. */
+/* Cluster c's entry x (masked to the FAT's width): free, bad, or in the used set. */
+static inline void tally(struct fvol *v, uint64_t c, uint32_t x, uint32_t bad, uint64_t *nfree)
+{
+	if (!x)
+		(*nfree)++;
+	else if (x != bad)
+		bit_set(v->used, c - 2);
+}
+
+/* The entries of one chunk of the active copy: free count and used set (as layout_fat_value reads them). */
 static void count_chunk(struct fvol *v, const uint8_t *buf, uint64_t first, uint64_t last, uint64_t base)
 {
-	for (uint64_t c = first < 2 ? 2 : first; c <= last; c++) {
-		uint32_t val = layout_fat_value(&v->lay, entry_at(buf, v->lay.fat_bits, base, c));
+	unsigned bits = v->lay.fat_bits;
+	uint32_t mask = bits == 12 ? 0xFFF : bits == 16 ? 0xFFFF : 0x0FFFFFFF, bad = mask & ~8u;
+	uint64_t nfree = 0, c = first < 2 ? 2 : first;
 
-		if (val == LAYOUT_FREE)
-			v->free_clusters++;
-		else if (val != LAYOUT_BAD)
-			bit_set(v->used, c - 2);
-	}
+	if (bits == 32)		/* (most of a scan: the width known outside the loop) */
+		for (; c <= last; c++)
+			tally(v, c, get_le32(buf, 4 * (c - base)) & mask, bad, &nfree);
+	else
+		for (; c <= last; c++)
+			tally(v, c, entry_at(buf, bits, base, c) & mask, bad, &nfree);
+	v->free_clusters += nfree;
 }
 
 /* Copy k's chunk against the active one's: differing entries counted. */
@@ -132,31 +160,102 @@ static int unreadable(struct fvol *v, unsigned k, uint64_t off, uint64_t len)
 	return -EIO;
 }
 
-static int scan_chunks(struct fvol *v, struct scan *s)
+/* The clusters of FAT bytes [off, off + len): first .. last (their entries, within 2 .. cc + 1). */
+static void range_clusters(const struct fvol *v, uint64_t off, uint64_t len, uint64_t *first, uint64_t *last)
+{
+	*first = off * 8 / v->lay.fat_bits;
+	*last = (off + len) * 8 / v->lay.fat_bits - 1;
+	if (*last > (uint64_t)v->cc + 1)
+		*last = (uint64_t)v->cc + 1;
+}
+
+/* FAT bytes [off, off + len) of each copy compared, read, counted (and, kept, what each block held). */
+static int scan_range(struct fvol *v, struct scan *s, uint64_t off, size_t len)
 {
 	unsigned bits = v->lay.fat_bits;
+	uint64_t base, last, b0 = off / FV_SCAN_BLOCK;
 
-	for (uint64_t off = 0; off < s->bytes; off += s->chunk) {
-		size_t len = (size_t)(s->bytes - off < s->chunk ? s->bytes - off : s->chunk);
-		uint64_t base = off * 8 / bits, last = (off + len) * 8 / bits - 1;
-
-		if (last > (uint64_t)v->cc + 1)
-			last = (uint64_t)v->cc + 1;
-		if (fsc_dev_read(v->dev, copy_byte(v, v->active) + off, s->act, len) < 0)
-			return unreadable(v, v->active, copy_byte(v, v->active) + off, len);
-		if (off == 0)
-			check_head(v, s->act);
+	range_clusters(v, off, len, &base, &last);
+	if (fsc_dev_read(v->dev, copy_byte(v, v->active) + off, s->act, len) < 0)
+		return unreadable(v, v->active, copy_byte(v, v->active) + off, len);
+	if (off == 0)
+		check_head(v, s->act);
+	if (!s->keep.free)
 		count_chunk(v, s->act, base, last, bits == 12 ? 0 : base);
-		for (unsigned k = 0; v->mirrored && k < v->b->num_fats && k < 16; k++) {
-			if (k == v->active)
-				continue;
-			if (fsc_dev_read(v->dev, copy_byte(v, k) + off, s->other, len) < 0)
-				return unreadable(v, k, copy_byte(v, k) + off, len);
-			compare_chunk(v, s, k, base, last, bits == 12 ? 0 : base, len);
-		}
-		ck_progress(&v->ck, len);
+	for (uint64_t at = 0; s->keep.free && at < len; at += FV_SCAN_BLOCK) {	/* (FAT16 and FAT32: whole entries a block) */
+		uint64_t free0 = v->free_clusters, first, end;
+
+		range_clusters(v, off + at, len - at < FV_SCAN_BLOCK ? len - at : FV_SCAN_BLOCK, &first, &end);
+		count_chunk(v, s->act, first, end, base);
+		s->keep.free[b0 + at / FV_SCAN_BLOCK] = off + at ? (uint32_t)(v->free_clusters - free0) : FV_SCAN_READ;
 	}
+	for (unsigned k = 0; v->mirrored && k < v->b->num_fats && k < 16; k++) {
+		if (k == v->active)
+			continue;
+		if (fsc_dev_read(v->dev, copy_byte(v, k) + off, s->other, len) < 0)
+			return unreadable(v, k, copy_byte(v, k) + off, len);
+		compare_chunk(v, s, k, base, last, bits == 12 ? 0 : base, len);
+		for (uint64_t at = 0; s->keep.free && at < len; at += FV_SCAN_BLOCK)
+			if (memcmp(s->act + at, s->other + at, len - at < FV_SCAN_BLOCK ? len - at : FV_SCAN_BLOCK))
+				s->keep.free[b0 + at / FV_SCAN_BLOCK] = FV_SCAN_READ;
+	}
+	ck_progress(&v->ck, len);
 	return 0;
+}
+
+/* Bits [from, from + n) of src set in dst as they are there. */
+static void copy_bits(uint64_t *dst, const uint64_t *src, uint64_t from, uint64_t n)
+{
+	for (uint64_t w = from / 64; n && w <= (from + n - 1) / 64; w++) {
+		uint64_t lo = w * 64 < from ? from - w * 64 : 0, hi = (from + n - w * 64) < 64 ? from + n - w * 64 : 64;
+		uint64_t mask = (hi - lo == 64 ? ~0ull : ((1ull << (hi - lo)) - 1)) << lo;
+
+		dst[w] = (dst[w] & ~mask) | (src[w] & mask);
+	}
+}
+
+/*
+ * Block i (a later check): as the first check found it when its copies
+ * agreed there and the plan changes none of its bytes in any copy
+ * compared; then counted from the memo, not read.
+ */
+static bool block_known(struct fvol *v, const struct scan *s, uint64_t i)
+{
+	uint64_t off = i * FV_SCAN_BLOCK, len = s->bytes - off < FV_SCAN_BLOCK ? s->bytes - off : FV_SCAN_BLOCK;
+	uint64_t first, last;
+
+	if (!s->known || s->known->free[i] == FV_SCAN_READ)
+		return false;
+	for (unsigned k = 0; k < s->known->key.copies; k++)
+		if (!v->hooks->unchanged(v->hooks->ctx, copy_byte(v, k == 0 ? v->active : k - (k <= v->active)) + off, len))
+			return false;
+	range_clusters(v, off, len, &first, &last);
+	v->free_clusters += s->known->free[i];
+	if (last >= first)
+		copy_bits(v->used, s->known->used, first - 2, last - first + 1);
+	ck_progress(&v->ck, len);
+	return true;
+}
+
+static int scan_chunks(struct fvol *v, struct scan *s)
+{
+	uint64_t step = s->known ? FV_SCAN_BLOCK : s->chunk;
+	int r = 0;
+
+	for (uint64_t off = 0; off < s->bytes && r == 0;) {
+		size_t len = 0;
+
+		/* (a later check: the blocks read again in runs of at most a chunk) */
+		while (off + len < s->bytes && len < s->chunk && !(s->known && block_known(v, s, (off + len) / step))) {
+			uint64_t more = s->bytes - off - len < step ? s->bytes - off - len : step;
+
+			len += (size_t)more;
+		}
+		if (len)
+			r = scan_range(v, s, off, len);
+		off += len + (off + len < s->bytes && len < s->chunk ? step : 0);
+	}
+	return r;
 }
 
 uint32_t fv_predecessor(struct fvol *v, uint32_t c)
@@ -170,10 +269,29 @@ uint32_t fv_predecessor(struct fvol *v, uint32_t c)
 	return 0;
 }
 
+/* A repair's checks (FAT16 and FAT32): the first keeps what each block held, a later one asks for it. */
+static void scan_memo(struct fvol *v, struct scan *s)
+{
+	struct fv_scan_key key = fv_scan_key_of(v->b, &v->lay, v->cc, v->active, v->mirrored);
+	const struct fv_scan_memo *m;
+
+	if (!v->hooks || v->lay.fat_bits == 12)
+		return;
+	if (v->hooks->scan_sound) {
+		s->keep.key = key;
+		s->keep.nblocks = (s->bytes + FV_SCAN_BLOCK - 1) / FV_SCAN_BLOCK;
+		s->keep.free = malloc(s->keep.nblocks * sizeof(*s->keep.free));	/* (none: nothing kept) */
+	} else if (v->hooks->scan_known && v->hooks->unchanged && (m = v->hooks->scan_known(v->hooks->ctx)) &&
+		   fv_scan_key_same(&m->key, &key) && m->nblocks == (s->bytes + FV_SCAN_BLOCK - 1) / FV_SCAN_BLOCK) {
+		s->known = m;
+	}
+}
+
 int fv_scan_fats(struct fvol *v)
 {
 	struct scan s = { 0 };
 	struct fsc_finding *f;
+	uint64_t words = ((uint64_t)v->cc + 63) / 64 + 1;
 	bool differ = false;
 	int r;
 
@@ -181,13 +299,20 @@ int fv_scan_fats(struct fvol *v)
 	s.chunk = v->lay.fat_bits == 12 || s.bytes < FAT_CHUNK ? s.bytes : FAT_CHUNK;
 	if (!ck_pass(&v->ck, 2, s.bytes))
 		return -ETIMEDOUT;	/* the budget ran out: the summary says so */
-	v->used = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
+	v->used = calloc(words, 8);
 	if (v->hooks && v->hooks->claimed && v->mirrored && v->b->num_fats > 1)
 		v->differ = calloc(((uint64_t)v->cc + 63) / 64 + 1, 8);
 	s.act = malloc(s.chunk + 4);
 	s.other = malloc(s.chunk + 4);
+	scan_memo(v, &s);
 	r = v->used && s.act && s.other && (v->differ || !(v->hooks && v->hooks->claimed && v->mirrored &&
 							    v->b->num_fats > 1)) ? scan_chunks(v, &s) : -ENOMEM;
+	if (r == 0 && s.keep.free && (s.keep.used = malloc(words * 8))) {
+		memcpy(s.keep.used, v->used, words * 8);
+		v->hooks->scan_sound(v->hooks->ctx, &s.keep);	/* (which takes the arrays) */
+	} else {
+		free(s.keep.free);
+	}
 	for (unsigned k = 0; r == 0 && k < v->b->num_fats && k < 16; k++) {
 		if (!s.differ[k] || !(f = ck_add(&v->ck, FSC_PR_FAT_COPIES_DIFFER, FSC_LOC_BYTE, copy_byte(v, k), NULL)))
 			continue;

@@ -10,6 +10,33 @@
 #include "check/engine.h"
 
 /*
+ * The FAT scan (pass 2) a block of FV_SCAN_BLOCK bytes at a time, as a
+ * repair's first check made it, for the checks of its later rounds: a
+ * block whose bytes no edit of the plan changes, in the active copy or
+ * any other it is compared with, counts as it did (its free entries, its
+ * used set) and is not read again.  Blocks where the copies differed,
+ * and block 0 (entries 0 and 1 are judged), are read again all the same.
+ * Memory: a bit a cluster and 4 bytes a block (some 0.3 MiB for 2^21
+ * clusters).
+ */
+#define FV_SCAN_BLOCK 4096u
+#define FV_SCAN_READ UINT32_MAX		/* a block read again */
+struct fv_scan_key {			/* what the scan was made under */
+	uint64_t copy0, stride;		/* the first copy's byte, and bytes from one copy to the next */
+	uint32_t cc;
+	unsigned bits, active, copies;	/* copies compared: the number of copies when mirrored, else 1 */
+};
+struct fv_scan_memo {
+	struct fv_scan_key key;
+	uint64_t nblocks;
+	uint32_t *free;			/* each block's free entries, or FV_SCAN_READ */
+	uint64_t *used;			/* the used set (bit c - 2) */
+};
+struct fv_scan_key fv_scan_key_of(const struct fsc_fat_bpb *b, const struct layout *lay, uint32_t cc,
+				  unsigned active, bool mirrored);
+bool fv_scan_key_same(const struct fv_scan_key *a, const struct fv_scan_key *b);
+
+/*
  * What a repair planner hears from a check (repair/fat_repair.c): during
  * the walk, long-name parts to re-attach to their 8.3 entry (sum >= 0: the
  * checksum to write into each) or to mark deleted (sum < 0), and the 0x00
@@ -60,6 +87,15 @@ struct fat_hooks {
 	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
 	/* A later check: the parts of a directory as the first check read them, as xv_fix's. */
 	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
+	/* The FAT scan of a repair's first check, whole: the hook takes m's arrays (and frees them). */
+	void (*scan_sound)(void *ctx, struct fv_scan_memo *m);
+	/*
+	 * A later check: that scan (used when its key is the check's), and
+	 * whether the plan the later check reads through leaves [off, off +
+	 * len) as it was (no edit over it).
+	 */
+	const struct fv_scan_memo *(*scan_known)(void *ctx);
+	bool (*unchanged)(void *ctx, uint64_t off, uint64_t len);
 	void *ctx;
 	/*
 	 * Not a report but the repair's one request: read FAT copy

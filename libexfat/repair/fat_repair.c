@@ -62,17 +62,47 @@ static void mirror_written(struct frp *f)
 }
 
 /*
+ * The first round's scan of the FAT copies, when it is this round's and
+ * was made through this plan (not a later round's, over another): it
+ * says where the copies agreed.
+ */
+static const struct fv_scan_memo *first_scan(const struct frp *f)
+{
+	const struct fv_scan_memo *m = f->r.memo && f->r.memo->first ? f->r.memo->scan : NULL;
+	struct fv_scan_key key = fv_scan_key_of(f->b, &f->lay, f->cc, f->active, f->mirrored);
+
+	return m && fv_scan_key_same(&m->key, &key) ? m : NULL;
+}
+
+/* FAT bytes [at, at + len) where the first check found copy k equal to the active one, and no edit lies since. */
+static bool copies_agree(const struct frp *f, const struct fv_scan_memo *m, unsigned k, uint64_t at, uint64_t len,
+			 uint64_t bytes)
+{
+	/* (the scan compared whole entries: the sector past the last one is compared here) */
+	if (!m || at + len > bytes || m->free[at / FV_SCAN_BLOCK] == FV_SCAN_READ)
+		return false;
+	return !plan_touches(f->r.plan, fr_copy_byte(f, f->active) + at, len) &&
+	       !plan_touches(f->r.plan, fr_copy_byte(f, k) + at, len);
+}
+
+/*
  * The other copies follow the active one: every sector where they differ
- * when FAT_COPIES_DIFFER is fixed, else the entries the plan set.
+ * when FAT_COPIES_DIFFER is fixed, else the entries the plan set.  The
+ * blocks where the first check found the copies agreeing, and no edit
+ * since, are not read again.
  */
 #define COPY_CHUNK (64u << 10)
 static void fix_copies(struct frp *f)
 {
 	uint32_t ss = f->b->bytes_per_sector;
 	uint64_t bytes = layout_fat_bytes(&f->lay, (uint64_t)f->cc + 2);
-	size_t chunk = COPY_CHUNK / ss * ss;	/* (sectors compared a chunk at a time, written a sector each) */
+	const struct fv_scan_memo *m = first_scan(f);
+	/* (sectors compared a chunk at a time, or a block, and written a sector each) */
+	size_t chunk = m && FV_SCAN_BLOCK % ss == 0 ? FV_SCAN_BLOCK : COPY_CHUNK / ss * ss;
 	uint8_t *a = malloc(chunk), *o = malloc(chunk);
 
+	if (chunk != FV_SCAN_BLOCK)
+		m = NULL;
 	if (f->mirrored && !f->copies_taken)
 		mirror_written(f);
 	if (a && o && f->mirrored && f->copies_taken)
@@ -80,6 +110,8 @@ static void fix_copies(struct frp *f)
 			for (uint64_t at = 0; k != f->active && at < bytes && !f->r.err; at += chunk) {
 				size_t len = bytes - at < chunk ? (size_t)((bytes - at + ss - 1) / ss * ss) : chunk;
 
+				if (copies_agree(f, m, k, at, len, bytes))
+					continue;
 				if (plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, f->active) + at, a, len) < 0 ||
 				    plan_view_read(f->r.dev, f->r.plan, fr_copy_byte(f, k) + at, o, len) < 0) {
 					f->r.err = -EIO;

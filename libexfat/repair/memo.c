@@ -138,6 +138,20 @@ const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_k
 	return p;
 }
 
+/* The first round's scan of the FAT copies: m takes its arrays. */
+void rp_memo_keep_scan(struct rp_memo *m, struct fv_scan_memo *scan)
+{
+	if (m->scan) {
+		free(m->scan->free);
+		free(m->scan->used);
+	} else if (!(m->scan = malloc(sizeof(*m->scan)))) {
+		free(scan->free);
+		free(scan->used);
+		return;
+	}
+	*m->scan = *scan;
+}
+
 /* ---- the check's hooks (ctx: the struct rp of the round) ---- */
 
 static void keep_tails(void *ctx, const struct dt_span *s, size_t n)
@@ -160,12 +174,33 @@ static const struct ck_part *dir_known(void *ctx, const struct ck_dir_key *key, 
 	return rp_memo_dir_known(((struct rp *)ctx)->memo, key, n);
 }
 
+static void keep_scan(void *ctx, struct fv_scan_memo *scan)
+{
+	rp_memo_keep_scan(((struct rp *)ctx)->memo, scan);
+}
+
+static const struct fv_scan_memo *scan_known(void *ctx)
+{
+	const struct rp_memo *m = ((struct rp *)ctx)->memo;
+
+	return m->first || !m->over ? NULL : m->scan;
+}
+
+static bool unchanged(void *ctx, uint64_t off, uint64_t len)
+{
+	return !plan_touches(((struct rp *)ctx)->memo->over, off, len);
+}
+
 void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m)
 {
-	if (m->first)
+	if (m->first) {
 		h->dir_sound = keep_dir;
-	else
+		h->scan_sound = keep_scan;
+	} else {
 		h->dir_known = dir_known;
+		h->scan_known = scan_known;
+		h->unchanged = unchanged;
+	}
 }
 
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)
@@ -184,5 +219,10 @@ void rp_memo_free(struct rp_memo *m)
 	free(m->tails);
 	free(m->dirs);
 	free(m->parts);
+	if (m->scan) {
+		free(m->scan->free);
+		free(m->scan->used);
+		free(m->scan);
+	}
 	*m = (struct rp_memo){ 0 };
 }

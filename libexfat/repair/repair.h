@@ -476,7 +476,11 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          judged again where no edit lies over them nor over their FAT
  *          entries.  Judging them is most of what a check does besides
  *          reading.
+ *   scan   FAT: what each 4 KiB block of the FAT held when the copies
+ *          agreed there (check/fat_check.h): not read again where no
+ *          edit lies over it in any copy.
  */
+struct fv_scan_memo;
 struct rp_memo_dir {			/* (a key but its judge, kept once: 24 bytes) */
 	uint64_t size;
 	uint32_t first, at, n;		/* its parts: parts[at .. at + n) */
@@ -491,14 +495,16 @@ struct rp_memo {
 	bool sorted;
 	struct ck_part *parts;
 	size_t nparts, capparts;
+	struct fv_scan_memo *scan;	/* FAT: the first round's scan of the FAT copies (or NULL) */
 	bool first;			/* the first round: keep what its check found */
 	const struct fsc_plan *over;	/* a later round: the plan its view lays over */
 };
-/* ledger.c */
+/* memo.c */
 void rp_memo_keep_tails(struct rp_memo *m, const struct dt_span *s, size_t n);
 bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len);
 void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
 const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n);
+void rp_memo_keep_scan(struct rp_memo *m, struct fv_scan_memo *scan);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
 struct fat_hooks;

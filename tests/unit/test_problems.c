@@ -29,6 +29,7 @@
 #include "exfat/exfat.h"
 #include "repair/repair.h"
 #include "repair/fat_repair.h"
+#include "write/write.h"
 #include "fatscope/fatscope-fault.h"
 
 static void ex(struct img *im) { build_exfat(im, 4 << 20, 9, 3); }
@@ -2286,6 +2287,133 @@ static void test_check_memo_parts(void **state)
 	free(d.kept);
 }
 
+/* ---- the FAT scan a repair's first check keeps (check/fat_alloc.c) ---- */
+
+struct scan_box {
+	struct fv_scan_memo m;		/* what the first check kept */
+	bool kept;
+	const struct fsc_plan *over;	/* a later check's plan */
+	uint64_t free_clusters;		/* what the check counted */
+};
+
+static void scan_keep(void *ctx, struct fv_scan_memo *m)
+{
+	struct scan_box *b = ctx;
+
+	b->m = *m;
+	b->kept = true;
+}
+
+static const struct fv_scan_memo *scan_back(void *ctx)
+{
+	return &((struct scan_box *)ctx)->m;
+}
+
+static bool scan_unchanged(void *ctx, uint64_t off, uint64_t len)
+{
+	return !plan_touches(((struct scan_box *)ctx)->over, off, len);
+}
+
+static void scan_counted(void *ctx, uint64_t free_clusters, uint32_t clusters)
+{
+	(void)clusters;
+	((struct scan_box *)ctx)->free_clusters = free_clusters;
+}
+
+/* One check of dev (with the box's hooks: keep, use, or neither): its findings' IDs and the LOST_CLUSTERS count. */
+static void scan_check(struct fsc_dev *dev, struct scan_box *b, int use, struct fsc_check_summary *sum,
+		       bool seen[FSC_PR_COUNT])
+{
+	struct fat_hooks h = { .counted = scan_counted, .ctx = b };
+	struct fsc_check_opts o = { .max_per_problem = UINT32_MAX, .threads = 1 };
+	struct fsc_findings out = { 0 };
+	struct fsc_probe *p = NULL;
+
+	if (use == 1)
+		h.scan_sound = scan_keep;
+	else if (use == 2) {
+		h.scan_known = scan_back;
+		h.unchanged = scan_unchanged;
+	}
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_true(fat_check_with(dev, p, &o, &out, sum, &h) >= 0);
+	memset(seen, 0, FSC_PR_COUNT * sizeof(bool));
+	for (size_t i = 0; i < out.n; i++)
+		seen[out.v[i].id] = true;
+	finding_list_clear(&out);
+	fsc_probe_free(p);
+}
+
+/*
+ * A later check counts the FAT blocks the plan leaves alone from the first
+ * check's scan, and reads the others again: the same free count, lost
+ * clusters and findings as a check without the memo, whatever the plan
+ * changed (an entry in both copies, one in one copy only); a block whose
+ * copies differed, and block 0, are read again all the same.
+ */
+static void test_check_fat_scan_memo(void **state)
+{
+	const uint32_t per = FV_SCAN_BLOCK / 4;		/* FAT32 entries a block */
+	struct img im = { 0 };
+	struct scan_box b = { 0 }, plain = { 0 };
+	struct fsc_check_summary s1, s2;
+	bool seen1[FSC_PR_COUNT], seen2[FSC_PR_COUNT];
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev = NULL, *view;
+	uint8_t eoc[4], zero[4] = { 0 };
+	uint64_t fsz;
+
+	(void)state;
+	build_fat_tree(&im, 32);
+	fsz = 512ull * get_le32(im.buf, 36);
+	assert_true(im.cluster_count > 12 * per);
+	fat_set(&im, 3 * per + 5, fat_eoc(&im));		/* a lost cluster in block 3 */
+	fat_set_copy(&im, 1, 5 * per + 9, fat_eoc(&im));	/* copy 2 differs in block 5 */
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+	scan_check(dev, &b, 1, &s1, seen1);			/* the first check */
+	assert_true(b.kept);
+	assert_int_equal(b.m.nblocks, (4ull * (im.cluster_count + 2) + FV_SCAN_BLOCK - 1) / FV_SCAN_BLOCK);
+	assert_int_equal(b.m.free[0], FV_SCAN_READ);		/* (entries 0 and 1 are judged) */
+	assert_int_equal(b.m.free[5], FV_SCAN_READ);		/* (the copies differ there) */
+	assert_int_equal(b.m.free[3], per - 1);
+	assert_int_equal(b.m.free[8], per);
+	assert_true(seen1[FSC_PR_FAT_LOST_CLUSTERS] && seen1[FSC_PR_FAT_COPIES_DIFFER]);
+	assert_int_equal(s1.lost_clusters, 1);
+
+	/* The plan: block 7 gets a lost cluster in both copies, block 9 one in the active copy only. */
+	put_le32(eoc, 0, fat_eoc(&im));
+	assert_int_equal(fsc_plan_add(plan, im.fat_byte + 4ull * (7 * per + 1), zero, eoc, 4, "test", false), 0);
+	assert_int_equal(fsc_plan_add(plan, im.fat_byte + fsz + 4ull * (7 * per + 1), zero, eoc, 4, "test", false), 0);
+	assert_int_equal(fsc_plan_add(plan, im.fat_byte + 4ull * (9 * per + 2), zero, eoc, 4, "test", false), 0);
+	b.over = plan;
+	assert_non_null(view = plan_overlay(dev, plan));
+	scan_check(view, &plain, 0, &s1, seen1);		/* no memo */
+	scan_check(view, &b, 2, &s2, seen2);			/* with it */
+	assert_int_equal(plain.free_clusters, b.free_clusters);
+	assert_int_equal(s1.lost_clusters, 3);
+	assert_int_equal(s2.lost_clusters, 3);
+	assert_memory_equal(seen1, seen2, sizeof(seen1));
+	assert_true(seen2[FSC_PR_FAT_COPIES_DIFFER]);
+
+	/* What the memo says is what a later check counts where the plan left a block alone, and only there. */
+	b.m.free[8] -= 2;
+	b.m.free[7] -= 2;		/* (an edit lies over block 7: read again) */
+	scan_check(view, &b, 2, &s2, seen2);
+	assert_int_equal(b.free_clusters, plain.free_clusters - 2);
+	b.m.free[8] += 2;
+	b.m.key.active = 1;		/* another copy read: the memo is not used */
+	b.m.free[10] -= 2;
+	scan_check(view, &b, 2, &s2, seen2);
+	assert_int_equal(b.free_clusters, plain.free_clusters);
+
+	fsc_dev_close(view);
+	fsc_dev_close(dev);
+	fsc_plan_free(plan);
+	free(b.m.free);
+	free(b.m.used);
+	img_free(&im);
+}
+
 /*
  * The directory tails a repair's first round found free (rp_memo): a
  * later round's check reads again only those a plan edit lies over, or
@@ -3386,6 +3514,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_tails_known),
 		cmocka_unit_test(test_repair_memo_dirs),
 		cmocka_unit_test(test_check_memo_parts),
+		cmocka_unit_test(test_check_fat_scan_memo),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
