@@ -3,12 +3,15 @@
  * fat_dots.c - the FAT walk's . and .. entries: present first in every
  * subdirectory, named right, holding the directory's own first cluster
  * and its parent's; a damaged one told from a directory inside this one.
+ * And its volume label entries: one, in the root, with no cluster nor
+ * size, naming what the boot sector names.
  *
  * Consumes: the walk's current directory and entry (fat_walk.h).
- * Produces: DOT_MISSING and DOT_CLUSTER findings.
+ * Produces: DOT_MISSING, DOT_CLUSTER and the LABEL findings.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "check/fat_walk.h"
@@ -94,3 +97,52 @@ void fw_dot_entry(struct ftree *t, const uint8_t *e)
 	}
 }
 
+/* ---- volume label entries ---- */
+
+void fw_label_entry(struct ftree *t, const uint8_t *e)
+{
+	struct fsc_finding *f;
+	const char *why = !t->is_root ? "outside the root directory" : t->labels++ ? "after the first one" :
+			  first_cluster(t->v, e) || fat_dirent_file_size(e) ? "with a cluster or a size" : NULL;
+	char root[12], boot[12];
+
+	if (why) {
+		if ((f = at_entry(t, FSC_PR_FAT_LABEL_ENTRY, NULL)))
+			finding_detail(f, "%s", why);
+		return;
+	}
+	fat_label_text(e, root);
+	/*
+	 * (BS_BootSig 0x28: a boot sector with a serial but no label field,
+	 * which fsck.fat reads as an empty label that differs from the root's
+	 * and writes; seed 499, pop-fat32 #18: 0x29 with one bit flipped)
+	 */
+	if (t->v->b->boot_sig != 0x29 && t->v->b->boot_sig != 0x28)
+		return;
+	snprintf(boot, sizeof(boot), "%s", t->v->b->boot_sig == 0x29 ? t->v->b->boot_label : "");
+	fat_text_trim(boot);
+	if (strcmp(root, boot) && (f = at_entry(t, FSC_PR_FAT_LABEL_MISMATCH, NULL))) {
+		finding_actual(f, "%s", root);
+		finding_expected(f, "%s", boot);
+		if (t->v->b->boot_sig == 0x28)
+			finding_detail(f, "BS_BootSig 0x28: the boot sector has no label field");
+	}
+}
+
+/* A boot sector label (not NO NAME) with no label entry in the root that Windows and blkid would show. */
+void fw_root_label_missing(struct ftree *t)
+{
+	const struct fsc_fat_bpb *b = t->v->b;
+	struct fsc_finding *f;
+	char boot[12];
+
+	snprintf(boot, sizeof(boot), "%s", b->boot_label);
+	fat_text_trim(boot);
+	if (t->labels || b->boot_sig != 0x29 || !boot[0] || !strcmp(boot, "NO NAME"))
+		return;
+	/* (a boot sector with any finding may put the root elsewhere: what was read there says nothing) */
+	if (t->v->p->findings.n)
+		return;
+	if ((f = ck_add(&t->v->ck, FSC_PR_FAT_LABEL_ROOT_MISSING, FSC_LOC_BYTE, (b->bpb32 ? 64u : 36u) + 7, "BS_VolLab")))
+		finding_expected(f, "%s", boot);
+}

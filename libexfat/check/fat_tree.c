@@ -27,7 +27,11 @@
 #include "io/io.h"
 #include "fat/fat.h"
 
-/* ---- long names (fatgen103 section 7) ---- */
+/*
+ * ---- long names (fatgen103 section 7) ----
+ * In a directory a repair's first check found sound (t->dm.known) the
+ * parts are only gathered: the same bytes hold no finding.
+ */
 
 static void run_add(struct ftree *t, const uint8_t *e)
 {
@@ -86,6 +90,23 @@ static void lfn_broken(struct ftree *t, unsigned seq, const char *fmt, ...)
 	t->lfn_skip = true;
 }
 
+/* A part of a directory found sound: the parts come in order, under one checksum (gathered only). */
+static void known_part(struct ftree *t, const uint8_t *e)
+{
+	if (e[0] & 0x40) {
+		fat_lfn_reset(&t->lfn);
+		t->lfn_on = true;
+		t->lfn_next = (e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK) - 1u;
+		t->lfn_parts = 1;
+		t->lfn_sum = e[FAT_LDIR_CHKSUM];
+		t->lfn_at = here(t, NULL);
+	} else {
+		t->lfn_next--;
+		t->lfn_parts++;
+	}
+	fat_lfn_add(&t->lfn, e);
+}
+
 static void lfn_part(struct ftree *t, const uint8_t *e)
 {
 	unsigned seq = e[FAT_LDIR_ORD] & FAT_LDIR_ORD_MASK;
@@ -93,6 +114,8 @@ static void lfn_part(struct ftree *t, const uint8_t *e)
 	uint8_t type = e[FAT_LDIR_TYPE];
 	uint16_t clus = get_le16(e, FAT_LDIR_FST_CLUS_LO);
 
+	if (t->dm.known)
+		return known_part(t, e);
 	if ((type || clus) && (f = at_entry(t, FSC_PR_FAT_LFN_RESERVED, NULL))) {
 		finding_actual(f, type ? "%02x" : "%04x", type ? type : clus);
 		finding_detail(f, "%s", type ? "type byte (12)" : "cluster field (26-27)");
@@ -142,6 +165,8 @@ static unsigned lfn_close(struct ftree *t, const uint8_t *raw, const uint16_t **
 	if (!t->lfn_on)
 		return 0;
 	t->lfn_on = false;
+	if (t->dm.known)	/* (its parts all there, its checksum the 8.3 name's, its length and UTF-16 sound) */
+		return fat_lfn_name(&t->lfn, raw, false, u);
 	if (t->lfn_next) {
 		lfn_broken(t, t->lfn_next, "part %u is missing before the 8.3 entry", t->lfn_next);
 		return 0;
@@ -179,53 +204,6 @@ static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
 	return fat_entry_first(e, v->lay.fat_bits);
 }
 
-static void label_entry(struct ftree *t, const uint8_t *e)
-{
-	struct fsc_finding *f;
-	const char *why = !t->is_root ? "outside the root directory" : t->labels++ ? "after the first one" :
-			  first_cluster(t->v, e) || fat_dirent_file_size(e) ? "with a cluster or a size" : NULL;
-	char root[12], boot[12];
-
-	if (why) {
-		if ((f = at_entry(t, FSC_PR_FAT_LABEL_ENTRY, NULL)))
-			finding_detail(f, "%s", why);
-		return;
-	}
-	fat_label_text(e, root);
-	/*
-	 * (BS_BootSig 0x28: a boot sector with a serial but no label field,
-	 * which fsck.fat reads as an empty label that differs from the root's
-	 * and writes; seed 499, pop-fat32 #18: 0x29 with one bit flipped)
-	 */
-	if (t->v->b->boot_sig != 0x29 && t->v->b->boot_sig != 0x28)
-		return;
-	snprintf(boot, sizeof(boot), "%s", t->v->b->boot_sig == 0x29 ? t->v->b->boot_label : "");
-	fat_text_trim(boot);
-	if (strcmp(root, boot) && (f = at_entry(t, FSC_PR_FAT_LABEL_MISMATCH, NULL))) {
-		finding_actual(f, "%s", root);
-		finding_expected(f, "%s", boot);
-		if (t->v->b->boot_sig == 0x28)
-			finding_detail(f, "BS_BootSig 0x28: the boot sector has no label field");
-	}
-}
-
-/* A boot sector label (not NO NAME) with no label entry in the root that Windows and blkid would show. */
-static void root_label_missing(struct ftree *t)
-{
-	const struct fsc_fat_bpb *b = t->v->b;
-	struct fsc_finding *f;
-	char boot[12];
-
-	snprintf(boot, sizeof(boot), "%s", b->boot_label);
-	fat_text_trim(boot);
-	if (t->labels || b->boot_sig != 0x29 || !boot[0] || !strcmp(boot, "NO NAME"))
-		return;
-	/* (a boot sector with any finding may put the root elsewhere: what was read there says nothing) */
-	if (t->v->p->findings.n)
-		return;
-	if ((f = ck_add(&t->v->ck, FSC_PR_FAT_LABEL_ROOT_MISSING, FSC_LOC_BYTE, (b->bpb32 ? 64u : 36u) + 7, "BS_VolLab")))
-		finding_expected(f, "%s", boot);
-}
 
 static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 {
@@ -356,9 +334,9 @@ static bool touch(void *ctx, uint32_t c)
 	return true;
 }
 
-static void claim_file(struct ftree *t, const char *name, uint32_t first, uint32_t size)
+/* A file's allocation claimed; who: its entry, named in UTF-8 or (who.name NULL) in UTF-16 units. */
+static void claim_file(struct ftree *t, struct owner who, uint32_t first, uint32_t size)
 {
-	struct owner who = here(t, name);
 	struct fvol *v = t->v;
 	struct touch w = { v->differ, false };
 	struct chain_res res;
@@ -431,6 +409,14 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 		n = fat_sfn_units(e, e[FAT_DIR_NT_RES], su);
 		lu = su;
 	}
+	if (t->dm.known && !dir) {	/* (its name made UTF-8 only for a finding, as a rule none) */
+		struct owner who = here(t, NULL);
+
+		who.name16 = lu;
+		who.name16_len = n;
+		run_flush(t, e);
+		return claim_file(t, who, first, size);
+	}
 	for (unsigned i = 0; i < n; i++)
 		put_le16(le, 2 * i, lu[i]);
 	utf16le_to_utf8(le, n, name, sizeof(name));
@@ -450,7 +436,7 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	if (dir && !file_dir_bit(t, name, first, size))
 		dir_entry(t, name, first, size);
 	else
-		claim_file(t, name, first, size);
+		claim_file(t, here(t, name), first, size);
 }
 
 static void one_entry(struct ftree *t, const uint8_t *e)
@@ -482,7 +468,7 @@ static void one_entry(struct ftree *t, const uint8_t *e)
 		fw_dot_entry(t, e);
 		break;
 	case FAT_E_LABEL:
-		label_entry(t, e);
+		fw_label_entry(t, e);
 		break;
 	case FAT_E_FILE:
 		file_entry(t, e);
@@ -745,7 +731,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 			v->hooks->revive(v->hooks->ctx, (size_t)(f - v->ck.out->v), t->used, t->uzero, t->nused);
 	}
 	if (t->is_root && !t->dir_unread && (v->lay.fat_bits != 32 || (res.readable && !res.broken)))
-		root_label_missing(t);
+		fw_root_label_missing(t);
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
 	if (v->hooks && ck_memo_sound(&t->dm, &v->ck))

@@ -131,6 +131,9 @@ void fw_check_duplicates(struct ftree *t);
 /* fat_dots.c: the . and .. slots (true: one holds a damaged . or .., not walked), and a . or .. entry. */
 bool fw_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k);
 void fw_dot_entry(struct ftree *t, const uint8_t *e);
+/* ... a volume label entry; and, the root read, the label the boot sector names but the root lacks. */
+void fw_label_entry(struct ftree *t, const uint8_t *e);
+void fw_root_label_missing(struct ftree *t);
 /* fat_after_end.c: an entry past the end marker: counted, and for a repair listed (see there). */
 void fw_past_end(struct ftree *t, const uint8_t *e);
 /* n entries of zeros past the end marker, the first at the current entry: as n calls of fw_past_end. */
