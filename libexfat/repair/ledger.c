@@ -101,14 +101,64 @@ bool rp_take(const struct rp *r, enum fsc_problem id)
 	return true;
 }
 
+/* Order by problem, then path, then place in the list (ctx). */
+static int cmp_named(const void *x, const void *y, void *ctx)
+{
+	const struct fsc_findings *out = ctx;
+	const struct fsc_finding *a = &out->v[*(const size_t *)x], *b = &out->v[*(const size_t *)y];
+	int c = a->id != b->id ? (a->id < b->id ? -1 : 1) : strcmp(a->path, b->path);
+
+	return c ? c : *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+}
+
+/* The findings with a path sorted by problem and path, when findings were added since (false: no memory). */
+static bool named_index(struct rp_at_index *ix, const struct fsc_findings *out)
+{
+	if (ix->named && ix->named_n == out->n)
+		return true;
+	free(ix->named);
+	ix->nnamed = 0;
+	if (!(ix->named = malloc((out->n ? out->n : 1) * sizeof(*ix->named))))
+		return false;
+	for (size_t i = 0; i < out->n; i++)
+		if (out->v[i].path)
+			ix->named[ix->nnamed++] = i;
+	qsort_r(ix->named, ix->nnamed, sizeof(*ix->named), cmp_named, (void *)out);
+	ix->named_n = out->n;
+	return true;
+}
+
+/* The findings id of path planned, those the level lets be fixed: through the index, else a scan of all. */
 bool rp_take_owned(const struct rp *r, enum fsc_problem id, const char *path)
 {
+	struct rp_at_index *ix = r->at_index;
+	size_t lo = 0, hi, i;
 	bool any = false;
 
-	for (size_t i = 0; i < r->out->n; i++) {
-		struct fsc_finding *f = &r->out->v[i];
+	if (!ix || !named_index(ix, r->out)) {
+		for (i = 0; i < r->out->n; i++) {
+			struct fsc_finding *f = &r->out->v[i];
 
-		if (f->id == id && f->path && !strcmp(f->path, path) && rp_wanted(r, f))
+			if (f->id == id && f->path && !strcmp(f->path, path) && rp_wanted(r, f))
+				any = f->planned = true;
+		}
+		return any;
+	}
+	for (hi = ix->nnamed; lo < hi;) {	/* the first of id and path */
+		size_t mid = (lo + hi) / 2;
+		const struct fsc_finding *f = &r->out->v[ix->named[mid]];
+
+		if (f->id < id || (f->id == id && strcmp(f->path, path) < 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < ix->nnamed; i++) {
+		struct fsc_finding *f = &r->out->v[ix->named[i]];
+
+		if (f->id != id || strcmp(f->path, path))
+			break;
+		if (rp_wanted(r, f))
 			any = f->planned = true;
 	}
 	return any;
@@ -298,6 +348,7 @@ void rp_at_index_free(struct rp_at_index *ix)
 		return;
 	free(ix->head);
 	free(ix->prev);
+	free(ix->named);
 	free(ix);
 }
 

@@ -101,6 +101,8 @@ struct rp_at_index {
 	size_t cap;			/* slots, a power of two */
 	size_t *prev;			/* each indexed finding: the one before it at the same place + 1 */
 	size_t n, capprev;		/* findings indexed */
+	size_t *named;			/* the findings with a path, by problem and path (rp_take_owned) */
+	size_t nnamed, named_n;		/* ... of the first named_n findings */
 };
 
 struct rp {

@@ -2415,6 +2415,47 @@ static void test_check_fat_scan_memo(void **state)
 }
 
 /*
+ * rp_take_owned: the findings of one problem about one path, and only
+ * those, planned; through the index by problem and path, made again when
+ * findings were added since; the same without the index (a scan).
+ */
+static void test_repair_take_owned(void **state)
+{
+	static const struct { enum fsc_problem id; const char *path; } made[] = {
+		{ FSC_PR_EXFAT_CROSS_LINK, "/b" }, { FSC_PR_EXFAT_CROSS_LINK, "/a" },
+		{ FSC_PR_EXFAT_ROOT_CHAIN, "/a" }, { FSC_PR_EXFAT_CROSS_LINK, NULL },
+		{ FSC_PR_EXFAT_CROSS_LINK, "/a" }, { FSC_PR_EXFAT_CROSS_LINK, "/a/b" },
+	};
+	struct fsc_repair_opts ro = { .size = sizeof(ro), .level = FSC_REPAIR_ALL };
+	struct fsc_findings fs = { 0 };
+	struct rp r = { .out = &fs, .o = &ro };
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {		/* with the index, and with the scan */
+		r.at_index = pass ? NULL : calloc(1, sizeof(*r.at_index));
+		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+			struct fsc_finding *f = finding_add(&fs, made[i].id, FSC_LOC_NONE, 0, NULL);
+
+			assert_non_null(f);
+			if (made[i].path)
+				finding_path(f, made[i].path);
+		}
+		assert_true(rp_take_owned(&r, FSC_PR_EXFAT_CROSS_LINK, "/a"));
+		for (size_t i = 0; i < fs.n; i++)
+			assert_int_equal(fs.v[i].planned, i == 1 || i == 4);
+		assert_false(rp_take_owned(&r, FSC_PR_EXFAT_CROSS_LINK, "/c"));
+		assert_false(rp_take_owned(&r, FSC_PR_EXFAT_ROOT_CHAIN, "/b"));
+		assert_non_null(finding_add(&fs, FSC_PR_EXFAT_CROSS_LINK, FSC_LOC_NONE, 0, NULL));
+		finding_path(&fs.v[fs.n - 1], "/c");			/* (added since: indexed again) */
+		assert_true(rp_take_owned(&r, FSC_PR_EXFAT_CROSS_LINK, "/c"));
+		assert_true(fs.v[fs.n - 1].planned);
+		assert_false(fs.v[0].planned || fs.v[2].planned || fs.v[5].planned);
+		rp_at_index_free(r.at_index);
+		finding_list_clear(&fs);
+	}
+}
+
+/*
  * The directory tails a repair's first round found free (rp_memo): a
  * later round's check reads again only those a plan edit lies over, or
  * that the first round did not see whole; the first round itself reads
@@ -3515,6 +3556,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_memo_dirs),
 		cmocka_unit_test(test_check_memo_parts),
 		cmocka_unit_test(test_check_fat_scan_memo),
+		cmocka_unit_test(test_repair_take_owned),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
