@@ -171,8 +171,9 @@ void exfat_set_decode(const uint8_t *s, unsigned count, struct exfat_set *f)
 		;
 	f->name_entries = k;
 	f->nl = f->name_length < 15 * k ? f->name_length : 15 * k;
-	for (unsigned i = 0; i < f->nl; i++)	/* 15 units a name entry */
-		f->name[i] = get_le16(s, 64 + 32 * (i / 15) + 2 + 2 * (i % 15));
+	for (unsigned i = 0, e = 0; i < f->nl; e++)	/* 15 units a name entry, from its byte 2 */
+		for (unsigned j = 0; j < 15 && i < f->nl; j++)
+			f->name[i++] = get_le16(s, 64 + 32 * e + 2 + 2 * j);
 }
 
 bool exfat_name_char_ok(uint16_t u)
