@@ -601,7 +601,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
-	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
+	exfat_asm_restart(&w->as);	/* (the walk's init: xv_walk_tree) */
 	if (w->is_root) {
 		who.name = "root directory";
 		who.chain_told = !v->p->root.chain_ok && v->p->root.read;
@@ -675,6 +675,7 @@ int xv_walk_tree(struct xvol *v)
 		return -ENOMEM;
 	w->v = v;
 	w->warmth.waited = 1;
+	exfat_asm_init(&w->as, EXA_KEEP_UNKNOWN, 0);
 	if (dirwalk_init(&w->dw, sizeof(struct job), NULL) < 0) {
 		r = -ENOMEM;
 		goto out;

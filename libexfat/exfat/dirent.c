@@ -34,6 +34,14 @@ void exfat_asm_init(struct exfat_asm *a, unsigned flags, unsigned max_secondary)
 	a->max_secondary = max_secondary ? max_secondary : 255;
 }
 
+void exfat_asm_restart(struct exfat_asm *a)
+{
+	a->have = a->need = a->count = 0;
+	a->deleted = false;
+	a->cut_by = 0;
+	a->at = (struct exfat_where){ 0 };
+}
+
 static bool starts_set(const struct exfat_asm *a, const uint8_t *e)
 {
 	uint8_t t = e[0];

@@ -65,6 +65,12 @@ struct exfat_asm {
  * otherwise file sets must have 2..max_secondary secondaries to count.
  */
 void exfat_asm_init(struct exfat_asm *a, unsigned flags, unsigned max_secondary);
+/*
+ * Start again with the same flags, for another directory: what init
+ * sets but the bytes of the last set (set[], pos[]), which only a set
+ * assembled since is read from (some 10 KiB not zeroed a directory).
+ */
+void exfat_asm_restart(struct exfat_asm *a);
 /* The next entry of the directory; at: where it lies (kept for a primary). */
 enum exfat_ev exfat_asm_feed(struct exfat_asm *a, const uint8_t *e, const struct exfat_where *at);
 /* The directory ended: true when a set was open (cut by the end; count set). */
