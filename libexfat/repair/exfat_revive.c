@@ -455,20 +455,21 @@ static bool sound_set(const uint8_t *s, unsigned e, unsigned n)
  * cross-link them, and its bytes are theirs.  An empty file, or one with
  * a cluster nobody owns, is not.
  */
+static bool claimed(const void *v, uint32_t c)
+{
+	return cluster_owned(v, c);
+}
+
 static bool owned_by_others(struct xvol *v, const uint8_t *s)
 {
 	const uint8_t *st = EXFAT_STREAM_OF(s);
 	uint64_t need = (exfat_stream_data_length(st) + v->cb - 1) / v->cb;
 	struct layout_chain it;
-	uint32_t c;
 
 	if (!need || !xv_cluster_valid(v, exfat_stream_first_cluster(st)))
 		return false;
-	for (xr_chain(&it, v, exfat_stream_first_cluster(st), st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN);
-	     it.n < need && layout_chain_next(&it, &c);)
-		if (!cluster_owned(v, c))
-			return false;
-	return it.n == need;
+	xr_chain(&it, v, exfat_stream_first_cluster(st), st[EXFAT_STREAM_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN);
+	return rp_chain_owned(&it, need, false, claimed, v);
 }
 
 /* Entries [from, n) of the cluster in d: is one of them a sound file set that is not a stale copy? */

@@ -169,19 +169,22 @@ void fr_relink_heads(struct frp *f)
  * visible, it would only cross-link that file; a file of its own there
  * has lost clusters, or none.
  */
+static bool not_lost(const void *f, uint32_t c)
+{
+	return !fr_was_lost(f, c);
+}
+
 static bool stale_copy(struct frp *f, const uint8_t *e)
 {
-	uint32_t first = fr_entry_first(f, e), c;
+	uint32_t first = fr_entry_first(f, e);
 	bool dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
 	uint64_t need = ((uint64_t)fat_dirent_file_size(e) + f->lay.cluster_bytes - 1) / f->lay.cluster_bytes;
 	struct layout_chain it;
 
 	if (!layout_cluster_valid(&f->chain_lay, first) || (!dir && !need))
 		return false;
-	for (fr_chain(&it, f, first); (dir || it.n < need) && layout_chain_next(&it, &c);)
-		if (fr_was_lost(f, c))
-			return false;
-	return dir ? it.end == LAYOUT_CHAIN_END : it.n == need;
+	fr_chain(&it, f, first);
+	return rp_chain_owned(&it, need, dir, not_lost, f);
 }
 
 /*

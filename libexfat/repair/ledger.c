@@ -101,6 +101,17 @@ bool rp_take(const struct rp *r, enum fsc_problem id)
 	return true;
 }
 
+bool rp_chain_owned(struct layout_chain *it, uint64_t need, bool to_end, bool (*owned)(const void *ctx, uint32_t c),
+		    const void *ctx)
+{
+	uint32_t c;
+
+	while ((to_end || it->n < need) && layout_chain_next(it, &c))
+		if (!owned(ctx, c))
+			return false;
+	return to_end ? it->end == LAYOUT_CHAIN_END : it->n == need;
+}
+
 /* Order by problem, then path, then place in the list (ctx). */
 static int cmp_named(const void *x, const void *y, void *ctx)
 {

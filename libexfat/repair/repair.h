@@ -173,6 +173,14 @@ const struct fsc_finding *rp_findex_find(const struct rp_findex *ix, const struc
 bool rp_take(const struct rp *r, enum fsc_problem id);
 /* rp_take() of both a and b (the second is taken whatever the first gives): either one. */
 bool rp_take_either(const struct rp *r, enum fsc_problem a, enum fsc_problem b);
+/*
+ * Is every cluster of the chain it (begun) another's, as owned(ctx, c)
+ * says, for need clusters (to_end: to its end mark, however many)?  The
+ * test of an entry made visible again (a revive) that would only
+ * cross-link what lives there: exFAT's owned_by_others, FAT's stale_copy.
+ */
+bool rp_chain_owned(struct layout_chain *it, uint64_t need, bool to_end, bool (*owned)(const void *ctx, uint32_t c),
+		    const void *ctx);
 /* rp_take of the findings of id about path only ("/ (root directory)"). */
 bool rp_take_owned(const struct rp *r, enum fsc_problem id, const char *path);
 /* The findings id are not planned after all (rp_take() said they would be). */
