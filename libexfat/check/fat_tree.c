@@ -205,7 +205,7 @@ static uint32_t first_cluster(const struct fvol *v, const uint8_t *e)
 }
 
 
-static void check_times(struct ftree *t, const uint8_t *e, const char *name)
+static void check_times(struct ftree *t, const uint8_t *e, const struct owner *who)
 {
 	static const struct { unsigned off; bool date; const char *what; } ts[] = {
 		{ FAT_DIR_WRT_DATE, true, "write date" }, { FAT_DIR_WRT_TIME, false, "write time" },
@@ -220,7 +220,7 @@ static void check_times(struct ftree *t, const uint8_t *e, const char *name)
 
 		if (!bad)
 			continue;
-		if ((f = at_entry(t, FSC_PR_FAT_TIMESTAMP, name))) {
+		if ((f = ck_add_owner(&t->v->ck, FSC_PR_FAT_TIMESTAMP, who))) {
 			finding_actual(f, "0x%04x, %s", x, bad);
 			finding_detail(f, "%s", ts[i].what);
 		}
@@ -234,7 +234,7 @@ static void check_times(struct ftree *t, const uint8_t *e, const char *name)
  * (0x20, of Linux patches that wrote long names alone) is set with no long
  * name before it: fsck.fat calls that a bad name, the repair clears it.
  */
-static bool check_short(struct ftree *t, const uint8_t *e, const char *name, bool lfn, size_t *bad_finding,
+static bool check_short(struct ftree *t, const uint8_t *e, const struct owner *who, bool lfn, size_t *bad_finding,
 			bool *same)
 {
 	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
@@ -250,7 +250,7 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, boo
 		id = FSC_PR_FAT_SHORT_NAME;
 		*same = true;
 	}
-	if ((bad || odd) && (f = at_entry(t, id, name))) {
+	if ((bad || odd) && (f = ck_add_owner(&t->v->ck, id, who))) {
 		fv_sfn_text(e, sfn);
 		finding_actual(f, "%s", sfn);
 		finding_detail(f, "%s", bad ? bad : odd);
@@ -258,7 +258,7 @@ static bool check_short(struct ftree *t, const uint8_t *e, const char *name, boo
 			*bad_finding = (size_t)(f - t->v->ck.out->v);
 	}
 	if ((attr & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL || (attr & FAT_ATTR_RESERVED)) {
-		if ((f = at_entry(t, FSC_PR_FAT_ATTRIBUTES, name))) {
+		if ((f = ck_add_owner(&t->v->ck, FSC_PR_FAT_ATTRIBUTES, who))) {
 			finding_actual(f, "%02x", attr);
 			finding_detail(f, "%s", (attr & FAT_ATTR_DIR_LABEL) == FAT_ATTR_DIR_LABEL ?
 				       "a directory and a volume label at once" : "reserved bits set");
@@ -376,7 +376,7 @@ static void claim_file(struct ftree *t, struct owner who, uint32_t first, uint32
  * repair takes its bytes for entries.  (A directory has size 0: one with
  * a size and its first cluster damaged too is damaged twice.)
  */
-static bool file_dir_bit(struct ftree *t, const char *name, uint32_t first, uint32_t size)
+static bool file_dir_bit(struct ftree *t, const struct owner *who, uint32_t first, uint32_t size)
 {
 	static const uint8_t dot[FAT_DIR_NAME_LEN] = ".          ";
 	struct fvol *v = t->v;
@@ -388,7 +388,7 @@ static bool file_dir_bit(struct ftree *t, const char *name, uint32_t first, uint
 	    (!memcmp(d + FAT_DIR_NAME, dot, sizeof(dot)) && (d[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) &&
 	     first_cluster(v, d) == first))
 		return false;
-	if ((f = at_entry(t, FSC_PR_FAT_FILE_DIR_BIT, name)))
+	if ((f = ck_add_owner(&t->v->ck, FSC_PR_FAT_FILE_DIR_BIT, who)))
 		finding_actual(f, "%u", size);
 	return true;
 }
@@ -399,44 +399,43 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 	unsigned n = lfn_close(t, e, &lu);
 	uint16_t su[12];
 	uint8_t le[2 * FAT_LFN_CAP_UNITS];
-	char name[3 * FAT_LFN_CAP_UNITS + 1];
+	char name[3 * FAT_LFN_CAP_UNITS + 1] = "";
 	bool dir = e[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY;
 	uint32_t first = first_cluster(t->v, e), size = fat_dirent_file_size(e);
 	bool lfn = n > 0, file, same;
+	struct owner who = here(t, NULL);
 	size_t bad;
 
 	if (!n) {
 		n = fat_sfn_units(e, e[FAT_DIR_NT_RES], su);
 		lu = su;
 	}
-	if (t->dm.known && !dir) {	/* (its name made UTF-8 only for a finding, as a rule none) */
-		struct owner who = here(t, NULL);
-
-		who.name16 = lu;
-		who.name16_len = n;
-		run_flush(t, e);
-		return claim_file(t, who, first, size);
+	/* (named in UTF-16, made UTF-8 for a finding only; now for a directory's path, or a name findings cut short) */
+	who.name16 = lu;
+	who.name16_len = n;
+	if (dir || n > 255) {
+		for (unsigned i = 0; i < n; i++)
+			put_le16(le, 2 * i, lu[i]);
+		utf16le_to_utf8(le, n, name, sizeof(name));
+		who.name = name;
 	}
-	for (unsigned i = 0; i < n; i++)
-		put_le16(le, 2 * i, lu[i]);
-	utf16le_to_utf8(le, n, name, sizeof(name));
 	if (t->dm.known) {	/* (as the first check found it: no finding, nor a duplicate; see note_part) */
 		file = (e[FAT_DIR_ATTR] & FAT_ATTR_DIR_LABEL) != FAT_ATTR_DIR_LABEL;
 		run_flush(t, e);
 		if (!file)
 			return;
 	} else {
-		file = check_short(t, e, name, lfn, &bad, &same);
+		file = check_short(t, e, &who, lfn, &bad, &same);
 		fw_keep_name(t, e, lu, n, lfn, bad, same);
 		run_flush(t, e);
 		if (!file)
 			return;
-		check_times(t, e, name);
+		check_times(t, e, &who);
 	}
-	if (dir && !file_dir_bit(t, name, first, size))
+	if (dir && !file_dir_bit(t, &who, first, size))
 		dir_entry(t, name, first, size);
 	else
-		claim_file(t, here(t, name), first, size);
+		claim_file(t, who, first, size);
 }
 
 static void one_entry(struct ftree *t, const uint8_t *e)
