@@ -160,7 +160,12 @@ void fv_compare(struct fvol *v);
 /* fat_tree.c: pass 3, the directory tree from the root, claiming every allocation. */
 int fv_walk_tree(struct fvol *v);
 
-/* fat_names.c: what is wrong with an 8.3 name (NULL: nothing), and what is unusual (WARN). */
+/*
+ * fat_names.c: what is wrong with an 8.3 name (NULL: nothing), and what is
+ * unusual (WARN); plain: neither has anything to say of it (one test a
+ * byte; a name with a first byte 0x05 is not plain, and is judged whole).
+ */
+bool fv_sfn_plain(const uint8_t raw[11]);
 const char *fv_sfn_invalid(const uint8_t raw[11]);
 const char *fv_sfn_unusual(const uint8_t raw[11]);
 /* A DOS date or time that is not a real one: its description, or NULL. */

@@ -35,6 +35,20 @@ static bool in_set(const uint64_t set[2], uint8_t c)
 	return c < 128 && (set[c >> 6] >> (c & 63) & 1);
 }
 
+bool fv_sfn_plain(const uint8_t raw[11])
+{
+	/* (control bytes, the forbidden and the unusual ones, lower-case letters, 0x7F) */
+	const uint64_t lo = 0xFFFFFFFFull | sfn_forbidden[0] | sfn_unusual[0];
+	const uint64_t hi = sfn_forbidden[1] | sfn_unusual[1] | ((1ull << 26) - 1) << ('a' - 64) | 1ull << (0x7F - 64);
+
+	if (raw[0] == ' ')
+		return false;
+	for (int i = 0; i < 11; i++)
+		if (raw[i] < 128 && ((raw[i] < 64 ? lo >> raw[i] : hi >> (raw[i] - 64)) & 1))
+			return false;
+	return true;
+}
+
 const char *fv_sfn_invalid(const uint8_t raw[11])
 {
 	static _Thread_local char why[40];

@@ -237,7 +237,8 @@ static void check_times(struct ftree *t, const uint8_t *e, const struct owner *w
 static bool check_short(struct ftree *t, const uint8_t *e, const struct owner *who, bool lfn, size_t *bad_finding,
 			bool *same)
 {
-	const char *bad = fv_sfn_invalid(e), *odd = bad ? NULL : fv_sfn_unusual(e);
+	bool plain = fv_sfn_plain(e);
+	const char *bad = plain ? NULL : fv_sfn_invalid(e), *odd = bad || plain ? NULL : fv_sfn_unusual(e);
 	enum fsc_problem id = bad ? FSC_PR_FAT_SHORT_NAME : FSC_PR_FAT_SHORT_NAME_UNUSUAL;
 	struct fsc_finding *f;
 	uint8_t attr = e[FAT_DIR_ATTR];

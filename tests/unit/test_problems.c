@@ -2456,6 +2456,34 @@ static void test_repair_take_owned(void **state)
 }
 
 /*
+ * fv_sfn_plain, the one-test-a-byte path of the 8.3 name checks: plain
+ * exactly when neither fv_sfn_invalid nor fv_sfn_unusual has anything to
+ * say (but a first byte 0x05), for every byte value at every place of a
+ * few names.
+ */
+static void test_check_sfn_plain(void **state)
+{
+	static const char *const names[] = { "FILE    TXT", "README     ", "A~1     BIN", " SPACE  TXT" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		for (int i = 0; i < 11; i++)
+			for (unsigned c = 0; c < 256; c++) {
+				uint8_t raw[11];
+
+				memcpy(raw, names[k], 11);
+				raw[i] = (uint8_t)c;
+				/* (0x05 first, an 0xE5 lead byte, is left to the full checks) */
+				assert_int_equal(fv_sfn_plain(raw),
+						 !fv_sfn_invalid(raw) && !fv_sfn_unusual(raw) && !(i == 0 && c == 0x05));
+			}
+	assert_true(fv_sfn_plain((const uint8_t *)"FILE    TXT"));
+	assert_false(fv_sfn_plain((const uint8_t *)"file    TXT"));
+	assert_false(fv_sfn_plain((const uint8_t *)"FI+E    TXT"));
+	assert_false(fv_sfn_plain((const uint8_t *)"\x05ILE    TXT"));
+}
+
+/*
  * The directory tails a repair's first round found free (rp_memo): a
  * later round's check reads again only those a plan edit lies over, or
  * that the first round did not see whole; the first round itself reads
@@ -3557,6 +3585,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_check_memo_parts),
 		cmocka_unit_test(test_check_fat_scan_memo),
 		cmocka_unit_test(test_repair_take_owned),
+		cmocka_unit_test(test_check_sfn_plain),
 		cmocka_unit_test(test_repair_fat_was_lost),
 		cmocka_unit_test(test_check_vendor_allocation),
 		cmocka_unit_test(test_repair_upcase_in_place),
