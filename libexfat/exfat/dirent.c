@@ -184,21 +184,3 @@ void exfat_set_decode(const uint8_t *s, unsigned count, struct exfat_set *f)
 			f->name[i++] = get_le16(s, 64 + 32 * e + 2 + 2 * j);
 }
 
-bool exfat_name_char_ok(uint16_t u)
-{
-	/* Bit per ASCII code: control characters and " * / : < > ? \\ | are not allowed. */
-	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
-
-	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
-}
-
-bool exfat_name_unit_ok(const uint16_t *name, unsigned n, unsigned i)
-{
-	uint16_t u = name[i];
-
-	if (u >= 0xD800 && u <= 0xDBFF)		/* a high surrogate needs a low one after it */
-		return i + 1 < n && name[i + 1] >= 0xDC00 && name[i + 1] <= 0xDFFF;
-	if (u >= 0xDC00 && u <= 0xDFFF)		/* a low one a high one before it */
-		return i > 0 && name[i - 1] >= 0xD800 && name[i - 1] <= 0xDBFF;
-	return exfat_name_char_ok(u);
-}

@@ -100,14 +100,29 @@ static inline bool exfat_set_empty_contiguous(const struct exfat_set *d)
 {
 	return (d->flags & EXFAT_STREAM_FLAG_NO_FAT_CHAIN) && !d->first_cluster && !d->size;
 }
-/* May a file name hold this UTF-16 unit (EXSPEC 7.7.3)? */
-bool exfat_name_char_ok(uint16_t u);
+/* May a file name hold this UTF-16 unit (EXSPEC 7.7.3)?  (Inline: every unit of every name is asked.) */
+static inline bool exfat_name_char_ok(uint16_t u)
+{
+	/* Bit per ASCII code: control characters and " * / : < > ? \\ | are not allowed. */
+	static const uint32_t bad[4] = { 0xFFFFFFFFu, 0xD4008404u, 0x10000000u, 0x10000000u };
+
+	return u >= 0x80 || !((bad[u >> 5] >> (u & 31)) & 1);
+}
 /*
  * Unit i of a name of n units: a character a name may hold, and not half
  * of a surrogate pair without its other half (no UTF-8 can spell it: the
  * Linux driver cannot open such a name, fsck.exfat calls it corrupt).
  */
-bool exfat_name_unit_ok(const uint16_t *name, unsigned n, unsigned i);
+static inline bool exfat_name_unit_ok(const uint16_t *name, unsigned n, unsigned i)
+{
+	uint16_t u = name[i];
+
+	if (u >= 0xD800 && u <= 0xDBFF)		/* a high surrogate needs a low one after it */
+		return i + 1 < n && name[i + 1] >= 0xDC00 && name[i + 1] <= 0xDFFF;
+	if (u >= 0xDC00 && u <= 0xDFFF)		/* a low one a high one before it */
+		return i > 0 && name[i - 1] >= 0xD800 && name[i - 1] <= 0xDBFF;
+	return exfat_name_char_ok(u);
+}
 
 /* Decode count entries of a file set (InUse bits ignored). */
 void exfat_set_decode(const uint8_t *set, unsigned count, struct exfat_set *out);
