@@ -226,8 +226,8 @@ static bool block_known(struct fvol *v, const struct scan *s, uint64_t i)
 
 	if (!s->known || s->known->free[i] == FV_SCAN_READ)
 		return false;
-	for (unsigned k = 0; k < s->known->key.copies; k++)
-		if (!v->hooks->unchanged(v->hooks->ctx, copy_byte(v, k == 0 ? v->active : k - (k <= v->active)) + off, len))
+	for (unsigned k = 0; k < s->known->key.copies; k++)	/* (one copy compared: the active one) */
+		if (!v->hooks->unchanged(v->hooks->ctx, copy_byte(v, s->known->key.copies == 1 ? v->active : k) + off, len))
 			return false;
 	range_clusters(v, off, len, &first, &last);
 	v->free_clusters += s->known->free[i];
@@ -239,21 +239,22 @@ static bool block_known(struct fvol *v, const struct scan *s, uint64_t i)
 
 static int scan_chunks(struct fvol *v, struct scan *s)
 {
-	uint64_t step = s->known ? FV_SCAN_BLOCK : s->chunk;
+	uint64_t step = s->known ? FV_SCAN_BLOCK : s->chunk, run = 0;	/* run: bytes before off still to read */
 	int r = 0;
 
-	for (uint64_t off = 0; off < s->bytes && r == 0;) {
-		size_t len = 0;
+	for (uint64_t off = 0; off < s->bytes && r == 0; off += step) {
+		uint64_t len = s->bytes - off < step ? s->bytes - off : step;
 
-		/* (a later check: the blocks read again in runs of at most a chunk) */
-		while (off + len < s->bytes && len < s->chunk && !(s->known && block_known(v, s, (off + len) / step))) {
-			uint64_t more = s->bytes - off - len < step ? s->bytes - off - len : step;
-
-			len += (size_t)more;
+		if (s->known && block_known(v, s, off / FV_SCAN_BLOCK)) {	/* (counted: the run before it is read) */
+			r = run ? scan_range(v, s, off - run, (size_t)run) : 0;
+			run = 0;
+			continue;
 		}
-		if (len)
-			r = scan_range(v, s, off, len);
-		off += len + (off + len < s->bytes && len < s->chunk ? step : 0);
+		run += len;
+		if (run >= s->chunk || off + len >= s->bytes) {
+			r = scan_range(v, s, off + len - run, (size_t)run);
+			run = 0;
+		}
 	}
 	return r;
 }
