@@ -138,7 +138,11 @@ static void test_fat12(void **state)
 	vol_close(&v);
 }
 
-/* A FAT12 reading of a FAT longer than 64 KiB: entries that meet a block boundary. */
+/*
+ * A FAT12 reading of a FAT longer than 64 KiB: entries that meet a block
+ * boundary (byte 65536 starts a block), and a block that shares a slot
+ * with the one at byte 65536 (2 MiB on, a multiple of the cache's size).
+ */
 static void test_fat12_block_boundary(void **state)
 {
 	struct raw r;
@@ -148,7 +152,9 @@ static void test_fat12_block_boundary(void **state)
 	(void)state;
 	raw_open(&r, 4096 + 34 * 65536, FSC_TYPE_FAT12, 12, 4096, 1441800);
 	fat = r.buf + 4096;
-	fat[33 * 65536] = 0x0F;	/* 1441792 (even) starts block 33, which shares a slot with block 1 */
+	assert_int_equal(65536 % FATREADER_BLOCK, 0);
+	assert_int_equal((32 * 65536) % (FATREADER_SLOTS * FATREADER_BLOCK), 0);
+	fat[33 * 65536] = 0x0F;	/* 1441792 (even) starts a block in the slot of the block at byte 65536 */
 	fat[65533] = 0xA0;	/* 43689 (odd): high nibble of 65533 and 65534 -> BCA */
 	fat[65534] = 0xBC;
 	fat[65535] = 0x34;	/* 43690 (even): 65535 and the low nibble of 65536 -> 234 */
@@ -159,7 +165,7 @@ static void test_fat12_block_boundary(void **state)
 	assert_int_equal(fatreader_next(&fr, 43690), 0x234);
 	assert_int_equal(fatreader_next(&fr, 43689), 0xBCA);
 	fatreader_free(&fr);
-	fatreader_init(&fr, &r.l);	/* block 33 in the slot of block 1: the straddling entry reloads it */
+	fatreader_init(&fr, &r.l);	/* that block in the slot the straddling entry needs: reloaded */
 	assert_int_equal(fatreader_next(&fr, 1441792), 0x00F);
 	assert_int_equal(fatreader_next(&fr, 43690), 0x234);
 	assert_int_equal(fatreader_next(&fr, 43691), 0x675);
@@ -293,10 +299,10 @@ static void test_exfat(void **state)
 	vol_close(&v);
 }
 
-/* One slot holds block 0 and block 32 in turn: both read back right. */
+/* One slot holds block 0 and block FATREADER_SLOTS in turn: both read back right. */
 static void test_eviction(void **state)
 {
-	uint32_t far = 32 * (FATREADER_BLOCK / 4) + 10;
+	uint32_t far = FATREADER_SLOTS * (FATREADER_BLOCK / 4) + 10;
 	struct fatreader fr;
 	struct raw r;
 
