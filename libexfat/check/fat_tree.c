@@ -369,31 +369,6 @@ static void claim_file(struct ftree *t, struct owner who, uint32_t first, uint32
 	}
 }
 
-/*
- * A directory entry with a size whose first cluster does not begin with
- * the . entry naming it: a file whose ATTR_DIRECTORY bit the damage set
- * (0x20 -> 0x30; a 4 KiB-sector FAT32's AUTHORS, seed 1 #10), reported and
- * then claimed as the file it is, not walked: neither the check nor a
- * repair takes its bytes for entries.  (A directory has size 0: one with
- * a size and its first cluster damaged too is damaged twice.)
- */
-static bool file_dir_bit(struct ftree *t, const struct owner *who, uint32_t first, uint32_t size)
-{
-	static const uint8_t dot[FAT_DIR_NAME_LEN] = ".          ";
-	struct fvol *v = t->v;
-	struct fsc_finding *f;
-	uint8_t d[FAT_DIR_ENTRY_SIZE];
-
-	if (!size || !fv_cluster_valid(v, first) ||
-	    fsc_dev_read(v->dev, layout_cluster_byte(&v->lay, first), d, sizeof(d)) < 0 ||
-	    (!memcmp(d + FAT_DIR_NAME, dot, sizeof(dot)) && (d[FAT_DIR_ATTR] & FAT_ATTR_DIRECTORY) &&
-	     first_cluster(v, d) == first))
-		return false;
-	if ((f = ck_add_owner(&t->v->ck, FSC_PR_FAT_FILE_DIR_BIT, who)))
-		finding_actual(f, "%u", size);
-	return true;
-}
-
 static void file_entry(struct ftree *t, const uint8_t *e)
 {
 	const uint16_t *lu = NULL;
@@ -433,7 +408,9 @@ static void file_entry(struct ftree *t, const uint8_t *e)
 			return;
 		check_times(t, e, &who);
 	}
-	if (dir && !file_dir_bit(t, &who, first, size))
+	dir = dir && !fw_file_dir_bit(t, &who, first, size);
+	fw_hold(t, dir ? name : NULL, first, size);
+	if (dir)
 		dir_entry(t, name, first, size);
 	else
 		claim_file(t, who, first, size);
@@ -666,6 +643,31 @@ static bool dir_or_later(struct ftree *t, const struct job *j, const struct owne
 	return !not_a_dir(t, j, who, starts);
 }
 
+/*
+ * A sound directory done again from what the first check kept
+ * (fat_replay.c): its chain claimed, then its files' allocations, its
+ * subdirectories pushed, none of its entries read.
+ */
+static bool replay_dir(struct ftree *t, const struct job *j)
+{
+	uint64_t raised = t->v->ck.raised;
+	struct fw_replay_it it;
+	struct fw_replayed x;
+
+	if (!fw_replay_begin(t, j, &it))
+		return false;
+	while (t->v->ck.raised == raised && fw_replay_next(&it, &x)) {
+		t->cl = x.cl;
+		t->ent = x.ent;
+		if (x.name)
+			dir_entry(t, x.name, x.first, 0);
+		else
+			claim_file(t, here(t, NULL), x.first, x.size);
+	}
+	fw_replay_end(t, &it, raised);
+	return true;
+}
+
 static void read_dir(struct ftree *t, const struct job *j)
 {
 	struct fvol *v = t->v;
@@ -683,9 +685,13 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->nzeros = t->zeros_kept = t->nused = t->plausible_files = t->nzruns = 0;
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
-	if (v->hooks)
+	if (v->hooks) {
 		ck_memo_begin(&t->dm, &v->ck, &(struct ck_dir_key){ 0, t->judge, j->first, false }, v->hooks->dir_sound != NULL,
 			      j->first ? v->hooks->dir_known : NULL, v->hooks->ctx);
+		fw_hold_begin(t, j);
+		if (replay_dir(t, j))
+			return;
+	}
 	if (t->is_root && v->lay.fat_bits != 32) {
 		read_root_area(t);
 	} else {
@@ -734,8 +740,10 @@ static void read_dir(struct ftree *t, const struct job *j)
 		fw_root_label_missing(t);
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
-	if (v->hooks && ck_memo_sound(&t->dm, &v->ck))
+	if (v->hooks && ck_memo_sound(&t->dm, &v->ck)) {
 		v->hooks->dir_sound(v->hooks->ctx, &t->dm.key, t->dm.kept, t->dm.n);
+		fw_hold_end(t);
+	}
 }
 
 int fv_walk_tree(struct fvol *v)
@@ -779,6 +787,7 @@ int fv_walk_tree(struct fvol *v)
 	free(t->used);
 	free(t->uzero);
 	free(t->dm.kept);
+	fw_hold_free(t);
 	free(t);
 	return r;
 }

@@ -94,6 +94,11 @@ struct ftree {
 	/* a repair's rounds (fat_hooks dir_sound, dir_known; each hook the walk calls comes with a finding): */
 	uint64_t judge;			/* the walk's */
 	struct ck_dir_memo dm;		/* the directory being read */
+	/* ... what it holds for the walk (fat_replay.c), kept while hold */
+	bool hold, replay_off;		/* replay_off: a replay met what needs a name (none since) */
+	uint32_t hold_parent, hold_base, hold_pred;
+	uint8_t *hrec;
+	size_t nhrec, caphrec;
 };
 
 /* ---- findings at the current entry ---- */
@@ -120,6 +125,31 @@ static inline bool hooked(const struct ftree *t)
 	return t->v->hooks && !t->v->ck.owners_pass;
 }
 
+/*
+ * fat_replay.c: a repair's first check: what the directory begun (job j)
+ * holds, kept as the walk claims (name: a subdirectory's) and handed to
+ * the hook dir_held when it is found sound.  A later check: the record of
+ * a directory to replay instead of reading it (false: it is read), its
+ * entries one by one, and the end (raised: the findings made before it
+ * began; one made since ends the replays).
+ */
+void fw_hold_begin(struct ftree *t, const struct job *j);
+void fw_hold(struct ftree *t, const char *name, uint32_t first, uint32_t size);
+void fw_hold_end(struct ftree *t);
+void fw_hold_free(struct ftree *t);
+struct fw_replay_it {
+	const uint8_t *p, *end;
+	uint32_t base, pred, cb;
+	bool tail_unread, bad;
+};
+struct fw_replayed {
+	uint32_t first, size;		/* size: a file's, as its claim judges it (its clusters) */
+	const char *name;		/* a subdirectory's, else NULL; its entry: */
+	uint32_t cl, ent;
+};
+bool fw_replay_begin(struct ftree *t, const struct job *j, struct fw_replay_it *it);
+bool fw_replay_next(struct fw_replay_it *it, struct fw_replayed *x);
+void fw_replay_end(struct ftree *t, const struct fw_replay_it *it, uint64_t raised);
 /* fat_dups.c: the directory's names, kept as its entries are read; checked once it is read. */
 /*
  * The entry just read (8.3 name raw, name as shown u/n); lfn: it has a long
@@ -131,6 +161,8 @@ void fw_check_duplicates(struct ftree *t);
 /* fat_dots.c: the . and .. slots (true: one holds a damaged . or .., not walked), and a . or .. entry. */
 bool fw_dots_present(struct ftree *t, const uint8_t *e, enum fat_kind k);
 void fw_dot_entry(struct ftree *t, const uint8_t *e);
+/* ... a directory entry (size bytes) whose first cluster holds no . naming it: a file (FILE_DIR_BIT). */
+bool fw_file_dir_bit(struct ftree *t, const struct owner *who, uint32_t first, uint32_t size);
 /* ... a volume label entry; and, the root read, the label the boot sector names but the root lacks. */
 void fw_label_entry(struct ftree *t, const uint8_t *e);
 void fw_root_label_missing(struct ftree *t);

@@ -539,6 +539,27 @@ static void findings_cut(struct fsc_findings *fs, size_t n)
 }
 
 /*
+ * A check with the walk's offers (the findings from out->n on); made again
+ * without replays when a replayed directory's entry met what needs its
+ * name (check/fat_replay.c): what the walk offered is dropped.
+ */
+static int check_offers(struct frp *f, struct fsc_dev *dev, const struct fsc_check_opts *o,
+			struct fsc_check_summary *sum, struct fat_hooks *hooks)
+{
+	size_t n0 = f->r.out->n;
+	int ret = fat_check_with(dev, f->r.p, o, f->r.out, sum, hooks);
+
+	if (ret >= 0 && f->r.memo && f->r.memo->replay_lost) {
+		f->r.memo->replay_lost = false;
+		findings_cut(f->r.out, n0);
+		forget_walk(f);
+		f->copy_may_matter = false;
+		ret = fat_check_with(dev, f->r.p, o, f->r.out, sum, hooks);
+	}
+	return ret;
+}
+
+/*
  * The first check, with the walk's offers; when the FAT copies differ and
  * another copy agrees better with the directories, that copy is planned
  * over the others and the volume checked again through the plan (the
@@ -555,7 +576,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 
 	hooks->claimed = note_alloc;
 	f->copy_may_matter = false;
-	ret = fat_check_with(*view ? *view : f->r.dev, f->r.p, o, out, sum, hooks);
+	ret = check_offers(f, *view ? *view : f->r.dev, o, sum, hooks);
 	hooks->claimed = NULL;
 	for (size_t i = n0; i < out->n; i++)
 		errors += out->v[i].id != FSC_PR_FAT_COPIES_DIFFER && !fsc_findings_has(&f->r.p->findings, out->v[i].id) &&
@@ -572,7 +593,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	fsc_dev_close(*view);
 	if (!(*view = plan_overlay(f->r.dev, f->r.plan)))
 		return -ENOMEM;
-	ret = fat_check_with(*view, f->r.p, o, out, sum, hooks);
+	ret = check_offers(f, *view, o, sum, hooks);
 	if (ret >= 0 && !rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER)) {
 		struct fsc_finding *y = finding_add(out, differs.id, differs.loc_kind, differs.loc, NULL);
 

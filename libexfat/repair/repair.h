@@ -486,15 +486,27 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          judged again where no edit lies over them nor over their FAT
  *          entries.  Judging them is most of what a check does besides
  *          reading.
+ *   held   FAT: what each sound directory held for the walk (its files'
+ *          allocations, its subdirectories: check/fat_check.h fv_replay):
+ *          a later check claims them again without reading the
+ *          directory, unless that round's check met a replayed entry it
+ *          had to name (replay_lost: that check is made again without).
  *   scan   FAT: what each 4 KiB block of the FAT held when the copies
  *          agreed there (check/fat_check.h): not read again where no
  *          edit lies over it in any copy.
  */
 struct fv_scan_memo;
-struct rp_memo_dir {			/* (a key but its judge, kept once: 24 bytes) */
+struct fv_replay;
+struct rp_memo_dir {			/* (a key but its judge, kept once: 32 bytes) */
 	uint64_t size;
 	uint32_t first, at, n;		/* its parts: parts[at .. at + n) */
+	uint32_t held;			/* FAT: what it held, in held (UINT32_MAX: none) */
 	bool nofat;
+};
+struct rp_memo_held {			/* (16 bytes) */
+	uint32_t parent;
+	uint32_t at, len;		/* its record: rec[at .. at + len) */
+	bool tail_unread;
 };
 struct rp_memo {
 	struct dt_span *tails;		/* sorted by where each ends */
@@ -506,6 +518,12 @@ struct rp_memo {
 	struct ck_part *parts;
 	size_t nparts, capparts;
 	struct fv_scan_memo *scan;	/* FAT: the first round's scan of the FAT copies (or NULL) */
+	struct rp_memo_held *held;
+	size_t nheld, capheld;
+	uint8_t *rec;			/* their records (check/fat_replay.c encodes them) */
+	size_t nrec, caprec;
+	bool no_replay;			/* a later check met a replayed entry it had to name: none replayed since */
+	bool replay_lost;		/* ... in the check just made (the planner makes it again) */
 	bool first;			/* the first round: keep what its check found */
 	const struct fsc_plan *over;	/* a later round: the plan its view lays over */
 };
@@ -515,6 +533,9 @@ bool rp_memo_tail_known(const struct rp_memo *m, uint64_t off, uint64_t len);
 void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
 const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n);
 void rp_memo_keep_scan(struct rp_memo *m, struct fv_scan_memo *scan);
+/* What the directory of key (the last one kept) held for the walk; and later, that record when it is known. */
+void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct fv_replay *r);
+bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct fv_replay *r);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
 struct fat_hooks;

@@ -29,6 +29,7 @@
 #include "exfat/exfat.h"
 #include "repair/repair.h"
 #include "repair/fat_repair.h"
+#include "check/fat_walk.h"
 #include "write/write.h"
 #include "fatscope/fatscope-fault.h"
 
@@ -2414,6 +2415,205 @@ static void test_check_fat_scan_memo(void **state)
 	img_free(&im);
 }
 
+/* ---- a sound directory replayed by a repair's later check (check/fat_replay.c) ---- */
+
+static int replays;		/* the directories the later check replayed */
+static bool (*memo_replay)(void *ctx, const struct ck_dir_key *key, struct fv_replay *r);
+
+static bool count_replay(void *ctx, const struct ck_dir_key *key, struct fv_replay *r)
+{
+	bool got = memo_replay(ctx, key, r);
+
+	replays += got;
+	return got;
+}
+
+/* One check of dev with h (NULL: none): its findings, "ID path" a line, and the summary's counts, in text. */
+static char *replay_check(struct fsc_dev *dev, struct fat_hooks *h)
+{
+	struct fsc_check_opts o = { .max_per_problem = UINT32_MAX, .threads = 1 };
+	struct fsc_findings out = { 0 };
+	struct fsc_check_summary sum;
+	struct fsc_probe *p = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fsc_probe_volume(dev, &p), 0);
+	assert_true(fat_check_with(dev, p, &o, &out, &sum, h) >= 0);
+	for (size_t i = 0; i < out.n; i++)
+		fprintf(f, "%s %s\n", fsc_problem_info(out.v[i].id)->name, out.v[i].path ? out.v[i].path : "-");
+	fprintf(f, "files %llu dirs %llu fragmented %llu lost %llu\n", (unsigned long long)sum.files,
+		(unsigned long long)sum.dirs, (unsigned long long)sum.fragmented, (unsigned long long)sum.lost_clusters);
+	fclose(f);
+	finding_list_clear(&out);
+	fsc_probe_free(p);
+	return text;
+}
+
+/* A FAT32 entry of cluster c planned to v in both copies. */
+static void plan_fat32(struct fsc_plan *plan, const struct img *im, uint32_t c, uint32_t v)
+{
+	uint64_t fsz = 512ull * get_le32(im->buf, 36);
+	uint8_t old[4], val[4];
+
+	put_le32(val, 0, v);
+	for (unsigned k = 0; k < 2; k++) {
+		memcpy(old, im->buf + im->fat_byte + k * fsz + 4ull * c, 4);
+		assert_int_equal(fsc_plan_add(plan, im->fat_byte + k * fsz + 4ull * c, old, val, 4, "test", false), 0);
+	}
+}
+
+/*
+ * A repair's first check keeps what each sound directory below the root
+ * held; a later check of a plan that leaves those directories alone
+ * replays them, unread, and finds what a check without the memo finds
+ * (the same findings, paths, counts).  When the plan changes a replayed
+ * file's chain (its directory unchanged: still known), the replay meets a
+ * finding it cannot name: it says so (replay_lost), replays no more, and
+ * the check made again finds what the plain one does, named.
+ */
+static void test_check_fat_replay(void **state)
+{
+	struct img im = { 0 };
+	struct rp_memo m = { .first = true };
+	struct rp r = { .memo = &m };
+	struct fat_hooks h = { .ctx = &r };
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev = NULL, *view;
+	char *plain, *with;
+	unsigned n = 4;
+	size_t k;
+
+	(void)state;
+	build_fat_tree(&im, 32);
+	n += fat_put_entry(&im, 4, n, "DEEPDI~1   ", "Deep Dir", 0x10, 9, 0);	/* /SUB/Deep Dir, cluster 9 */
+	fat_put_entry(&im, 9, 0, ".          ", NULL, 0x10, 9, 0);
+	fat_put_entry(&im, 9, 1, "..         ", NULL, 0x10, 4, 0);
+	fat_put_entry(&im, 9, 2, "C       TXT", "c file.txt", 0x20, 10, 700);	/* clusters 10 -> 11 */
+	fat_set(&im, 9, fat_eoc(&im));
+	fat_set(&im, 10, 11);
+	fat_set(&im, 11, fat_eoc(&im));
+	put_le32(im.buf, 512 + 488, im.cluster_count - 10);
+	put_le32(im.buf, 512 + 492, 12);
+	memcpy(im.buf + 7 * 512, im.buf + 512, 512);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+
+	rp_memo_hook_fat(&h, &m);				/* the first check */
+	plain = replay_check(dev, &h);
+	assert_string_equal(plain, "files 5 dirs 2 fragmented 0 lost 0\n");
+	free(plain);
+	assert_int_equal(m.nheld, 2);				/* SUB and Deep Dir, not the root */
+	for (k = 0; k + 9 <= m.nrec && memcmp(m.rec + k, "Deep Dir", 9); k++)
+		;
+	assert_true(k + 9 <= m.nrec);				/* (SUB's record names its subdirectory) */
+
+	/* A plan beside the tree (a lost cluster): both directories replayed, the same findings. */
+	plan_fat32(plan, &im, 20, fat_eoc(&im));
+	assert_non_null(view = plan_overlay(dev, plan));
+	m.first = false;
+	m.over = plan;
+	h = (struct fat_hooks){ .ctx = &r };
+	rp_memo_hook_fat(&h, &m);
+	memo_replay = h.dir_replay;
+	h.dir_replay = count_replay;
+	replays = 0;
+	plain = replay_check(view, NULL);
+	with = replay_check(view, &h);
+	assert_int_equal(replays, 2);
+	assert_string_equal(with, plain);
+	assert_non_null(strstr(plain, "FAT_LOST_CLUSTERS"));
+	assert_false(m.replay_lost);
+	free(plain);
+	free(with);
+	fsc_dev_close(view);
+
+	/* A plan that frees the second cluster of /SUB/Deep Dir/c file.txt: its replay meets the break. */
+	plan_fat32(plan, &im, 11, 0);
+	plan_fat32(plan, &im, 10, 0);
+	assert_non_null(view = plan_overlay(dev, plan));
+	replays = 0;
+	plain = replay_check(view, NULL);
+	with = replay_check(view, &h);
+	assert_true(m.replay_lost && m.no_replay);
+	assert_int_equal(replays, 2);				/* (SUB, then Deep Dir, where it stopped) */
+	free(with);
+	m.replay_lost = false;					/* the check made again: nothing replayed */
+	replays = 0;
+	with = replay_check(view, &h);
+	assert_int_equal(replays, 0);
+	assert_false(m.replay_lost);
+	assert_string_equal(with, plain);
+	assert_non_null(strstr(plain, "/SUB/Deep Dir/c file.txt"));
+	free(plain);
+	free(with);
+
+	fsc_dev_close(view);
+	fsc_dev_close(dev);
+	fsc_plan_free(plan);
+	rp_memo_free(&m);
+	img_free(&im);
+}
+
+/*
+ * A replay record (check/fat_replay.c) gives back what was kept, entry by
+ * entry: files anywhere before or after the last (the first cluster less
+ * the one expected, either way), of no size, of the largest, of sizes
+ * that end inside a cluster (the size given back has the same clusters),
+ * and subdirectories with their entry's place and name; a record cut
+ * short or holding a number too large is not replayed.
+ */
+static void test_check_fat_replay_record(void **state)
+{
+	static const struct { const char *name; uint32_t first, size, cl, ent; } ents[] = {
+		{ NULL, 100, 4096, 0, 0 }, { NULL, 101, 8193, 0, 0 }, { NULL, 0, 0, 0, 0 },
+		{ "sub", 7, 0, 99, 3 }, { NULL, 0x0FFFFFF5, UINT32_MAX, 0, 0 }, { NULL, 2, 1, 0, 0 },
+		{ "", 0x0FFFFFF0, 0, 150, 65535 }, { NULL, 103, 12288, 0, 0 },
+	};
+	const size_t n = sizeof(ents) / sizeof(ents[0]);
+	struct fvol v = { .cb = 4096 };
+	struct ftree t = { .v = &v, .hold = true, .hold_base = 99, .hold_pred = 99 };
+	struct fw_replay_it it;
+	struct fw_replayed x;
+	size_t k;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		t.cl = ents[i].cl;
+		t.ent = ents[i].ent;
+		fw_hold(&t, ents[i].name, ents[i].first, ents[i].size);
+	}
+	assert_true(t.hold);
+	assert_true(t.nhrec < 60);
+	it = (struct fw_replay_it){ t.hrec, t.hrec + t.nhrec, 99, 99, 4096, false, false };
+	for (k = 0; fw_replay_next(&it, &x); k++) {
+		assert_true(k < n);
+		assert_int_equal(x.first, ents[k].first);
+		assert_int_equal((x.size + 4095ull) / 4096, (ents[k].size + 4095ull) / 4096);
+		assert_true(!x.size == !ents[k].size);
+		if (ents[k].name) {
+			assert_string_equal(x.name, ents[k].name);
+			assert_int_equal(x.cl, ents[k].cl);
+			assert_int_equal(x.ent, ents[k].ent);
+		} else {
+			assert_null(x.name);
+		}
+	}
+	assert_int_equal(k, n);
+	assert_false(it.bad);
+	it = (struct fw_replay_it){ t.hrec, t.hrec + t.nhrec - 2, 99, 99, 4096, false, false };	/* cut short */
+	for (k = 0; fw_replay_next(&it, &x); k++)
+		;
+	assert_true(it.bad);
+	assert_int_equal(k, n - 1);
+	it = (struct fw_replay_it){ (const uint8_t *)"\x02\xff\xff\xff\xff\x7f", NULL, 99, 99, 4096, false, false };
+	it.end = it.p + 6;					/* a file of 2^35 clusters */
+	assert_false(fw_replay_next(&it, &x));
+	assert_true(it.bad);
+	fw_hold_free(&t);
+}
+
 /*
  * rp_take_owned: the findings of one problem about one path, and only
  * those, planned; through the index by problem and path, made again when
@@ -3584,6 +3784,8 @@ int unit_problems(void)
 		cmocka_unit_test(test_repair_memo_dirs),
 		cmocka_unit_test(test_check_memo_parts),
 		cmocka_unit_test(test_check_fat_scan_memo),
+		cmocka_unit_test(test_check_fat_replay),
+		cmocka_unit_test(test_check_fat_replay_record),
 		cmocka_unit_test(test_repair_take_owned),
 		cmocka_unit_test(test_check_sfn_plain),
 		cmocka_unit_test(test_repair_fat_was_lost),
