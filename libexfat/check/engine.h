@@ -185,6 +185,60 @@ uint32_t ck_memo_next(const struct ck_dir_memo *d, uint64_t off, uint64_t fat, u
 void ck_memo_end(struct ck_dir_memo *d, uint32_t used);
 bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e);
 
+/*
+ * What a sound directory held for the walk (check/replay.c), kept by a
+ * repair's first check with its parts (the hooks dir_held of each family)
+ * so that a later check that finds it known (dir_known) and reaches it as
+ * before does the walk's part again without reading it: each file's
+ * allocation claimed, each subdirectory pushed, and (exFAT) each part
+ * past its end marker checked free.  Only a walk that makes no finding
+ * while it replays is the walk's: a replayed entry has no name to give a
+ * finding, nor the place of its entry to a repair's offer, so a replay
+ * that makes one stops the replays (the hook replay_lost) and the
+ * planner makes that check again without them.
+ *
+ * The record: an entry after another, in unsigned LEB128 numbers (7 bits
+ * a byte).  A head, (z << 3) | nofat << 2 | kind, where z is the zigzag
+ * of the entry's cluster less the one expected (the cluster after the
+ * last file's clusters: files mostly lie one after the other); then a
+ * file's or a subdirectory's size in clusters, which is all the claims
+ * judge while they make no finding; a subdirectory's entry (its cluster
+ * less the directory's first, its index) and its name with its NUL
+ * (length, bytes); a part past the end marker: the entry it begins at,
+ * up to the end of its cluster.  About 2 bytes a file.
+ */
+struct ck_replay {
+	uint32_t parent;		/* FAT: the parent's first cluster as the walk had it (.. agreed with it) */
+	bool tail_unread;		/* to_end_marker: the part past its end marker was not read */
+	const uint8_t *rec;		/* its entries, encoded */
+	size_t len;
+};
+enum ck_rec_kind { CK_REC_FILE, CK_REC_DIR, CK_REC_TAIL };
+struct ck_rec_ent {
+	enum ck_rec_kind kind;
+	bool nofat;
+	uint32_t first;			/* the first cluster (a tail: its cluster) */
+	uint64_t clusters;		/* a file's or subdirectory's size in clusters */
+	uint32_t cl, ent;		/* a subdirectory's entry; a tail's first entry (ent) */
+	const char *name;		/* a subdirectory's */
+};
+struct ck_rec {				/* one being written */
+	uint8_t *v;
+	size_t n, cap;
+	uint32_t base, pred;
+	bool ok;			/* false: out of memory, or not to be kept */
+};
+/* Begin a directory's record (base: its first cluster); put its entries in walk order. */
+void ck_rec_begin(struct ck_rec *r, uint32_t base, bool keep);
+void ck_rec_put(struct ck_rec *r, const struct ck_rec_ent *x);
+struct ck_rec_it {
+	const uint8_t *p, *end;
+	uint32_t base, pred;
+	bool bad;			/* not a record ck_rec_put wrote (cut short, a number out of range) */
+};
+void ck_rec_read(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base);
+bool ck_rec_next(struct ck_rec_it *it, struct ck_rec_ent *x);
+
 struct chain_res {
 	uint64_t clusters;		/* clusters claimed */
 	bool contiguous;

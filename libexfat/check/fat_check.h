@@ -37,21 +37,6 @@ struct fv_scan_key fv_scan_key_of(const struct fsc_fat_bpb *b, const struct layo
 bool fv_scan_key_same(const struct fv_scan_key *a, const struct fv_scan_key *b);
 
 /*
- * What a sound directory (see the hook dir_sound) held for the walk, as a
- * repair's first check met it: its files' allocations and its
- * subdirectories, in order, so that the check of a later round, which
- * finds the directory known (dir_known), claims them again without
- * reading and parsing its entries (check/fat_replay.c, which encodes
- * them: some 2 bytes a file, 5 and its name a subdirectory).
- */
-struct fv_replay {
-	uint32_t parent;		/* the parent's first cluster as the walk had it (.. agreed with it) */
-	bool tail_unread;		/* to_end_marker: the part past its end marker was not read */
-	const uint8_t *rec;		/* its entries, encoded */
-	size_t len;
-};
-
-/*
  * What a repair planner hears from a check (repair/fat_repair.c): during
  * the walk, long-name parts to re-attach to their 8.3 entry (sum >= 0: the
  * checksum to write into each) or to mark deleted (sum < 0), and the 0x00
@@ -102,10 +87,10 @@ struct fat_hooks {
 	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
 	/* A later check: the parts of a directory as the first check read them, as xv_fix's. */
 	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
-	/* ... and (dir_sound, FAT) what it held for the walk; later, that record of a known directory, or false. */
-	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct fv_replay *r);
-	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct fv_replay *r);
-	/* A replayed entry met what needs its name: the check must be made again, without replays. */
+	/* ... what it held for the walk (check/engine.h); later, that record of a known directory, or false. */
+	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r);
+	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
+	/* A replay made a finding: this check's are not to be used; it must be made again, without replays. */
 	void (*replay_lost)(void *ctx);
 	/* The FAT scan of a repair's first check, whole: the hook takes m's arrays (and frees them). */
 	void (*scan_sound)(void *ctx, struct fv_scan_memo *m);

@@ -651,18 +651,17 @@ static bool dir_or_later(struct ftree *t, const struct job *j, const struct owne
 static bool replay_dir(struct ftree *t, const struct job *j)
 {
 	uint64_t raised = t->v->ck.raised;
-	struct fw_replay_it it;
-	struct fw_replayed x;
+	struct ck_rec_it it;
+	struct ck_rec_ent x;
+	uint32_t size;
 
 	if (!fw_replay_begin(t, j, &it))
 		return false;
-	while (t->v->ck.raised == raised && fw_replay_next(&it, &x)) {
-		t->cl = x.cl;
-		t->ent = x.ent;
-		if (x.name)
+	while (t->v->ck.raised == raised && fw_replay_next(t, &it, &x, &size)) {
+		if (x.kind == CK_REC_DIR)
 			dir_entry(t, x.name, x.first, 0);
 		else
-			claim_file(t, here(t, NULL), x.first, x.size);
+			claim_file(t, here(t, NULL), x.first, size);
 	}
 	fw_replay_end(t, &it, raised);
 	return true;
@@ -787,7 +786,7 @@ int fv_walk_tree(struct fvol *v)
 	free(t->used);
 	free(t->uzero);
 	free(t->dm.kept);
-	fw_hold_free(t);
+	free(t->hold.v);
 	free(t);
 	return r;
 }

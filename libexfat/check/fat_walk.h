@@ -94,11 +94,11 @@ struct ftree {
 	/* a repair's rounds (fat_hooks dir_sound, dir_known; each hook the walk calls comes with a finding): */
 	uint64_t judge;			/* the walk's */
 	struct ck_dir_memo dm;		/* the directory being read */
-	/* ... what it holds for the walk (fat_replay.c), kept while hold */
-	bool hold, replay_off;		/* replay_off: a replay met what needs a name (none since) */
-	uint32_t hold_parent, hold_base, hold_pred;
-	uint8_t *hrec;
-	size_t nhrec, caphrec;
+	/* ... what it holds for the walk (fat_replay.c) */
+	struct ck_rec hold;
+	uint32_t hold_parent;
+	bool replay_off;		/* a replay made a finding: none since */
+	bool replay_tail_unread;
 };
 
 /* ---- findings at the current entry ---- */
@@ -129,27 +129,18 @@ static inline bool hooked(const struct ftree *t)
  * fat_replay.c: a repair's first check: what the directory begun (job j)
  * holds, kept as the walk claims (name: a subdirectory's) and handed to
  * the hook dir_held when it is found sound.  A later check: the record of
- * a directory to replay instead of reading it (false: it is read), its
- * entries one by one, and the end (raised: the findings made before it
- * began; one made since ends the replays).
+ * a directory to replay instead of reading it (false: it is read; its
+ * chain is claimed), its entries one by one (a file's size: one of the
+ * clusters it had; t->cl and t->ent: a subdirectory's entry), and the end
+ * (raised: the findings made before it began; one made since ends the
+ * replays).
  */
 void fw_hold_begin(struct ftree *t, const struct job *j);
 void fw_hold(struct ftree *t, const char *name, uint32_t first, uint32_t size);
 void fw_hold_end(struct ftree *t);
-void fw_hold_free(struct ftree *t);
-struct fw_replay_it {
-	const uint8_t *p, *end;
-	uint32_t base, pred, cb;
-	bool tail_unread, bad;
-};
-struct fw_replayed {
-	uint32_t first, size;		/* size: a file's, as its claim judges it (its clusters) */
-	const char *name;		/* a subdirectory's, else NULL; its entry: */
-	uint32_t cl, ent;
-};
-bool fw_replay_begin(struct ftree *t, const struct job *j, struct fw_replay_it *it);
-bool fw_replay_next(struct fw_replay_it *it, struct fw_replayed *x);
-void fw_replay_end(struct ftree *t, const struct fw_replay_it *it, uint64_t raised);
+bool fw_replay_begin(struct ftree *t, const struct job *j, struct ck_rec_it *it);
+bool fw_replay_next(struct ftree *t, struct ck_rec_it *it, struct ck_rec_ent *x, uint32_t *size);
+void fw_replay_end(struct ftree *t, const struct ck_rec_it *it, uint64_t raised);
 /* fat_dups.c: the directory's names, kept as its entries are read; checked once it is read. */
 /*
  * The entry just read (8.3 name raw, name as shown u/n); lfn: it has a long

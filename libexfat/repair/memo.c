@@ -17,7 +17,7 @@
  *          not theirs alone (the allocations claimed, the tree below) the
  *          later check still does.
  *
- *   held   FAT: what a sound directory held for the walk (fv_replay):
+ *   held   FAT: what a sound directory held for the walk (ck_replay):
  *          a later check that finds it known claims its files'
  *          allocations and pushes its subdirectories from this record,
  *          without reading it.
@@ -157,7 +157,7 @@ const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_k
  * What the directory of key held for the walk, kept with it when it is
  * the last directory kept (none kept without memory: it is read again).
  */
-void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct fv_replay *r)
+void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_replay *r)
 {
 	struct rp_memo_dir *d = m->ndirs ? &m->dirs[m->ndirs - 1] : NULL;
 
@@ -174,7 +174,7 @@ void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const st
 }
 
 /* In a later round: what the directory of key held (dir_known has found it known), unless replays are off. */
-bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct fv_replay *r)
+bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct ck_replay *r)
 {
 	const struct rp_memo_dir *d = m->no_replay ? NULL : find_dir(m, key);
 	const struct rp_memo_held *h;
@@ -182,7 +182,7 @@ bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct fv_r
 	if (!d || d->held == UINT32_MAX)
 		return false;
 	h = &m->held[d->held];
-	*r = (struct fv_replay){ h->parent, h->tail_unread, m->rec + h->at, h->len };
+	*r = (struct ck_replay){ h->parent, h->tail_unread, m->rec + h->at, h->len };
 	return true;
 }
 
@@ -222,12 +222,12 @@ static const struct ck_part *dir_known(void *ctx, const struct ck_dir_key *key, 
 	return rp_memo_dir_known(((struct rp *)ctx)->memo, key, n);
 }
 
-static void keep_held(void *ctx, const struct ck_dir_key *key, const struct fv_replay *r)
+static void keep_held(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r)
 {
 	rp_memo_keep_held(((struct rp *)ctx)->memo, key, r);
 }
 
-static bool dir_replay(void *ctx, const struct ck_dir_key *key, struct fv_replay *r)
+static bool dir_replay(void *ctx, const struct ck_dir_key *key, struct ck_replay *r)
 {
 	return rp_memo_replay(((struct rp *)ctx)->memo, key, r);
 }

@@ -487,7 +487,7 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          entries.  Judging them is most of what a check does besides
  *          reading.
  *   held   FAT: what each sound directory held for the walk (its files'
- *          allocations, its subdirectories: check/fat_check.h fv_replay):
+ *          allocations, its subdirectories: check/fat_check.h ck_replay):
  *          a later check claims them again without reading the
  *          directory, unless that round's check met a replayed entry it
  *          had to name (replay_lost: that check is made again without).
@@ -496,7 +496,6 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          edit lies over it in any copy.
  */
 struct fv_scan_memo;
-struct fv_replay;
 struct rp_memo_dir {			/* (a key but its judge, kept once: 32 bytes) */
 	uint64_t size;
 	uint32_t first, at, n;		/* its parts: parts[at .. at + n) */
@@ -534,8 +533,8 @@ void rp_memo_keep_dir(struct rp_memo *m, const struct ck_dir_key *key, const str
 const struct ck_part *rp_memo_dir_known(struct rp_memo *m, const struct ck_dir_key *key, size_t *n);
 void rp_memo_keep_scan(struct rp_memo *m, struct fv_scan_memo *scan);
 /* What the directory of key (the last one kept) held for the walk; and later, that record when it is known. */
-void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct fv_replay *r);
-bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct fv_replay *r);
+void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_replay *r);
+bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct ck_replay *r);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
 void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
 struct fat_hooks;

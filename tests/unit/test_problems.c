@@ -2418,9 +2418,9 @@ static void test_check_fat_scan_memo(void **state)
 /* ---- a sound directory replayed by a repair's later check (check/fat_replay.c) ---- */
 
 static int replays;		/* the directories the later check replayed */
-static bool (*memo_replay)(void *ctx, const struct ck_dir_key *key, struct fv_replay *r);
+static bool (*memo_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
 
-static bool count_replay(void *ctx, const struct ck_dir_key *key, struct fv_replay *r)
+static bool count_replay(void *ctx, const struct ck_dir_key *key, struct ck_replay *r)
 {
 	bool got = memo_replay(ctx, key, r);
 
@@ -2557,61 +2557,68 @@ static void test_check_fat_replay(void **state)
 }
 
 /*
- * A replay record (check/fat_replay.c) gives back what was kept, entry by
+ * A replay record (check/replay.c) gives back what was put, entry by
  * entry: files anywhere before or after the last (the first cluster less
- * the one expected, either way), of no size, of the largest, of sizes
- * that end inside a cluster (the size given back has the same clusters),
- * and subdirectories with their entry's place and name; a record cut
- * short or holding a number too large is not replayed.
+ * the one expected, either way), of no clusters and of 2^40, in a row or
+ * not, subdirectories with their entry's place and name, parts past an
+ * end marker; a record cut short, or holding a kind or a number out of
+ * range, is no record.
  */
-static void test_check_fat_replay_record(void **state)
+static void test_check_replay_record(void **state)
 {
-	static const struct { const char *name; uint32_t first, size, cl, ent; } ents[] = {
-		{ NULL, 100, 4096, 0, 0 }, { NULL, 101, 8193, 0, 0 }, { NULL, 0, 0, 0, 0 },
-		{ "sub", 7, 0, 99, 3 }, { NULL, 0x0FFFFFF5, UINT32_MAX, 0, 0 }, { NULL, 2, 1, 0, 0 },
-		{ "", 0x0FFFFFF0, 0, 150, 65535 }, { NULL, 103, 12288, 0, 0 },
+	static const struct ck_rec_ent ents[] = {
+		{ CK_REC_FILE, false, 100, 1, 0, 0, NULL }, { CK_REC_FILE, true, 101, 3, 0, 0, NULL },
+		{ CK_REC_FILE, false, 0, 0, 0, 0, NULL }, { CK_REC_DIR, false, 7, 2, 99, 3, "sub" },
+		{ CK_REC_FILE, false, 0x0FFFFFF5, 1ull << 40, 0, 0, NULL }, { CK_REC_TAIL, false, 101, 0, 0, 17, NULL },
+		{ CK_REC_DIR, true, UINT32_MAX, 0, 150, 65535, "" }, { CK_REC_FILE, false, 2, 1, 0, 0, NULL },
 	};
 	const size_t n = sizeof(ents) / sizeof(ents[0]);
-	struct fvol v = { .cb = 4096 };
-	struct ftree t = { .v = &v, .hold = true, .hold_base = 99, .hold_pred = 99 };
-	struct fw_replay_it it;
-	struct fw_replayed x;
+	struct ck_rec r = { 0 };
+	struct ck_replay rp;
+	struct ck_rec_it it;
+	struct ck_rec_ent x;
 	size_t k;
 
 	(void)state;
-	for (size_t i = 0; i < n; i++) {
-		t.cl = ents[i].cl;
-		t.ent = ents[i].ent;
-		fw_hold(&t, ents[i].name, ents[i].first, ents[i].size);
-	}
-	assert_true(t.hold);
-	assert_true(t.nhrec < 60);
-	it = (struct fw_replay_it){ t.hrec, t.hrec + t.nhrec, 99, 99, 4096, false, false };
-	for (k = 0; fw_replay_next(&it, &x); k++) {
+	ck_rec_begin(&r, 99, true);
+	for (size_t i = 0; i < n; i++)
+		ck_rec_put(&r, &ents[i]);
+	assert_true(r.ok);
+	assert_true(r.n < 64);
+	rp = (struct ck_replay){ 0, false, r.v, r.n };
+	ck_rec_read(&it, &rp, 99);
+	for (k = 0; ck_rec_next(&it, &x); k++) {
 		assert_true(k < n);
+		assert_int_equal(x.kind, ents[k].kind);
+		assert_int_equal(x.nofat, ents[k].nofat);
 		assert_int_equal(x.first, ents[k].first);
-		assert_int_equal((x.size + 4095ull) / 4096, (ents[k].size + 4095ull) / 4096);
-		assert_true(!x.size == !ents[k].size);
-		if (ents[k].name) {
+		assert_int_equal(x.ent, ents[k].ent);
+		if (ents[k].kind != CK_REC_TAIL)
+			assert_true(x.clusters == ents[k].clusters);
+		if (ents[k].kind == CK_REC_DIR) {
 			assert_string_equal(x.name, ents[k].name);
 			assert_int_equal(x.cl, ents[k].cl);
-			assert_int_equal(x.ent, ents[k].ent);
 		} else {
 			assert_null(x.name);
 		}
 	}
 	assert_int_equal(k, n);
 	assert_false(it.bad);
-	it = (struct fw_replay_it){ t.hrec, t.hrec + t.nhrec - 2, 99, 99, 4096, false, false };	/* cut short */
-	for (k = 0; fw_replay_next(&it, &x); k++)
+	rp.len = r.n - 1;					/* cut short */
+	ck_rec_read(&it, &rp, 99);
+	for (k = 0; ck_rec_next(&it, &x); k++)
 		;
 	assert_true(it.bad);
 	assert_int_equal(k, n - 1);
-	it = (struct fw_replay_it){ (const uint8_t *)"\x02\xff\xff\xff\xff\x7f", NULL, 99, 99, 4096, false, false };
-	it.end = it.p + 6;					/* a file of 2^35 clusters */
-	assert_false(fw_replay_next(&it, &x));
+	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x03\x00", 2 };	/* kind 3 */
+	ck_rec_read(&it, &rp, 99);
+	assert_false(ck_rec_next(&it, &x));
 	assert_true(it.bad);
-	fw_hold_free(&t);
+	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x80\x80\x80\x80\x80\x02\x01", 7 };	/* 99 + 2^32 */
+	ck_rec_read(&it, &rp, 99);
+	assert_false(ck_rec_next(&it, &x));
+	assert_true(it.bad);
+	free(r.v);
 }
 
 /*
@@ -3785,7 +3792,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_check_memo_parts),
 		cmocka_unit_test(test_check_fat_scan_memo),
 		cmocka_unit_test(test_check_fat_replay),
-		cmocka_unit_test(test_check_fat_replay_record),
+		cmocka_unit_test(test_check_replay_record),
 		cmocka_unit_test(test_repair_take_owned),
 		cmocka_unit_test(test_check_sfn_plain),
 		cmocka_unit_test(test_repair_fat_was_lost),
