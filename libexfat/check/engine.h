@@ -238,6 +238,8 @@ struct ck_rec_it {
 };
 void ck_rec_read(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base);
 bool ck_rec_next(struct ck_rec_it *it, struct ck_rec_ent *x);
+/* A cluster of a replayed directory's chain (the claim's visit, ctx the engine): counted as read. */
+bool ck_rec_cluster(void *engine, uint32_t c);
 
 struct chain_res {
 	uint64_t clusters;		/* clusters claimed */

@@ -79,6 +79,15 @@ struct xv_fix {
 	 * are changed since; else NULL.  May be NULL.
 	 */
 	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
+	/*
+	 * ... what it held for the walk (check/engine.h struct ck_replay);
+	 * a later check: that record of a known directory, or false; and a
+	 * replay that made a finding (this check's findings are not to be
+	 * used: it must be made again, without replays).  May be NULL.
+	 */
+	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r);
+	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
+	void (*replay_lost)(void *ctx);
 	void *ctx;
 };
 

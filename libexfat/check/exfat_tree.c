@@ -270,6 +270,7 @@ static void claim_benign(struct walk *w, struct fileinfo *fi, const uint8_t *set
 		if ((e[EXFAT_ENTRY_TYPE] & EXFAT_TYPE_BENIGN_SECONDARY) != EXFAT_TYPE_BENIGN_SECONDARY ||
 		    !(e[EXFAT_SECONDARY_FLAGS] & EXFAT_STREAM_FLAG_ALLOC_POSSIBLE) || !first || !len)
 			continue;
+		w->hold.ok = false;	/* (not replayed: exfat_replay.c) */
 		snprintf(name, sizeof(name), "%s (its secondary entry %u, type 0x%02X)", fi->d.nl ? fname(fi) : "?", k,
 			 e[EXFAT_ENTRY_TYPE]);
 		ck_claim(&v->ck, &who, first, len, e[EXFAT_SECONDARY_FLAGS] & EXFAT_STREAM_FLAG_NO_FAT_CHAIN, &res, NULL,
@@ -373,10 +374,13 @@ static void finish_file_set(struct walk *w)
 		 */
 		struct owner who = { w->dw.path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0, 0 };
 
-		if (fi->d.first_cluster)
+		if (fi->d.first_cluster) {
 			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd, ck_hold_head(&v->ck, &who, fi->d.first_cluster));
-		else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
+			w->hold.ok &= !odd;
+			xw_hold(w, &(struct ck_rec_ent){ CK_REC_DIR, fi->d.flags & 2, fi->d.first_cluster, dl / v->cb,
+							 w->as.at.cluster, w->as.at.entry, fi->d.nl ? fname(fi) : "?" });
+		} else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			tell_dir(w, fi, &(struct chain_res){ 0 });
 	} else {
 		struct owner who = { w->dw.path, NULL, w->as.at.cluster, w->as.at.entry, fi->d.name, fi->d.nl, false, 0,
@@ -384,6 +388,8 @@ static void finish_file_set(struct walk *w)
 		struct chain_res res;
 
 		v->ck.sum->files++;
+		xw_hold(w, &(struct ck_rec_ent){ CK_REC_FILE, fi->d.flags & 2, fi->d.size ? fi->d.first_cluster : 0,
+						 fi->d.first_cluster ? (fi->d.size + v->cb - 1) / v->cb : 0, 0, 0, NULL });
 		if (fi->d.first_cluster && fi->d.size) {
 			ck_claim(&v->ck, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
 			if (!res.contiguous)
@@ -553,6 +559,8 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		uint32_t i = 0, n, rd;
 
 		if (w->end_seen) {
+			if (!to_end)
+				xw_hold(w, &(struct ck_rec_ent){ CK_REC_TAIL, false, c, 0, 0, at / 32, NULL });
 			if (to_end)
 				w->tail_unread = true;
 			else if (w->tail && !w->after_end_told &&
@@ -582,6 +590,39 @@ static bool dir_cluster(void *ctx, uint32_t c)
 	return true;
 }
 
+/*
+ * A sound directory done again from what the first check kept
+ * (exfat_replay.c): its chain claimed, then its files' allocations, its
+ * subdirectories held and pushed, none of it read.
+ */
+static bool replay_dir(struct walk *w, const struct job *j)
+{
+	struct xvol *v = w->v;
+	uint64_t raised = v->ck.raised;
+	struct ck_rec_it it;
+	struct ck_rec_ent x;
+	bool tail_unread;
+
+	if (!xw_replay_begin(w, j, &it, &tail_unread))
+		return false;
+	while (v->ck.raised == raised && !it.bad && ck_rec_next(&it, &x)) {
+		if (x.kind == CK_REC_FILE) {
+			xw_replay_file(w, &it, &x);
+		} else if (x.kind == CK_REC_DIR && (!x.clusters || x.clusters > MAX_DIR_BYTES / v->cb)) {
+			it.bad = true;
+		} else if (x.kind == CK_REC_DIR) {
+			struct owner who = { w->dw.path, x.name, x.cl, x.ent, NULL, 0, false, 0, 0 };
+
+			w->as.at = (struct exfat_where){ x.cl, x.ent, xv_cluster_byte(v, x.cl) + 32ull * x.ent };
+			v->ck.sum->dirs++;
+			push_job(w, dirwalk_add(&w->dw, w->node, x.name), x.first, x.clusters * v->cb, x.nofat, false,
+				 ck_hold_head(&v->ck, &who, x.first));
+		}
+	}
+	xw_replay_end(w, &it, tail_unread, raised);
+	return true;
+}
+
 static void read_dir(struct walk *w, const struct job *j)
 {
 	struct owner who = { w->dw.path, NULL, j->at.cluster, j->at.entry, NULL, 0, false, 0, 0 };
@@ -601,6 +642,11 @@ static void read_dir(struct walk *w, const struct job *j)
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
+	if (v->fix) {
+		xw_hold_begin(w, j);
+		if (replay_dir(w, j))
+			return;
+	}
 	exfat_asm_restart(&w->as);	/* (the walk's init: xv_walk_tree) */
 	if (w->is_root) {
 		who.name = "root directory";
@@ -618,8 +664,10 @@ static void read_dir(struct walk *w, const struct job *j)
 	if (!j->nofat && !res.contiguous)
 		v->ck.sum->fragmented++;
 	xw_check_duplicates(w);
-	if (v->fix && ck_memo_sound(&w->dm, &v->ck))
+	if (v->fix && ck_memo_sound(&w->dm, &v->ck)) {
 		v->fix->dir_sound(v->fix->ctx, &w->dm.key, w->dm.kept, w->dm.n);
+		xw_hold_end(w);
+	}
 	ask_ahead(w);
 	w->dirs++;
 	v->ck.sum->dirs_to_end_marker += w->tail_unread && !v->ck.owners_pass;
@@ -719,6 +767,7 @@ out:
 	free(w->given);
 	free(w->marks);
 	free(w->dm.kept);
+	free(w->hold.v);
 	free(w);
 	return r;
 }

@@ -76,6 +76,8 @@ struct walk {
 	/* a repair's rounds (xv_fix dir_sound, dir_known): */
 	uint64_t judge;			/* the walk's */
 	struct ck_dir_memo dm;		/* the directory being read */
+	struct ck_rec hold;		/* what it holds for the walk (exfat_replay.c) */
+	bool replay_off;		/* a replay made a finding: none since */
 };
 
 /* A finding at an entry of the directory being read (name: the set's, or NULL). */
@@ -95,6 +97,23 @@ static inline struct fsc_finding *xw_entry_finding(struct walk *w, enum fsc_prob
  * of the first forbidden character, or n; *hash the NameHash it should
  * have.  xw_check_duplicates: the directory's names, once it is read.
  */
+/*
+ * exfat_replay.c: a repair's first check: what the directory begun (job
+ * j) holds, kept as the walk claims and pushes (and its parts past the
+ * end marker, checked free), handed to the hook dir_held when it is
+ * found sound.  A later check: the record of a directory to replay
+ * instead of reading it (false: it is read; else its chain is claimed
+ * and *tail_unread is the first check's), a file of it claimed, and the
+ * end (raised: the findings made before it began; one made since ends
+ * the replays).
+ */
+void xw_hold_begin(struct walk *w, const struct job *j);
+void xw_hold(struct walk *w, const struct ck_rec_ent *x);
+void xw_hold_end(struct walk *w);
+bool xw_replay_begin(struct walk *w, const struct job *j, struct ck_rec_it *it, bool *tail_unread);
+void xw_replay_file(struct walk *w, struct ck_rec_it *it, const struct ck_rec_ent *x);
+void xw_replay_end(struct walk *w, const struct ck_rec_it *it, bool tail_unread, uint64_t raised);
+
 unsigned xw_take_name(struct walk *w, const uint16_t *units, unsigned n, uint16_t *hash, bool *ascii);
 void xw_check_duplicates(struct walk *w);
 

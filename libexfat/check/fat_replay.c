@@ -57,16 +57,6 @@ void fw_hold_end(struct ftree *t)
 
 /* ---- a later check: the replay ---- */
 
-/* A cluster of a replayed directory's chain: counted as read. */
-static bool replayed_cluster(void *ctx, uint32_t c)
-{
-	struct ftree *t = ctx;
-
-	(void)c;
-	ck_progress(&t->v->ck, 1);
-	return true;
-}
-
 bool fw_replay_begin(struct ftree *t, const struct job *j, struct ck_rec_it *it)
 {
 	struct fvol *v = t->v;
@@ -82,7 +72,7 @@ bool fw_replay_begin(struct ftree *t, const struct job *j, struct ck_rec_it *it)
 	ck_rec_read(it, &r, j->first);
 	t->replay_tail_unread = r.tail_unread;
 	v->ck.sum->dirs++;
-	ck_claim(&v->ck, &who, j->first, 0, false, &res, replayed_cluster, t);
+	ck_claim(&v->ck, &who, j->first, 0, false, &res, ck_rec_cluster, &v->ck);
 	if (v->hooks->claimed)
 		v->hooks->claimed(v->hooks->ctx, j->first, 0, true, false, false);
 	if (!res.contiguous)

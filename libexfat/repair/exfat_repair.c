@@ -44,76 +44,6 @@ static bool is_chain_problem(enum fsc_problem id)
 	       id == FSC_PR_EXFAT_CHAIN_LOOP || id == FSC_PR_EXFAT_CHAIN_SHORT || id == FSC_PR_EXFAT_CHAIN_LONG;
 }
 
-/* Keep a for later in d (its entries and places, not the 12 KiB struct); false: no memory. */
-static bool defer_keep(struct deferred *d, const struct exfat_asm *a)
-{
-	unsigned n = a->count > a->have ? a->count : a->have;
-
-	d->n = n > 256 ? 256 : n;
-	d->head = (struct exfat_asm_head){ a->have, a->need, a->count, a->flags, a->max_secondary, a->deleted,
-					   a->cut_by, a->at };
-	if (!(d->bytes = malloc(d->n * (32 + sizeof(*a->pos)) + 1)))
-		return false;
-	memcpy(d->bytes, a->set, 32ull * d->n);
-	memcpy(d->bytes + 32ull * d->n, a->pos, d->n * sizeof(*a->pos));
-	return true;
-}
-
-/* The set d keeps, made whole again in t. */
-static const struct exfat_asm *defer_set(const struct deferred *d, struct exfat_asm *t)
-{
-	const struct exfat_asm_head *h = &d->head;
-
-	t->have = h->have;
-	t->need = h->need;
-	t->count = h->count;
-	t->flags = h->flags;
-	t->max_secondary = h->max_secondary;
-	t->deleted = h->deleted;
-	t->cut_by = h->cut_by;
-	t->at = h->at;
-	memcpy(t->set, d->bytes, 32ull * d->n);
-	memcpy(t->pos, d->bytes + 32ull * d->n, d->n * sizeof(*t->pos));
-	return t;
-}
-
-/*
- * The walk reports a set; nothing is planned inside it.  A set offered
- * with a broken chain waits for the whole walk: a cut is planned only
- * when no cross-link was found anywhere (a cut cluster could be another
- * file's).  So does a set whose extent its checksum may take back
- * (xr_undo_size_flip): a change that moves the file fits only onto
- * clusters no other allocation holds, which only the whole walk knows.
- * The rest (now) is planned first once the walk is over (plan_now).
- * What a kept set takes (its entries, their places, its path: some 400
- * bytes for a file with a short name) is of the order of the edits it
- * will plan, so none is planned in the walk, however many there are.
- */
-static void fix_set(void *ctx, const struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
-		    const struct chain_res *chain, const char *path)
-{
-	struct rp *r = ctx;
-	struct deferred *d;
-
-	if (!grow((void **)&r->defer, &r->capdefer, r->ndefer + 1, sizeof(*r->defer))) {
-		r->err = -ENOMEM;
-		return;
-	}
-	d = &r->defer[r->ndefer];
-	d->path = strdup(path);
-	if (!d->path || !defer_keep(d, a)) {
-		free(d->path);
-		r->err = -ENOMEM;
-		return;
-	}
-	d->done = false;
-	d->now = !chain && !xr_undo_possible(v, a->set, a->count, want_hash, true);
-	d->want_hash = want_hash;
-	d->chained = chain != NULL;
-	d->chain = chain ? *chain : (struct chain_res){ 0 };
-	r->ndefer++;
-}
-
 /* The first owners the cross-link findings name (their detail), sorted; added to as findings come. */
 struct owners {
 	char **v;
@@ -203,7 +133,7 @@ static void plan_now(struct rp *r, struct xvol *v)
 			r->defer[kept++] = *d;
 			continue;
 		}
-		xr_plan_set(r, v, defer_set(d, t), d->want_hash, NULL, d->path);
+		xr_plan_set(r, v, xr_defer_set(d, t), d->want_hash, NULL, d->path);
 		free(d->bytes);
 		free(d->path);
 	}
@@ -243,7 +173,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 			r->undo_sound = false;
 			continue;
 		}
-		xr_plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
+		xr_plan_set(r, v, xr_defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		r->undo_sound = false;
 		d->done = mended = true;
 	}
@@ -251,7 +181,7 @@ static bool mend_deferred(struct rp *r, struct xvol *v)
 		struct deferred *d = &r->defer[i];
 
 		if (!d->done && !r->dirs_relinked)	/* (a directory relinked: its sets are read whole next round) */
-			xr_plan_set(r, v, defer_set(d, t), d->want_hash, NULL, d->path);
+			xr_plan_set(r, v, xr_defer_set(d, t), d->want_hash, NULL, d->path);
 		free(d->bytes);
 		free(d->path);
 	}
@@ -293,14 +223,14 @@ static void plan_deferred(struct rp *r, struct xvol *v, size_t copied)
 
 		if (!d->chain.crossed && !ran_on(v, d))
 			continue;
-		xr_plan_set(r, v, defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
+		xr_plan_set(r, v, xr_defer_set(d, t), d->want_hash, d->chained ? &d->chain : NULL, d->path);
 		copied += r->nsets > before && (r->sets[r->nsets - 1].ids & SF_CROSS);
 	}
 	for (size_t i = 0; i < r->ndefer; i++) {
 		struct deferred *d = &r->defer[i];
 
 		if (!d->chain.crossed && !ran_on(v, d))
-			xr_plan_set(r, v, defer_set(d, t), d->want_hash, copied == crosses && d->chained ? &d->chain : NULL,
+			xr_plan_set(r, v, xr_defer_set(d, t), d->want_hash, copied == crosses && d->chained ? &d->chain : NULL,
 				 d->path);
 		free(d->bytes);
 		free(d->path);
@@ -490,16 +420,6 @@ static void free_released(struct rp *r, struct xvol *v)
 		plan_sync_before(r->plan, at);
 }
 
-static void note_rename(void *ctx, uint32_t cluster, uint32_t entry, unsigned pos, uint16_t unit)
-{
-	struct rp *r = ctx;
-
-	if (!grow((void **)&r->dups, &r->capdups, r->ndups + 1, sizeof(*r->dups))) {
-		r->err = -ENOMEM;
-		return;
-	}
-	r->dups[r->ndups++] = (struct dup_rename){ cluster, entry, pos, unit };
-}
 
 
 /*
@@ -709,18 +629,13 @@ static void finish_plan(struct rp *r, size_t start, bool dirty_added)
 		xr_fix_backup(r, 1u << r->p->ex.sector_shift);
 }
 
-static const struct xv_fix repair_fix = {
-	.set = fix_set, .rename = note_rename, .dir = xr_note_dir, .upcase = xr_upcase_choose,
-	.end_mark = xr_revive_note_mark,
-};
-
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,
 		      const struct fsc_repair_opts *ro, struct fsc_findings *out, struct fsc_check_summary *sum,
 		      struct fsc_plan *plan, struct rp_memo *memo)
 {
 	struct fsc_check_opts o = co ? *co : (struct fsc_check_opts){ 0 };
 	struct rp r = { .dev = dev, .p = p, .o = ro, .plan = plan, .out = out, .undo_triples = 16, .memo = memo };
-	struct xv_fix fix = repair_fix;
+	struct xv_fix fix = xr_offers;
 	struct fsc_dev *restored = NULL;
 	struct fsc_probe *p2 = NULL;
 	struct xvol *v = NULL;
@@ -756,7 +671,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	if (p->type != FSC_TYPE_EXFAT)	/* (no restore: the backup view is only checked) */
 		ret = check_with(dev, p, &o, out, sum);
 	else
-		ret = exfat_check_with(restored ? restored : dev, p, &o, out, sum, xr_geometry_sound(p) ? &fix : NULL, &v);
+		ret = xr_check_offers(&r, restored ? restored : dev, &o, sum, xr_geometry_sound(p) ? &fix : NULL, &v);
 	if (ret >= 0 && v && v->fix)
 		ret = repair_done(&r, v);
 	xv_free(v);
@@ -769,12 +684,8 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 		plan_truncate(plan, start);
 	fsc_probe_free(p2);
 	fsc_dev_close(restored);
-	for (size_t i = 0; i < r.ndefer; i++) {	/* left when the walk stopped early */
-		free(r.defer[i].bytes);
-		free(r.defer[i].path);
-	}
+	xr_forget_offers(&r);	/* (what is left when the walk stopped early) */
 	free(r.defer);
-	xr_free_dirs(&r);
 	free(r.sets);
 	free(r.dups);
 	free(r.freed);

@@ -532,12 +532,6 @@ static bool geometry(struct frp *f)
 }
 
 /* The findings list cut back to its first n. */
-static void findings_cut(struct fsc_findings *fs, size_t n)
-{
-	while (fs->n > n)
-		free(fs->v[--fs->n].path);
-}
-
 /*
  * A check with the walk's offers (the findings from out->n on); made again
  * without replays when a replayed directory's entry met what needs its
@@ -551,7 +545,7 @@ static int check_offers(struct frp *f, struct fsc_dev *dev, const struct fsc_che
 
 	if (ret >= 0 && f->r.memo && f->r.memo->replay_lost) {
 		f->r.memo->replay_lost = false;
-		findings_cut(f->r.out, n0);
+		rp_findings_cut(&f->r, n0);
 		forget_walk(f);
 		f->copy_may_matter = false;
 		ret = fat_check_with(dev, f->r.p, o, f->r.out, sum, hooks);
@@ -588,7 +582,7 @@ static int first_check(struct frp *f, struct fsc_dev **view, const struct fsc_ch
 	differs = *rp_find(&f->r, FSC_PR_FAT_COPIES_DIFFER);
 	differs.path = NULL;
 	differs.planned = true;
-	findings_cut(out, n0);
+	rp_findings_cut(&f->r, n0);
 	forget_walk(f);
 	fsc_dev_close(*view);
 	if (!(*view = plan_overlay(f->r.dev, f->r.plan)))

@@ -353,6 +353,18 @@ static bool at_index_extend(struct rp_at_index *ix, const struct fsc_findings *o
 	return true;
 }
 
+void rp_findings_cut(struct rp *r, size_t n)
+{
+	while (r->out->n > n)
+		free(r->out->v[--r->out->n].path);
+	if (r->at_index) {		/* (the findings it indexed are gone: made again as they come) */
+		free(r->at_index->head);
+		free(r->at_index->prev);
+		free(r->at_index->named);
+		*r->at_index = (struct rp_at_index){ 0 };
+	}
+}
+
 void rp_at_index_free(struct rp_at_index *ix)
 {
 	if (!ix)

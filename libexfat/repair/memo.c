@@ -276,9 +276,12 @@ void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)
 	if (m->first) {
 		fix->tails_free = keep_tails;
 		fix->dir_sound = keep_dir;
+		fix->dir_held = keep_held;
 	} else {
 		fix->tail_known = tail_known;
 		fix->dir_known = dir_known;
+		fix->dir_replay = dir_replay;
+		fix->replay_lost = replay_lost;
 	}
 }
 

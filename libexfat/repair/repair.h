@@ -246,6 +246,8 @@ struct fsc_finding *rp_set_finding(const struct rp *r, enum fsc_problem id, cons
 /* The findings at entry (loc, entry), the latest first: *k 0 to begin; NULL ends. */
 struct fsc_finding *rp_at_next(const struct rp *r, uint64_t loc, uint32_t entry, size_t *k);
 void rp_at_index_free(struct rp_at_index *ix);
+/* r's findings cut back to the first n (a check made again adds its own), its indexes with them. */
+void rp_findings_cut(struct rp *r, size_t n);
 /* May the set's finding id be fixed?  Without the finding (over a cap): the level decides. */
 bool rp_set_wanted(struct rp *r, enum fsc_problem id, const struct exfat_where *at);
 
@@ -540,6 +542,19 @@ void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
 struct fat_hooks;
 void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m);
 void rp_memo_free(struct rp_memo *m);
+
+/*
+ * exfat_offers.c: the hooks through which a repair's check offers sets,
+ * renames, directories, the up-case choice and end markers; a set kept
+ * (deferred) made whole again in t; the check with those hooks (made
+ * again without replays when one made a finding); and what the walk
+ * offered, dropped.
+ */
+extern const struct xv_fix xr_offers;
+const struct exfat_asm *xr_defer_set(const struct deferred *d, struct exfat_asm *t);
+int xr_check_offers(struct rp *r, struct fsc_dev *dev, const struct fsc_check_opts *o,
+		    struct fsc_check_summary *sum, const struct xv_fix *fix, struct xvol **v);
+void xr_forget_offers(struct rp *r);
 
 /* exfat_repair.c: one round of fsc_plan_repair for an exFAT volume (session.c runs the rounds; memo may be NULL). */
 int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct fsc_check_opts *co,

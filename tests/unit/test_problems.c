@@ -2428,25 +2428,33 @@ static bool count_replay(void *ctx, const struct ck_dir_key *key, struct ck_repl
 	return got;
 }
 
-/* One check of dev with h (NULL: none): its findings, "ID path" a line, and the summary's counts, in text. */
-static char *replay_check(struct fsc_dev *dev, struct fat_hooks *h)
+/*
+ * One check of dev (FAT with h, exFAT with fix; NULL: none): its findings,
+ * "ID path" a line, and the summary's counts, in text.
+ */
+static char *replay_check(struct fsc_dev *dev, struct fat_hooks *h, const struct xv_fix *fix, bool exfat)
 {
 	struct fsc_check_opts o = { .max_per_problem = UINT32_MAX, .threads = 1 };
 	struct fsc_findings out = { 0 };
 	struct fsc_check_summary sum;
 	struct fsc_probe *p = NULL;
+	struct xvol *v = NULL;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	assert_non_null(f);
 	assert_int_equal(fsc_probe_volume(dev, &p), 0);
-	assert_true(fat_check_with(dev, p, &o, &out, &sum, h) >= 0);
+	if (exfat)
+		assert_true(exfat_check_with(dev, p, &o, &out, &sum, fix, &v) >= 0);
+	else
+		assert_true(fat_check_with(dev, p, &o, &out, &sum, h) >= 0);
 	for (size_t i = 0; i < out.n; i++)
 		fprintf(f, "%s %s\n", fsc_problem_info(out.v[i].id)->name, out.v[i].path ? out.v[i].path : "-");
 	fprintf(f, "files %llu dirs %llu fragmented %llu lost %llu\n", (unsigned long long)sum.files,
 		(unsigned long long)sum.dirs, (unsigned long long)sum.fragmented, (unsigned long long)sum.lost_clusters);
 	fclose(f);
+	xv_free(v);
 	finding_list_clear(&out);
 	fsc_probe_free(p);
 	return text;
@@ -2501,7 +2509,7 @@ static void test_check_fat_replay(void **state)
 	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
 
 	rp_memo_hook_fat(&h, &m);				/* the first check */
-	plain = replay_check(dev, &h);
+	plain = replay_check(dev, &h, NULL, false);
 	assert_string_equal(plain, "files 5 dirs 2 fragmented 0 lost 0\n");
 	free(plain);
 	assert_int_equal(m.nheld, 2);				/* SUB and Deep Dir, not the root */
@@ -2519,8 +2527,8 @@ static void test_check_fat_replay(void **state)
 	memo_replay = h.dir_replay;
 	h.dir_replay = count_replay;
 	replays = 0;
-	plain = replay_check(view, NULL);
-	with = replay_check(view, &h);
+	plain = replay_check(view, NULL, NULL, false);
+	with = replay_check(view, &h, NULL, false);
 	assert_int_equal(replays, 2);
 	assert_string_equal(with, plain);
 	assert_non_null(strstr(plain, "FAT_LOST_CLUSTERS"));
@@ -2534,18 +2542,123 @@ static void test_check_fat_replay(void **state)
 	plan_fat32(plan, &im, 10, 0);
 	assert_non_null(view = plan_overlay(dev, plan));
 	replays = 0;
-	plain = replay_check(view, NULL);
-	with = replay_check(view, &h);
+	plain = replay_check(view, NULL, NULL, false);
+	with = replay_check(view, &h, NULL, false);
 	assert_true(m.replay_lost && m.no_replay);
 	assert_int_equal(replays, 2);				/* (SUB, then Deep Dir, where it stopped) */
 	free(with);
 	m.replay_lost = false;					/* the check made again: nothing replayed */
 	replays = 0;
-	with = replay_check(view, &h);
+	with = replay_check(view, &h, NULL, false);
 	assert_int_equal(replays, 0);
 	assert_false(m.replay_lost);
 	assert_string_equal(with, plain);
 	assert_non_null(strstr(plain, "/SUB/Deep Dir/c file.txt"));
+	free(plain);
+	free(with);
+
+	fsc_dev_close(view);
+	fsc_dev_close(dev);
+	fsc_plan_free(plan);
+	rp_memo_free(&m);
+	img_free(&im);
+}
+
+/* ... and exFAT's (check/exfat_replay.c) */
+
+static bool (*memo_replay_ex)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
+
+static bool count_replay_ex(void *ctx, const struct ck_dir_key *key, struct ck_replay *r)
+{
+	bool got = memo_replay_ex(ctx, key, r);
+
+	replays += got;
+	return got;
+}
+
+static void offer_none(void *ctx, const struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
+		       const struct chain_res *chain, const char *path)
+{
+	(void)ctx, (void)v, (void)a, (void)want_hash, (void)chain, (void)path;
+}
+
+/* An exFAT FAT entry (or another 4 bytes at off) planned to v. */
+static void plan_le32(struct fsc_plan *plan, const struct img *im, uint64_t off, uint32_t v)
+{
+	uint8_t val[4];
+
+	put_le32(val, 0, v);
+	assert_int_equal(fsc_plan_add(plan, off, im->buf + off, val, 4, "test", false), 0);
+}
+
+/*
+ * exFAT's replays, as FAT's (test_check_fat_replay): the sound
+ * directories below the root kept by the first check and replayed,
+ * unread, by a later check of a plan beside them, with the plain check's
+ * findings and counts; a plan that breaks a replayed file's chain loses
+ * the replay, and the check made again names what it finds.
+ */
+static void test_check_exfat_replay(void **state)
+{
+	struct img im = { 0 };
+	struct rp_memo m = { .first = true };
+	struct rp r = { .memo = &m };
+	struct xv_fix fix = { .set = offer_none, .ctx = &r };
+	struct fsc_plan *plan = fsc_plan_new();
+	struct fsc_dev *dev = NULL, *view;
+	char *plain, *with;
+
+	(void)state;
+	build_exfat_tree(&im);
+	exfat_put_file(&im, 6, 6, "deep", 0x10, 11, im.cb, 0x03);	/* /sub/deep, cluster 11 */
+	exfat_put_file(&im, 11, 0, "c.txt", 0x20, 12, im.cb + 1, 0x01);	/* clusters 12 -> 13 */
+	exfat_set_fat(&im, 12, 13);
+	exfat_set_fat(&im, 13, 0xFFFFFFFF);
+	for (uint32_t c = 11; c <= 13; c++)
+		exfat_mark(&im, c, 1);
+	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
+
+	rp_memo_hook(&fix, &m);					/* the first check */
+	plain = replay_check(dev, NULL, &fix, true);
+	assert_non_null(strstr(plain, "files 4 dirs 2 fragmented 0 lost 0\n"));
+	free(plain);
+	assert_int_equal(m.nheld, 2);				/* sub and deep, not the root */
+
+	/* A plan beside the tree (a lost cluster in the bitmap): both replayed, the same findings. */
+	plan_le32(plan, &im, im.heap_byte + 4, 0x00000100);	/* (cluster 2 + 40) */
+	assert_non_null(view = plan_overlay(dev, plan));
+	m.first = false;
+	m.over = plan;
+	fix = (struct xv_fix){ .set = offer_none, .ctx = &r };
+	rp_memo_hook(&fix, &m);
+	memo_replay_ex = fix.dir_replay;
+	fix.dir_replay = count_replay_ex;
+	replays = 0;
+	plain = replay_check(view, NULL, NULL, true);
+	with = replay_check(view, NULL, &fix, true);
+	assert_int_equal(replays, 2);
+	assert_string_equal(with, plain);
+	assert_non_null(strstr(plain, "lost 1"));
+	assert_false(m.replay_lost);
+	free(plain);
+	free(with);
+	fsc_dev_close(view);
+
+	/* A plan that frees the second cluster of /sub/deep/c.txt: its replay meets the break. */
+	plan_le32(plan, &im, im.fat_byte + 4 * 12, 0);
+	assert_non_null(view = plan_overlay(dev, plan));
+	replays = 0;
+	plain = replay_check(view, NULL, NULL, true);
+	with = replay_check(view, NULL, &fix, true);
+	assert_true(m.replay_lost && m.no_replay);
+	assert_int_equal(replays, 2);
+	free(with);
+	m.replay_lost = false;
+	replays = 0;
+	with = replay_check(view, NULL, &fix, true);
+	assert_int_equal(replays, 0);
+	assert_string_equal(with, plain);
+	assert_non_null(strstr(plain, "/sub/deep/c.txt"));
 	free(plain);
 	free(with);
 
@@ -3793,6 +3906,7 @@ int unit_problems(void)
 		cmocka_unit_test(test_check_fat_scan_memo),
 		cmocka_unit_test(test_check_fat_replay),
 		cmocka_unit_test(test_check_replay_record),
+		cmocka_unit_test(test_check_exfat_replay),
 		cmocka_unit_test(test_repair_take_owned),
 		cmocka_unit_test(test_check_sfn_plain),
 		cmocka_unit_test(test_repair_fat_was_lost),
