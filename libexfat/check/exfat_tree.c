@@ -378,8 +378,10 @@ static void finish_file_set(struct walk *w)
 			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd, ck_hold_head(&v->ck, &who, fi->d.first_cluster));
 			w->hold.ok &= !odd;
-			xw_hold(w, &(struct ck_rec_ent){ CK_REC_DIR, fi->d.flags & 2, fi->d.first_cluster, dl / v->cb,
-							 w->as.at.cluster, w->as.at.entry, fi->d.nl ? fname(fi) : "?" });
+			if (w->hold.ok)
+				xw_hold(w, &(struct ck_rec_ent){ CK_REC_DIR, fi->d.flags & 2, fi->d.first_cluster,
+								 dl / v->cb, w->as.at.cluster, w->as.at.entry,
+								 fi->d.nl ? fname(fi) : "?" });
 		} else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			tell_dir(w, fi, &(struct chain_res){ 0 });
 	} else {
@@ -388,8 +390,10 @@ static void finish_file_set(struct walk *w)
 		struct chain_res res;
 
 		v->ck.sum->files++;
-		xw_hold(w, &(struct ck_rec_ent){ CK_REC_FILE, fi->d.flags & 2, fi->d.size ? fi->d.first_cluster : 0,
-						 fi->d.first_cluster ? (fi->d.size + v->cb - 1) / v->cb : 0, 0, 0, NULL });
+		if (w->hold.ok)	/* (a repair's first check: exfat_replay.c) */
+			xw_hold(w, &(struct ck_rec_ent){ CK_REC_FILE, fi->d.flags & 2, fi->d.size ? fi->d.first_cluster : 0,
+							 fi->d.first_cluster ? (fi->d.size + v->cb - 1) / v->cb : 0, 0, 0,
+							 NULL });
 		if (fi->d.first_cluster && fi->d.size) {
 			ck_claim(&v->ck, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
 			if (!res.contiguous)
@@ -559,7 +563,7 @@ static bool dir_cluster(void *ctx, uint32_t c)
 		uint32_t i = 0, n, rd;
 
 		if (w->end_seen) {
-			if (!to_end)
+			if (!to_end)	/* (kept for a repair's later checks: exfat_replay.c) */
 				xw_hold(w, &(struct ck_rec_ent){ CK_REC_TAIL, false, c, 0, 0, at / 32, NULL });
 			if (to_end)
 				w->tail_unread = true;

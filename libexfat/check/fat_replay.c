@@ -40,9 +40,11 @@ void fw_hold_begin(struct ftree *t, const struct job *j)
 /* The entry at t->cl, t->ent: a file's allocation (name NULL) or a subdirectory. */
 void fw_hold(struct ftree *t, const char *name, uint32_t first, uint32_t size)
 {
-	const struct ck_rec_ent x = { name ? CK_REC_DIR : CK_REC_FILE, false, first,
-				      name ? 0 : ((uint64_t)size + t->v->cb - 1) / t->v->cb, t->cl, t->ent, name };
+	struct ck_rec_ent x = { name ? CK_REC_DIR : CK_REC_FILE, false, first, 0, t->cl, t->ent, name };
 
+	if (!t->hold.ok)
+		return;		/* (every check but a repair's first: nothing kept) */
+	x.clusters = name ? 0 : ((uint64_t)size + t->v->cb - 1) / t->v->cb;
 	ck_rec_put(&t->hold, &x);
 }
 
