@@ -531,7 +531,6 @@ static bool geometry(struct frp *f)
 	return true;
 }
 
-/* The findings list cut back to its first n. */
 /*
  * A check with the walk's offers (the findings from out->n on); made again
  * without replays when a replayed directory's entry met what needs its
