@@ -214,6 +214,51 @@ struct ck_replay {
 	size_t len;
 };
 enum ck_rec_kind { CK_REC_FILE, CK_REC_DIR, CK_REC_TAIL };
+
+/*
+ * The one contract between a check and a repair's memo (repair/memo.c):
+ * the hooks through which the memo hears a repair's first check and
+ * answers its later ones, the same in both families (xv_fix.memo,
+ * fat_hooks.memo), each called with the family hooks' ctx.  Any may be
+ * NULL; a family calls those its walk has.
+ */
+struct dt_span;
+struct fv_scan_memo;
+struct ck_memo_hooks {
+	/*
+	 * The first check: a directory read with no finding made and no
+	 * repair hook called while it was (its key and the parts of it that
+	 * were parsed, in the order they were read), and what it held for
+	 * the walk.
+	 */
+	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
+	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r);
+	/*
+	 * A later check: the parts the first check parsed of the directory
+	 * key (*n of them) when neither their bytes nor their FAT entries are
+	 * changed since, else NULL; that directory's record, or false; and a
+	 * replay that made a finding (this check's findings are not to be
+	 * used: it must be made again, without replays).
+	 */
+	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
+	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
+	void (*replay_lost)(void *ctx);
+	/*
+	 * exFAT: the parts past the end markers the first check read whole
+	 * and found free (once it is over); a later check: is [off, off +
+	 * len) one of them, and the plan leaves it as it was?
+	 */
+	void (*tails_free)(void *ctx, const struct dt_span *s, size_t n);
+	bool (*tail_known)(void *ctx, uint64_t off, uint64_t len);
+	/*
+	 * FAT: the first check's scan of the FAT, whole (the hook takes m's
+	 * arrays); a later check: that scan (used when its key is the
+	 * check's), and whether the plan leaves [off, off + len) as it was.
+	 */
+	void (*scan_sound)(void *ctx, struct fv_scan_memo *m);
+	const struct fv_scan_memo *(*scan_known)(void *ctx);
+	bool (*unchanged)(void *ctx, uint64_t off, uint64_t len);
+};
 struct ck_rec_ent {
 	enum ck_rec_kind kind;
 	bool nofat;

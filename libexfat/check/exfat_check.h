@@ -58,36 +58,7 @@ struct xv_fix {
 	 */
 	void (*end_mark)(void *ctx, uint32_t mark_cluster, uint32_t mark_entry, bool nofat, uint32_t hit_cluster,
 			 uint32_t hit_entry);
-	/*
-	 * The part of a directory cluster past its end marker, [off, off +
-	 * len): known free, so not read again (a repair's later check: its
-	 * first read it so, and the plan leaves those bytes as they were)?
-	 * May be NULL.
-	 */
-	bool (*tail_known)(void *ctx, uint64_t off, uint64_t len);
-	/* The parts this check read whole and found free, once it is over (a repair's first check).  May be NULL. */
-	void (*tails_free)(void *ctx, const struct dt_span *s, size_t n);
-	/*
-	 * A directory read with no finding made and no hook called while it
-	 * was (a repair's first check): its key and the parts of it that
-	 * were parsed, in the order they were read.  May be NULL.
-	 */
-	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
-	/*
-	 * A later check: the parts the first check parsed of the directory
-	 * key (*n of them), when neither their bytes nor their FAT entries
-	 * are changed since; else NULL.  May be NULL.
-	 */
-	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
-	/*
-	 * ... what it held for the walk (check/engine.h struct ck_replay);
-	 * a later check: that record of a known directory, or false; and a
-	 * replay that made a finding (this check's findings are not to be
-	 * used: it must be made again, without replays).  May be NULL.
-	 */
-	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r);
-	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
-	void (*replay_lost)(void *ctx);
+	struct ck_memo_hooks memo;	/* a repair's memo (check/engine.h) */
 	void *ctx;
 };
 

@@ -31,12 +31,39 @@
 
 void xw_hold_begin(struct walk *w, const struct job *j)
 {
-	ck_rec_begin(&w->hold, j->first, w->dm.keep && !w->is_root && w->v->fix->dir_held && !w->v->ck.owners_pass);
+	ck_rec_begin(&w->hold, j->first, w->dm.keep && !w->is_root && w->v->fix->memo.dir_held && !w->v->ck.owners_pass);
 }
 
-void xw_hold(struct walk *w, const struct ck_rec_ent *x)
+/* A file's set (d) as its claim judges it: its first cluster and its clusters (none: 0, 0). */
+void xw_hold_file(struct walk *w, const struct exfat_set *d)
 {
-	ck_rec_put(&w->hold, x);
+	struct ck_rec_ent x = { CK_REC_FILE, d->flags & EXFAT_STREAM_FLAG_NO_FAT_CHAIN, 0, 0, 0, 0, NULL };
+
+	if (!w->hold.ok)
+		return;		/* (every check but a repair's first: nothing kept) */
+	if (d->first_cluster && d->size) {
+		x.first = d->first_cluster;
+		x.clusters = (d->size + w->v->cb - 1) / w->v->cb;
+	}
+	ck_rec_put(&w->hold, &x);
+}
+
+/* A subdirectory's set (d) pushed with size bytes (odd: its entry was reported; not kept then), named name. */
+void xw_hold_dir(struct walk *w, const struct exfat_set *d, uint64_t size, bool odd, const char *name)
+{
+	const struct ck_rec_ent x = { CK_REC_DIR, d->flags & EXFAT_STREAM_FLAG_NO_FAT_CHAIN, d->first_cluster,
+				      size / w->v->cb, w->as.at.cluster, w->as.at.entry, name };
+
+	w->hold.ok &= !odd;
+	ck_rec_put(&w->hold, &x);
+}
+
+/* The part of cluster c from byte at on, past the end marker (it went to dirtail.c). */
+void xw_hold_tail(struct walk *w, uint32_t c, uint32_t at)
+{
+	const struct ck_rec_ent x = { CK_REC_TAIL, false, c, 0, 0, at / 32, NULL };
+
+	ck_rec_put(&w->hold, &x);
 }
 
 /* The directory read was found sound: what it holds, to the hook. */
@@ -45,7 +72,7 @@ void xw_hold_end(struct walk *w)
 	const struct ck_replay r = { 0, w->tail_unread, w->hold.v, w->hold.n };
 
 	if (w->hold.ok)
-		w->v->fix->dir_held(w->v->fix->ctx, &w->dm.key, &r);
+		w->v->fix->memo.dir_held(w->v->fix->ctx, &w->dm.key, &r);
 }
 
 /* ---- a later check: the replay ---- */
@@ -60,7 +87,7 @@ static bool tails_known(struct walk *w, const struct ck_replay *r, uint32_t base
 	for (ck_rec_read(&it, r, base); ck_rec_next(&it, &x);)
 		if (x.kind == CK_REC_TAIL &&
 		    (!xv_cluster_valid(v, x.first) || x.ent >= v->cb / 32 ||
-		     !v->fix->tail_known(v->fix->ctx, xv_cluster_byte(v, x.first) + 32ull * x.ent, v->cb - 32ull * x.ent)))
+		     !v->fix->memo.tail_known(v->fix->ctx, xv_cluster_byte(v, x.first) + 32ull * x.ent, v->cb - 32ull * x.ent)))
 			return false;
 	return !it.bad;
 }
@@ -73,8 +100,8 @@ bool xw_replay_begin(struct walk *w, const struct job *j, struct ck_rec_it *it, 
 	struct ck_replay r;
 
 	if (!w->dm.known || w->replay_off || w->is_root || j->odd || !v->upcase_ok || v->ck.owners_pass ||
-	    !v->fix->dir_replay || !v->fix->replay_lost || !v->fix->tail_known ||
-	    !v->fix->dir_replay(v->fix->ctx, &w->dm.key, &r) || !tails_known(w, &r, j->first))
+	    !v->fix->memo.dir_replay || !v->fix->memo.replay_lost || !v->fix->memo.tail_known ||
+	    !v->fix->memo.dir_replay(v->fix->ctx, &w->dm.key, &r) || !tails_known(w, &r, j->first))
 		return false;
 	ck_rec_read(it, &r, j->first);
 	*tail_unread = r.tail_unread;
@@ -116,6 +143,6 @@ void xw_replay_end(struct walk *w, const struct ck_rec_it *it, bool tail_unread,
 	v->ck.sum->dirs_to_end_marker += tail_unread;
 	if (v->ck.raised != raised || it->bad) {
 		w->replay_off = true;
-		v->fix->replay_lost(v->fix->ctx);
+		v->fix->memo.replay_lost(v->fix->ctx);
 	}
 }

@@ -377,11 +377,7 @@ static void finish_file_set(struct walk *w)
 		if (fi->d.first_cluster) {
 			push_job(w, dirwalk_add(&w->dw, w->node, fi->d.nl ? fname(fi) : "?"), fi->d.first_cluster, dl,
 				 fi->d.flags & 2, odd, ck_hold_head(&v->ck, &who, fi->d.first_cluster));
-			w->hold.ok &= !odd;
-			if (w->hold.ok)
-				xw_hold(w, &(struct ck_rec_ent){ CK_REC_DIR, fi->d.flags & 2, fi->d.first_cluster,
-								 dl / v->cb, w->as.at.cluster, w->as.at.entry,
-								 fi->d.nl ? fname(fi) : "?" });
+			xw_hold_dir(w, &fi->d, dl, odd, fi->d.nl ? fname(fi) : "?");
 		} else if (v->fix && v->fix->dir && !v->ck.owners_pass)	/* a directory with no cluster (size 0 too) */
 			tell_dir(w, fi, &(struct chain_res){ 0 });
 	} else {
@@ -390,10 +386,7 @@ static void finish_file_set(struct walk *w)
 		struct chain_res res;
 
 		v->ck.sum->files++;
-		if (w->hold.ok)	/* (a repair's first check: exfat_replay.c) */
-			xw_hold(w, &(struct ck_rec_ent){ CK_REC_FILE, fi->d.flags & 2, fi->d.size ? fi->d.first_cluster : 0,
-							 fi->d.first_cluster ? (fi->d.size + v->cb - 1) / v->cb : 0, 0, 0,
-							 NULL });
+		xw_hold_file(w, &fi->d);
 		if (fi->d.first_cluster && fi->d.size) {
 			ck_claim(&v->ck, &who, fi->d.first_cluster, fi->d.size, fi->d.flags & 2, &res, NULL, NULL);
 			if (!res.contiguous)
@@ -564,12 +557,12 @@ static bool dir_cluster(void *ctx, uint32_t c)
 
 		if (w->end_seen) {
 			if (!to_end)	/* (kept for a repair's later checks: exfat_replay.c) */
-				xw_hold(w, &(struct ck_rec_ent){ CK_REC_TAIL, false, c, 0, 0, at / 32, NULL });
+				xw_hold_tail(w, c, at);
 			if (to_end)
 				w->tail_unread = true;
 			else if (w->tail && !w->after_end_told &&
-				 !(v->fix && v->fix->tail_known &&
-				   v->fix->tail_known(v->fix->ctx, xv_cluster_byte(v, c) + at, v->cb - at)))
+				 !(v->fix && v->fix->memo.tail_known &&
+				   v->fix->memo.tail_known(v->fix->ctx, xv_cluster_byte(v, c) + at, v->cb - at)))
 				dirtail_add(w->tail, xv_cluster_byte(v, c) + at, v->cb - at, w->node, w->dirs,
 					    c, at / 32, dev_ask_ahead(&w->warmth) && !w->first_cluster);
 			break;
@@ -642,7 +635,7 @@ static void read_dir(struct walk *w, const struct job *j)
 	w->used = 0;
 	if (v->fix)
 		ck_memo_begin(&w->dm, &v->ck, &(struct ck_dir_key){ j->size, w->judge, j->first, j->nofat },
-			      v->fix->dir_sound != NULL, v->fix->dir_known, v->fix->ctx);
+			      v->fix->memo.dir_sound != NULL, v->fix->memo.dir_known, v->fix->ctx);
 	if (v->fix && v->fix->end_mark && !v->ck.owners_pass &&
 	    grow((void **)&w->marks, &w->capmarks, (size_t)w->dirs + 1, sizeof(*w->marks)))
 		w->marks[w->dirs].cluster = 0;
@@ -669,7 +662,7 @@ static void read_dir(struct walk *w, const struct job *j)
 		v->ck.sum->fragmented++;
 	xw_check_duplicates(w);
 	if (v->fix && ck_memo_sound(&w->dm, &v->ck)) {
-		v->fix->dir_sound(v->fix->ctx, &w->dm.key, w->dm.kept, w->dm.n);
+		v->fix->memo.dir_sound(v->fix->ctx, &w->dm.key, w->dm.kept, w->dm.n);
 		xw_hold_end(w);
 	}
 	ask_ahead(w);
@@ -738,10 +731,10 @@ int xv_walk_tree(struct xvol *v)
 			r = -ENOMEM;
 			goto out;
 		}
-		if (v->fix && v->fix->tails_free)
+		if (v->fix && v->fix->memo.tails_free)
 			dirtail_record(w->tail);
 	}
-	if (v->fix && (v->fix->dir_sound || v->fix->dir_known))
+	if (v->fix && (v->fix->memo.dir_sound || v->fix->memo.dir_known))
 		w->judge = walk_judge(v);
 	dev_random(v->dev, true);	/* (directories: small reads all over the volume, no readahead) */
 	v->ck.pending_head = pending_head;
@@ -755,11 +748,11 @@ int xv_walk_tree(struct xvol *v)
 		dirtail_drop(w->tail);	/* out of time: the reads still waiting are not begun */
 	if (w->tail)
 		report_tails(w);
-	if (w->tail && v->fix && v->fix->tails_free && !v->ck.sum->incomplete) {
+	if (w->tail && v->fix && v->fix->memo.tails_free && !v->ck.sum->incomplete) {
 		const struct dt_span *sp;
 		size_t n = dirtail_free_spans(w->tail, &sp);
 
-		v->fix->tails_free(v->fix->ctx, sp, n);
+		v->fix->memo.tails_free(v->fix->ctx, sp, n);
 	}
 	dev_random(v->dev, false);
 out:

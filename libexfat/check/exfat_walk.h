@@ -108,7 +108,9 @@ static inline struct fsc_finding *xw_entry_finding(struct walk *w, enum fsc_prob
  * the replays).
  */
 void xw_hold_begin(struct walk *w, const struct job *j);
-void xw_hold(struct walk *w, const struct ck_rec_ent *x);
+void xw_hold_file(struct walk *w, const struct exfat_set *d);
+void xw_hold_dir(struct walk *w, const struct exfat_set *d, uint64_t size, bool odd, const char *name);
+void xw_hold_tail(struct walk *w, uint32_t c, uint32_t at);
 void xw_hold_end(struct walk *w);
 bool xw_replay_begin(struct walk *w, const struct job *j, struct ck_rec_it *it, bool *tail_unread);
 void xw_replay_file(struct walk *w, struct ck_rec_it *it, const struct ck_rec_ent *x);

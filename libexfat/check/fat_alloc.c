@@ -227,7 +227,7 @@ static bool block_known(struct fvol *v, const struct scan *s, uint64_t i)
 	if (!s->known || s->known->free[i] == FV_SCAN_READ)
 		return false;
 	for (unsigned k = 0; k < s->known->key.copies; k++)	/* (one copy compared: the active one) */
-		if (!v->hooks->unchanged(v->hooks->ctx, copy_byte(v, s->known->key.copies == 1 ? v->active : k) + off, len))
+		if (!v->hooks->memo.unchanged(v->hooks->ctx, copy_byte(v, s->known->key.copies == 1 ? v->active : k) + off, len))
 			return false;
 	range_clusters(v, off, len, &first, &last);
 	v->free_clusters += s->known->free[i];
@@ -278,11 +278,11 @@ static void scan_memo(struct fvol *v, struct scan *s)
 
 	if (!v->hooks || v->lay.fat_bits == 12)
 		return;
-	if (v->hooks->scan_sound) {
+	if (v->hooks->memo.scan_sound) {
 		s->keep.key = key;
 		s->keep.nblocks = (s->bytes + FV_SCAN_BLOCK - 1) / FV_SCAN_BLOCK;
 		s->keep.free = malloc(s->keep.nblocks * sizeof(*s->keep.free));	/* (none: nothing kept) */
-	} else if (v->hooks->scan_known && v->hooks->unchanged && (m = v->hooks->scan_known(v->hooks->ctx)) &&
+	} else if (v->hooks->memo.scan_known && v->hooks->memo.unchanged && (m = v->hooks->memo.scan_known(v->hooks->ctx)) &&
 		   fv_scan_key_same(&m->key, &key) && m->nblocks == (s->bytes + FV_SCAN_BLOCK - 1) / FV_SCAN_BLOCK) {
 		s->known = m;
 	}
@@ -310,7 +310,7 @@ int fv_scan_fats(struct fvol *v)
 							    v->b->num_fats > 1)) ? scan_chunks(v, &s) : -ENOMEM;
 	if (r == 0 && s.keep.free && (s.keep.used = malloc(words * 8))) {
 		memcpy(s.keep.used, v->used, words * 8);
-		v->hooks->scan_sound(v->hooks->ctx, &s.keep);	/* (which takes the arrays) */
+		v->hooks->memo.scan_sound(v->hooks->ctx, &s.keep);	/* (which takes the arrays) */
 	} else {
 		free(s.keep.free);
 	}

@@ -83,24 +83,7 @@ struct fat_hooks {
 	void (*shared_head)(void *ctx, uint64_t off, uint32_t first, uint32_t size);
 	/* The active copy counted: its free entries, of the clusters checked (those the device and the FAT hold). */
 	void (*counted)(void *ctx, uint64_t free_clusters, uint32_t clusters);
-	/* A directory read with no finding made (a repair's first check): as xv_fix's (exfat_check.h). */
-	void (*dir_sound)(void *ctx, const struct ck_dir_key *key, const struct ck_part *p, size_t n);
-	/* A later check: the parts of a directory as the first check read them, as xv_fix's. */
-	const struct ck_part *(*dir_known)(void *ctx, const struct ck_dir_key *key, size_t *n);
-	/* ... what it held for the walk (check/engine.h); later, that record of a known directory, or false. */
-	void (*dir_held)(void *ctx, const struct ck_dir_key *key, const struct ck_replay *r);
-	bool (*dir_replay)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
-	/* A replay made a finding: this check's are not to be used; it must be made again, without replays. */
-	void (*replay_lost)(void *ctx);
-	/* The FAT scan of a repair's first check, whole: the hook takes m's arrays (and frees them). */
-	void (*scan_sound)(void *ctx, struct fv_scan_memo *m);
-	/*
-	 * A later check: that scan (used when its key is the check's), and
-	 * whether the plan the later check reads through leaves [off, off +
-	 * len) as it was (no edit over it).
-	 */
-	const struct fv_scan_memo *(*scan_known)(void *ctx);
-	bool (*unchanged)(void *ctx, uint64_t off, uint64_t len);
+	struct ck_memo_hooks memo;	/* a repair's memo (check/engine.h) */
 	void *ctx;
 	/*
 	 * Not a report but the repair's one request: read FAT copy

@@ -33,7 +33,7 @@
 
 void fw_hold_begin(struct ftree *t, const struct job *j)
 {
-	ck_rec_begin(&t->hold, j->first, t->dm.keep && !t->is_root && !j->later && t->v->hooks->dir_held);
+	ck_rec_begin(&t->hold, j->first, t->dm.keep && !t->is_root && !j->later && t->v->hooks->memo.dir_held);
 	t->hold_parent = j->parent;
 }
 
@@ -54,7 +54,7 @@ void fw_hold_end(struct ftree *t)
 	const struct ck_replay r = { t->hold_parent, t->tail_unread, t->hold.v, t->hold.n };
 
 	if (t->hold.ok)
-		t->v->hooks->dir_held(t->v->hooks->ctx, &t->dm.key, &r);
+		t->v->hooks->memo.dir_held(t->v->hooks->ctx, &t->dm.key, &r);
 }
 
 /* ---- a later check: the replay ---- */
@@ -68,7 +68,7 @@ bool fw_replay_begin(struct ftree *t, const struct job *j, struct ck_rec_it *it)
 
 	/* (copies that differ: the walk tells the planner which allocations pass them, read) */
 	if (!t->dm.known || t->replay_off || t->is_root || j->later || v->differ || !hooked(t) ||
-	    !v->hooks->dir_replay || !v->hooks->replay_lost || !v->hooks->dir_replay(v->hooks->ctx, &t->dm.key, &r) ||
+	    !v->hooks->memo.dir_replay || !v->hooks->memo.replay_lost || !v->hooks->memo.dir_replay(v->hooks->ctx, &t->dm.key, &r) ||
 	    r.parent != j->parent)
 		return false;
 	ck_rec_read(it, &r, j->first);
@@ -103,6 +103,6 @@ void fw_replay_end(struct ftree *t, const struct ck_rec_it *it, uint64_t raised)
 	v->ck.sum->dirs_to_end_marker += t->replay_tail_unread;
 	if (v->ck.raised != raised || it->bad) {
 		t->replay_off = true;
-		v->hooks->replay_lost(v->hooks->ctx);
+		v->hooks->memo.replay_lost(v->hooks->ctx);
 	}
 }

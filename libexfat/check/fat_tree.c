@@ -685,8 +685,8 @@ static void read_dir(struct ftree *t, const struct job *j)
 	t->zlfn = SIZE_MAX;
 	t->prev_seq = -1;
 	if (v->hooks) {
-		ck_memo_begin(&t->dm, &v->ck, &(struct ck_dir_key){ 0, t->judge, j->first, false }, v->hooks->dir_sound != NULL,
-			      j->first ? v->hooks->dir_known : NULL, v->hooks->ctx);
+		ck_memo_begin(&t->dm, &v->ck, &(struct ck_dir_key){ 0, t->judge, j->first, false }, v->hooks->memo.dir_sound != NULL,
+			      j->first ? v->hooks->memo.dir_known : NULL, v->hooks->ctx);
 		fw_hold_begin(t, j);
 		if (replay_dir(t, j))
 			return;
@@ -740,7 +740,7 @@ static void read_dir(struct ftree *t, const struct job *j)
 	fw_check_duplicates(t);
 	v->ck.sum->dirs_to_end_marker += t->tail_unread && !v->ck.owners_pass;
 	if (v->hooks && ck_memo_sound(&t->dm, &v->ck)) {
-		v->hooks->dir_sound(v->hooks->ctx, &t->dm.key, t->dm.kept, t->dm.n);
+		v->hooks->memo.dir_sound(v->hooks->ctx, &t->dm.key, t->dm.kept, t->dm.n);
 		fw_hold_end(t);
 	}
 }
@@ -758,7 +758,7 @@ int fv_walk_tree(struct fvol *v)
 	t->v = v;
 	t->warmth.waited = 1;
 	t->run.finding = SIZE_MAX;
-	if (v->hooks && (v->hooks->dir_sound || v->hooks->dir_known)) {
+	if (v->hooks && (v->hooks->memo.dir_sound || v->hooks->memo.dir_known)) {
 		/* (what judges the entries beside their bytes: the table names are compared by, the geometry) */
 		const uint64_t g[] = { v->cb, v->cc, v->lay.fat_byte, v->lay.fat_bits, layout_cluster_byte(&v->lay, 2) };
 

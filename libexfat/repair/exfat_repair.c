@@ -654,7 +654,7 @@ int exfat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const stru
 	o.max_per_problem = UINT32_MAX;
 	fix.ctx = &r;
 	if (memo)
-		rp_memo_hook(&fix, memo);
+		rp_memo_hook(&fix.memo, memo);
 	r.at_index = calloc(1, sizeof(*r.at_index));	/* (NULL: rp_set_finding scans) */
 	/* A damaged main boot region first: the rest is checked as the restore leaves it. */
 	if (xr_boot_restore(&r, &restored, &p2))

@@ -651,7 +651,7 @@ int fat_plan_repair(struct fsc_dev *dev, const struct fsc_probe *p, const struct
 	o.max_per_problem = UINT32_MAX;	/* every finding counts: a fix needs its own */
 	f.to_end_marker = o.to_end_marker;
 	if (memo)
-		rp_memo_hook_fat(&hooks, memo);
+		rp_memo_hook(&hooks.memo, memo);
 	/* A damaged FAT32 boot sector first: the rest is checked as the restore leaves it. */
 	if (fr_boot_restore(&f.r, &view, &p2)) {
 		f.r.p = p2;

@@ -256,32 +256,20 @@ static bool unchanged(void *ctx, uint64_t off, uint64_t len)
 	return !plan_touches(((struct rp *)ctx)->memo->over, off, len);
 }
 
-void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m)
+void rp_memo_hook(struct ck_memo_hooks *h, const struct rp_memo *m)
 {
 	if (m->first) {
 		h->dir_sound = keep_dir;
 		h->dir_held = keep_held;
+		h->tails_free = keep_tails;
 		h->scan_sound = keep_scan;
 	} else {
 		h->dir_known = dir_known;
 		h->dir_replay = dir_replay;
 		h->replay_lost = replay_lost;
+		h->tail_known = tail_known;
 		h->scan_known = scan_known;
 		h->unchanged = unchanged;
-	}
-}
-
-void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m)
-{
-	if (m->first) {
-		fix->tails_free = keep_tails;
-		fix->dir_sound = keep_dir;
-		fix->dir_held = keep_held;
-	} else {
-		fix->tail_known = tail_known;
-		fix->dir_known = dir_known;
-		fix->dir_replay = dir_replay;
-		fix->replay_lost = replay_lost;
 	}
 }
 

@@ -538,9 +538,7 @@ void rp_memo_keep_scan(struct rp_memo *m, struct fv_scan_memo *scan);
 void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const struct ck_replay *r);
 bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct ck_replay *r);
 /* The check's hooks that keep (the first round) or use (a later one) m, for a round whose struct rp has it. */
-void rp_memo_hook(struct xv_fix *fix, const struct rp_memo *m);
-struct fat_hooks;
-void rp_memo_hook_fat(struct fat_hooks *h, const struct rp_memo *m);
+void rp_memo_hook(struct ck_memo_hooks *h, const struct rp_memo *m);
 void rp_memo_free(struct rp_memo *m);
 
 /*

@@ -2331,10 +2331,10 @@ static void scan_check(struct fsc_dev *dev, struct scan_box *b, int use, struct 
 	struct fsc_probe *p = NULL;
 
 	if (use == 1)
-		h.scan_sound = scan_keep;
+		h.memo.scan_sound = scan_keep;
 	else if (use == 2) {
-		h.scan_known = scan_back;
-		h.unchanged = scan_unchanged;
+		h.memo.scan_known = scan_back;
+		h.memo.unchanged = scan_unchanged;
 	}
 	assert_int_equal(fsc_probe_volume(dev, &p), 0);
 	assert_true(fat_check_with(dev, p, &o, &out, sum, &h) >= 0);
@@ -2508,7 +2508,7 @@ static void test_check_fat_replay(void **state)
 	memcpy(im.buf + 7 * 512, im.buf + 512, 512);
 	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
 
-	rp_memo_hook_fat(&h, &m);				/* the first check */
+	rp_memo_hook(&h.memo, &m);				/* the first check */
 	plain = replay_check(dev, &h, NULL, false);
 	assert_string_equal(plain, "files 5 dirs 2 fragmented 0 lost 0\n");
 	free(plain);
@@ -2523,9 +2523,9 @@ static void test_check_fat_replay(void **state)
 	m.first = false;
 	m.over = plan;
 	h = (struct fat_hooks){ .ctx = &r };
-	rp_memo_hook_fat(&h, &m);
-	memo_replay = h.dir_replay;
-	h.dir_replay = count_replay;
+	rp_memo_hook(&h.memo, &m);
+	memo_replay = h.memo.dir_replay;
+	h.memo.dir_replay = count_replay;
 	replays = 0;
 	plain = replay_check(view, NULL, NULL, false);
 	with = replay_check(view, &h, NULL, false);
@@ -2618,7 +2618,7 @@ static void test_check_exfat_replay(void **state)
 		exfat_mark(&im, c, 1);
 	assert_int_equal(fsc_dev_open_mem(im.buf, im.len, &dev), 0);
 
-	rp_memo_hook(&fix, &m);					/* the first check */
+	rp_memo_hook(&fix.memo, &m);					/* the first check */
 	plain = replay_check(dev, NULL, &fix, true);
 	assert_non_null(strstr(plain, "files 4 dirs 2 fragmented 0 lost 0\n"));
 	free(plain);
@@ -2630,9 +2630,9 @@ static void test_check_exfat_replay(void **state)
 	m.first = false;
 	m.over = plan;
 	fix = (struct xv_fix){ .set = offer_none, .ctx = &r };
-	rp_memo_hook(&fix, &m);
-	memo_replay_ex = fix.dir_replay;
-	fix.dir_replay = count_replay_ex;
+	rp_memo_hook(&fix.memo, &m);
+	memo_replay_ex = fix.memo.dir_replay;
+	fix.memo.dir_replay = count_replay_ex;
 	replays = 0;
 	plain = replay_check(view, NULL, NULL, true);
 	with = replay_check(view, NULL, &fix, true);
