@@ -8,7 +8,8 @@
  *   before the walk  a broken up-case table to be replaced: names are
  *                    judged by the recommended table (exfat_upcase.c)
  *   during the walk  the walk reports the sets and directories to fix
- *                    (struct xv_fix); nothing is planned inside it
+ *                    (struct xv_fix, exfat_offers.c); nothing is planned
+ *                    inside it
  *   after the walk   the sets' fields (exfat_sets.c), their chains and
  *                    cross-links, the directories; the volume label cut to 11 characters, its forbidden
  *                    characters made '_'; the new up-case table, the old one's clusters freed,
