@@ -73,7 +73,7 @@ struct walk {
 	size_t capmarks;
 	bool bad_name;			/* the set's name is . or .., or holds a forbidden character */
 	bool bad_flags;			/* reserved FileAttributes bits, or bad stream flags */
-	/* a repair's rounds (xv_fix dir_sound, dir_known): */
+	/* a repair's rounds (the memo hooks, engine.h struct ck_memo_hooks): */
 	uint64_t judge;			/* the walk's */
 	struct ck_dir_memo dm;		/* the directory being read */
 	struct ck_rec hold;		/* what it holds for the walk (exfat_replay.c) */

@@ -91,7 +91,7 @@ struct ftree {
 	size_t nparts, capparts;
 	uint16_t *arena;
 	size_t alen, acap;
-	/* a repair's rounds (fat_hooks dir_sound, dir_known; each hook the walk calls comes with a finding): */
+	/* a repair's rounds (the memo hooks, engine.h; each other hook the walk calls comes with a finding): */
 	uint64_t judge;			/* the walk's */
 	struct ck_dir_memo dm;		/* the directory being read */
 	/* ... what it holds for the walk (fat_replay.c) */

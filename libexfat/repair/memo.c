@@ -17,15 +17,17 @@
  *          not theirs alone (the allocations claimed, the tree below) the
  *          later check still does.
  *
- *   held   FAT: what a sound directory held for the walk (ck_replay):
- *          a later check that finds it known claims its files'
- *          allocations and pushes its subdirectories from this record,
- *          without reading it.
+ *   held   what a sound directory below the root held for the walk
+ *          (check/engine.h struct ck_replay): a later check that finds it
+ *          known claims its files' allocations and pushes its
+ *          subdirectories from this record, without reading it
+ *          (check/fat_replay.c, check/exfat_replay.c).
  *
  * Memory: 24 bytes a part, 32 a directory (about 0.6 MiB for 10,000
- * directories); FAT: 16 more a directory, some 2 a file, 5 and its name a
- * subdirectory (about 0.4 MiB for 100,000 files in 10,000 directories);
- * under memory pressure less is kept, and more is done again.
+ * directories); the records: 16 more a directory, some 2 a file, 5 and
+ * its name a subdirectory, exFAT 2 or 3 a part past an end marker (about
+ * 0.4 MiB for 100,000 files in 10,000 directories); under memory pressure
+ * less is kept, and more is done again.
  */
 #include "config.h"
 

@@ -483,16 +483,17 @@ void xr_upcase_link(struct rp *r, struct xvol *v);
  *          whole and found free: read again only where an edit of the
  *          plan lies over them.  Most of a directory's bytes are such
  *          parts, and reading them is most of a check (dirtail.c).
- *   dirs   the directories read with no finding (xv_fix dir_sound), and
+ *   dirs   the directories read with no finding (the memo hook dir_sound), and
  *          the parts of each that were parsed: their entries are not
  *          judged again where no edit lies over them nor over their FAT
  *          entries.  Judging them is most of what a check does besides
  *          reading.
- *   held   FAT: what each sound directory held for the walk (its files'
- *          allocations, its subdirectories: check/fat_check.h ck_replay):
- *          a later check claims them again without reading the
- *          directory, unless that round's check met a replayed entry it
- *          had to name (replay_lost: that check is made again without).
+ *   held   what each sound directory held for the walk (its files'
+ *          allocations, its subdirectories; exFAT: its parts past the end
+ *          marker: check/engine.h struct ck_replay): a later check claims
+ *          them again without reading the directory, unless that round's
+ *          check met a replayed entry it had to name (replay_lost: that
+ *          check is made again without).
  *   scan   FAT: what each 4 KiB block of the FAT held when the copies
  *          agreed there (check/fat_check.h): not read again where no
  *          edit lies over it in any copy.
