@@ -204,14 +204,19 @@ bool ck_memo_sound(const struct ck_dir_memo *d, const struct ck_engine *e);
  * file's or a subdirectory's size in clusters, which is all the claims
  * judge while they make no finding; a subdirectory's entry (its cluster
  * less the directory's first, its index) and its name with its NUL
- * (length, bytes); a part past the end marker: the entry it begins at,
- * up to the end of its cluster.  About 2 bytes a file.
+ * (length, bytes); a part past the end marker: its cluster (z from the
+ * directory's first cluster) and the entry it begins at, up to the end of
+ * its cluster.  The parts past the end marker come after every file and
+ * subdirectory (a walk parses no entry past the marker), from tail_at:
+ * a replay asks whether they are all known free before it claims
+ * anything, and each byte is decoded once.  About 2 bytes a file.
  */
 struct ck_replay {
 	uint32_t parent;		/* FAT: the parent's first cluster as the walk had it (.. agreed with it) */
 	bool tail_unread;		/* to_end_marker: the part past its end marker was not read */
 	const uint8_t *rec;		/* its entries, encoded */
 	size_t len;
+	size_t tail_at;			/* where the parts past the end marker begin in rec (len: none) */
 };
 enum ck_rec_kind { CK_REC_FILE, CK_REC_DIR, CK_REC_TAIL };
 
@@ -270,18 +275,22 @@ struct ck_rec_ent {
 struct ck_rec {				/* one being written */
 	uint8_t *v;
 	size_t n, cap;
+	size_t tail_at;			/* (SIZE_MAX: no part past the end marker put yet) */
 	uint32_t base, pred;
 	bool ok;			/* false: out of memory, or not to be kept */
 };
-/* Begin a directory's record (base: its first cluster); put its entries in walk order. */
+/* Begin a directory's record (base: its first cluster); put its entries in walk order; the record made. */
 void ck_rec_begin(struct ck_rec *r, uint32_t base, bool keep);
 void ck_rec_put(struct ck_rec *r, const struct ck_rec_ent *x);
+struct ck_replay ck_rec_made(const struct ck_rec *r, uint32_t parent, bool tail_unread);
 struct ck_rec_it {
 	const uint8_t *p, *end;
 	uint32_t base, pred;
 	bool bad;			/* not a record ck_rec_put wrote (cut short, a number out of range) */
 };
+/* The files and subdirectories of r (base: the directory's first cluster); its parts past the end marker. */
 void ck_rec_read(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base);
+void ck_rec_read_tails(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base);
 bool ck_rec_next(struct ck_rec_it *it, struct ck_rec_ent *x);
 /* A cluster of a replayed directory's chain (the claim's visit, ctx the engine): counted as read. */
 bool ck_rec_cluster(void *engine, uint32_t c);

@@ -69,7 +69,7 @@ void xw_hold_tail(struct walk *w, uint32_t c, uint32_t at)
 /* The directory read was found sound: what it holds, to the hook. */
 void xw_hold_end(struct walk *w)
 {
-	const struct ck_replay r = { 0, w->tail_unread, w->hold.v, w->hold.n };
+	const struct ck_replay r = ck_rec_made(&w->hold, 0, w->tail_unread);
 
 	if (w->hold.ok)
 		w->v->fix->memo.dir_held(w->v->fix->ctx, &w->dm.key, &r);
@@ -84,7 +84,7 @@ static bool tails_known(struct walk *w, const struct ck_replay *r, uint32_t base
 	struct ck_rec_it it;
 	struct ck_rec_ent x;
 
-	for (ck_rec_read(&it, r, base); ck_rec_next(&it, &x);)
+	for (ck_rec_read_tails(&it, r, base); ck_rec_next(&it, &x);)
 		if (x.kind == CK_REC_TAIL &&
 		    (!xv_cluster_valid(v, x.first) || x.ent >= v->cb / 32 ||
 		     !v->fix->memo.tail_known(v->fix->ctx, xv_cluster_byte(v, x.first) + 32ull * x.ent, v->cb - 32ull * x.ent)))

@@ -51,7 +51,7 @@ void fw_hold(struct ftree *t, const char *name, uint32_t first, uint32_t size)
 /* The directory read was found sound: what it holds, to the hook. */
 void fw_hold_end(struct ftree *t)
 {
-	const struct ck_replay r = { t->hold_parent, t->tail_unread, t->hold.v, t->hold.n };
+	const struct ck_replay r = ck_rec_made(&t->hold, t->hold_parent, t->tail_unread);
 
 	if (t->hold.ok)
 		t->v->hooks->memo.dir_held(t->v->hooks->ctx, &t->dm.key, &r);

@@ -16,6 +16,7 @@
 void ck_rec_begin(struct ck_rec *r, uint32_t base, bool keep)
 {
 	r->n = 0;
+	r->tail_at = SIZE_MAX;
 	r->base = r->pred = base;
 	r->ok = keep;
 }
@@ -42,7 +43,9 @@ void ck_rec_put(struct ck_rec *r, const struct ck_rec_ent *x)
 
 	if (!r->ok)
 		return;
-	put_num(r, zigzag(x->first, r->pred) << 3 | (uint64_t)x->nofat << 2 | x->kind);
+	if (x->kind == CK_REC_TAIL && r->tail_at == SIZE_MAX)
+		r->tail_at = r->n;
+	put_num(r, zigzag(x->first, x->kind == CK_REC_TAIL ? r->base : r->pred) << 3 | (uint64_t)x->nofat << 2 | x->kind);
 	if (x->kind == CK_REC_TAIL) {
 		put_num(r, x->ent);
 		return;
@@ -64,9 +67,23 @@ void ck_rec_put(struct ck_rec *r, const struct ck_rec_ent *x)
 	r->pred = x->first + 1;
 }
 
+struct ck_replay ck_rec_made(const struct ck_rec *r, uint32_t parent, bool tail_unread)
+{
+	return (struct ck_replay){ parent, tail_unread, r->v, r->n, r->tail_at < r->n ? r->tail_at : r->n };
+}
+
 void ck_rec_read(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base)
 {
-	*it = (struct ck_rec_it){ r->rec, r->rec + r->len, base, base, false };
+	size_t at = r->tail_at < r->len ? r->tail_at : r->len;
+
+	*it = (struct ck_rec_it){ r->rec, r->rec + at, base, base, false };
+}
+
+void ck_rec_read_tails(struct ck_rec_it *it, const struct ck_replay *r, uint32_t base)
+{
+	size_t at = r->tail_at < r->len ? r->tail_at : r->len;
+
+	*it = (struct ck_rec_it){ r->rec + at, r->rec + r->len, base, base, false };
 }
 
 static bool get_num(struct ck_rec_it *it, uint64_t *v)
@@ -100,8 +117,8 @@ bool ck_rec_next(struct ck_rec_it *it, struct ck_rec_ent *x)
 	if (it->bad || it->p == it->end)
 		return false;
 	memset(x, 0, sizeof(*x));
-	if (!get_num(it, &head) || (head & 3) > CK_REC_TAIL || !unzigzag(head >> 3, it->pred, &x->first) ||
-	    !get_num(it, &a))
+	if (!get_num(it, &head) || (head & 3) > CK_REC_TAIL ||
+	    !unzigzag(head >> 3, (head & 3) == CK_REC_TAIL ? it->base : it->pred, &x->first) || !get_num(it, &a))
 		goto bad;
 	x->kind = (enum ck_rec_kind)(head & 3);
 	x->nofat = head & 4;

@@ -24,7 +24,7 @@
  *          (check/fat_replay.c, check/exfat_replay.c).
  *
  * Memory: 24 bytes a part, 32 a directory (about 0.6 MiB for 10,000
- * directories); the records: 16 more a directory, some 2 a file, 5 and
+ * directories); the records: 20 more a directory, some 2 a file, 5 and
  * its name a subdirectory, exFAT 2 or 3 a part past an end marker (about
  * 0.4 MiB for 100,000 files in 10,000 directories); under memory pressure
  * less is kept, and more is done again.
@@ -170,7 +170,8 @@ void rp_memo_keep_held(struct rp_memo *m, const struct ck_dir_key *key, const st
 		return;
 	if (r->len)
 		memcpy(m->rec + m->nrec, r->rec, r->len);
-	m->held[m->nheld] = (struct rp_memo_held){ r->parent, (uint32_t)m->nrec, (uint32_t)r->len, r->tail_unread };
+	m->held[m->nheld] = (struct rp_memo_held){ r->parent, (uint32_t)m->nrec, (uint32_t)r->len,
+						   (uint32_t)(r->tail_at < r->len ? r->tail_at : r->len), r->tail_unread };
 	d->held = (uint32_t)m->nheld++;
 	m->nrec += r->len;
 }
@@ -184,7 +185,7 @@ bool rp_memo_replay(struct rp_memo *m, const struct ck_dir_key *key, struct ck_r
 	if (!d || d->held == UINT32_MAX)
 		return false;
 	h = &m->held[d->held];
-	*r = (struct ck_replay){ h->parent, h->tail_unread, m->rec + h->at, h->len };
+	*r = (struct ck_replay){ h->parent, h->tail_unread, m->rec + h->at, h->len, h->tail_at };
 	return true;
 }
 

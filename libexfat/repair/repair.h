@@ -505,9 +505,10 @@ struct rp_memo_dir {			/* (a key but its judge, kept once: 32 bytes) */
 	uint32_t held;			/* FAT: what it held, in held (UINT32_MAX: none) */
 	bool nofat;
 };
-struct rp_memo_held {			/* (16 bytes) */
+struct rp_memo_held {			/* (20 bytes) */
 	uint32_t parent;
 	uint32_t at, len;		/* its record: rec[at .. at + len) */
+	uint32_t tail_at;		/* ... its parts past the end marker from rec[at + tail_at] */
 	bool tail_unread;
 };
 struct rp_memo {

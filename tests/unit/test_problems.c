@@ -2460,6 +2460,34 @@ static char *replay_check(struct fsc_dev *dev, struct fat_hooks *h, const struct
 	return text;
 }
 
+/*
+ * view's plan breaks the chain of a replayed file (path) in the second of
+ * two replayed directories: the check with the memo (FAT h, exFAT fix)
+ * loses the replay there; made again, it replays nothing and finds what
+ * the plain check finds, named.  view is closed.
+ */
+static void replay_lost_check(struct fsc_dev *view, struct rp_memo *m, struct fat_hooks *h, const struct xv_fix *fix,
+			      bool exfat, const char *path)
+{
+	char *plain = replay_check(view, NULL, NULL, exfat), *with;
+
+	replays = 0;
+	with = replay_check(view, h, fix, exfat);
+	assert_true(m->replay_lost && m->no_replay);
+	assert_int_equal(replays, 2);			/* (the upper directory, then the one where it stopped) */
+	free(with);
+	m->replay_lost = false;				/* the check made again: nothing replayed */
+	replays = 0;
+	with = replay_check(view, h, fix, exfat);
+	assert_int_equal(replays, 0);
+	assert_false(m->replay_lost);
+	assert_string_equal(with, plain);
+	assert_non_null(strstr(plain, path));
+	free(plain);
+	free(with);
+	fsc_dev_close(view);
+}
+
 /* A FAT32 entry of cluster c planned to v in both copies. */
 static void plan_fat32(struct fsc_plan *plan, const struct img *im, uint32_t c, uint32_t v)
 {
@@ -2541,23 +2569,8 @@ static void test_check_fat_replay(void **state)
 	plan_fat32(plan, &im, 11, 0);
 	plan_fat32(plan, &im, 10, 0);
 	assert_non_null(view = plan_overlay(dev, plan));
-	replays = 0;
-	plain = replay_check(view, NULL, NULL, false);
-	with = replay_check(view, &h, NULL, false);
-	assert_true(m.replay_lost && m.no_replay);
-	assert_int_equal(replays, 2);				/* (SUB, then Deep Dir, where it stopped) */
-	free(with);
-	m.replay_lost = false;					/* the check made again: nothing replayed */
-	replays = 0;
-	with = replay_check(view, &h, NULL, false);
-	assert_int_equal(replays, 0);
-	assert_false(m.replay_lost);
-	assert_string_equal(with, plain);
-	assert_non_null(strstr(plain, "/SUB/Deep Dir/c file.txt"));
-	free(plain);
-	free(with);
+	replay_lost_check(view, &m, &h, NULL, false, "/SUB/Deep Dir/c file.txt");
 
-	fsc_dev_close(view);
 	fsc_dev_close(dev);
 	fsc_plan_free(plan);
 	rp_memo_free(&m);
@@ -2565,16 +2578,6 @@ static void test_check_fat_replay(void **state)
 }
 
 /* ... and exFAT's (check/exfat_replay.c) */
-
-static bool (*memo_replay_ex)(void *ctx, const struct ck_dir_key *key, struct ck_replay *r);
-
-static bool count_replay_ex(void *ctx, const struct ck_dir_key *key, struct ck_replay *r)
-{
-	bool got = memo_replay_ex(ctx, key, r);
-
-	replays += got;
-	return got;
-}
 
 static void offer_none(void *ctx, const struct xvol *v, const struct exfat_asm *a, int32_t want_hash,
 		       const struct chain_res *chain, const char *path)
@@ -2631,8 +2634,8 @@ static void test_check_exfat_replay(void **state)
 	m.over = plan;
 	fix = (struct xv_fix){ .set = offer_none, .ctx = &r };
 	rp_memo_hook(&fix.memo, &m);
-	memo_replay_ex = fix.memo.dir_replay;
-	fix.memo.dir_replay = count_replay_ex;
+	memo_replay = fix.memo.dir_replay;
+	fix.memo.dir_replay = count_replay;
 	replays = 0;
 	plain = replay_check(view, NULL, NULL, true);
 	with = replay_check(view, NULL, &fix, true);
@@ -2647,22 +2650,8 @@ static void test_check_exfat_replay(void **state)
 	/* A plan that frees the second cluster of /sub/deep/c.txt: its replay meets the break. */
 	plan_le32(plan, &im, im.fat_byte + 4 * 12, 0);
 	assert_non_null(view = plan_overlay(dev, plan));
-	replays = 0;
-	plain = replay_check(view, NULL, NULL, true);
-	with = replay_check(view, NULL, &fix, true);
-	assert_true(m.replay_lost && m.no_replay);
-	assert_int_equal(replays, 2);
-	free(with);
-	m.replay_lost = false;
-	replays = 0;
-	with = replay_check(view, NULL, &fix, true);
-	assert_int_equal(replays, 0);
-	assert_string_equal(with, plain);
-	assert_non_null(strstr(plain, "/sub/deep/c.txt"));
-	free(plain);
-	free(with);
+	replay_lost_check(view, &m, NULL, &fix, true, "/sub/deep/c.txt");
 
-	fsc_dev_close(view);
 	fsc_dev_close(dev);
 	fsc_plan_free(plan);
 	rp_memo_free(&m);
@@ -2673,24 +2662,26 @@ static void test_check_exfat_replay(void **state)
  * A replay record (check/replay.c) gives back what was put, entry by
  * entry: files anywhere before or after the last (the first cluster less
  * the one expected, either way), of no clusters and of 2^40, in a row or
- * not, subdirectories with their entry's place and name, parts past an
- * end marker; a record cut short, or holding a kind or a number out of
- * range, is no record.
+ * not, subdirectories with their entry's place and name; and, read apart,
+ * the parts past the end marker put last, whatever the files before them
+ * were.  A record cut short, or holding a kind or a number out of range,
+ * is no record.
  */
 static void test_check_replay_record(void **state)
 {
 	static const struct ck_rec_ent ents[] = {
 		{ CK_REC_FILE, false, 100, 1, 0, 0, NULL }, { CK_REC_FILE, true, 101, 3, 0, 0, NULL },
 		{ CK_REC_FILE, false, 0, 0, 0, 0, NULL }, { CK_REC_DIR, false, 7, 2, 99, 3, "sub" },
-		{ CK_REC_FILE, false, 0x0FFFFFF5, 1ull << 40, 0, 0, NULL }, { CK_REC_TAIL, false, 101, 0, 0, 17, NULL },
+		{ CK_REC_FILE, false, 0x0FFFFFF5, 1ull << 40, 0, 0, NULL },
 		{ CK_REC_DIR, true, UINT32_MAX, 0, 150, 65535, "" }, { CK_REC_FILE, false, 2, 1, 0, 0, NULL },
+		{ CK_REC_TAIL, false, 101, 0, 0, 17, NULL }, { CK_REC_TAIL, false, 3, 0, 0, 0, NULL },
 	};
-	const size_t n = sizeof(ents) / sizeof(ents[0]);
+	const size_t n = sizeof(ents) / sizeof(ents[0]), tails = 2;
 	struct ck_rec r = { 0 };
 	struct ck_replay rp;
 	struct ck_rec_it it;
 	struct ck_rec_ent x;
-	size_t k;
+	size_t k = 0;
 
 	(void)state;
 	ck_rec_begin(&r, 99, true);
@@ -2698,36 +2689,42 @@ static void test_check_replay_record(void **state)
 		ck_rec_put(&r, &ents[i]);
 	assert_true(r.ok);
 	assert_true(r.n < 64);
-	rp = (struct ck_replay){ 0, false, r.v, r.n };
-	ck_rec_read(&it, &rp, 99);
-	for (k = 0; ck_rec_next(&it, &x); k++) {
-		assert_true(k < n);
-		assert_int_equal(x.kind, ents[k].kind);
-		assert_int_equal(x.nofat, ents[k].nofat);
-		assert_int_equal(x.first, ents[k].first);
-		assert_int_equal(x.ent, ents[k].ent);
-		if (ents[k].kind != CK_REC_TAIL)
-			assert_true(x.clusters == ents[k].clusters);
-		if (ents[k].kind == CK_REC_DIR) {
-			assert_string_equal(x.name, ents[k].name);
-			assert_int_equal(x.cl, ents[k].cl);
-		} else {
-			assert_null(x.name);
+	rp = ck_rec_made(&r, 0, false);
+	assert_true(rp.tail_at < rp.len);
+	for (int part = 0; part < 2; part++) {	/* the files and subdirectories, then the tails */
+		if (part == 0)
+			ck_rec_read(&it, &rp, 99);
+		else
+			ck_rec_read_tails(&it, &rp, 99);
+		for (; ck_rec_next(&it, &x); k++) {
+			assert_true(k < (part ? n : n - tails));
+			assert_int_equal(x.kind, ents[k].kind);
+			assert_int_equal(x.nofat, ents[k].nofat);
+			assert_int_equal(x.first, ents[k].first);
+			assert_int_equal(x.ent, ents[k].ent);
+			if (ents[k].kind != CK_REC_TAIL)
+				assert_true(x.clusters == ents[k].clusters);
+			if (ents[k].kind == CK_REC_DIR) {
+				assert_string_equal(x.name, ents[k].name);
+				assert_int_equal(x.cl, ents[k].cl);
+			} else {
+				assert_null(x.name);
+			}
 		}
+		assert_false(it.bad);
+		assert_int_equal(k, part ? n : n - tails);
 	}
-	assert_int_equal(k, n);
-	assert_false(it.bad);
-	rp.len = r.n - 1;					/* cut short */
+	rp.tail_at = rp.len = r.n - 1;				/* cut short */
 	ck_rec_read(&it, &rp, 99);
 	for (k = 0; ck_rec_next(&it, &x); k++)
 		;
 	assert_true(it.bad);
 	assert_int_equal(k, n - 1);
-	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x03\x00", 2 };	/* kind 3 */
+	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x03\x00", 2, 2 };	/* kind 3 */
 	ck_rec_read(&it, &rp, 99);
 	assert_false(ck_rec_next(&it, &x));
 	assert_true(it.bad);
-	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x80\x80\x80\x80\x80\x02\x01", 7 };	/* 99 + 2^32 */
+	rp = (struct ck_replay){ 0, false, (const uint8_t *)"\x80\x80\x80\x80\x80\x02\x01", 7, 7 };	/* 99 + 2^32 */
 	ck_rec_read(&it, &rp, 99);
 	assert_false(ck_rec_next(&it, &x));
 	assert_true(it.bad);
